@@ -1,0 +1,334 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Catalog metadata: the rows of catalog.def as data, with their prototype
+ * and output strings parsed into parameters and output descriptions.
+ * No allocation: everything lives in one static table.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+
+#define MS_ERRNO(v, e) MS_FK_ERRNO, (int64_t)(v), (e)
+#define MS_RC(e) MS_FK_RC, (int64_t)(e), 0
+#define MS_NEVER MS_FK_NEVER, 0, 0
+
+static struct ms_fn_meta table[MS_FN_COUNT] = {
+#define MS_FN(ret, name, n, proto, args, group, fail, outs) \
+	[MS_ID_##name] = { #name, #ret, #proto, group, outs, n, fail, { 0 }, { { { 0 } } }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, 0 },
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(...)
+#define MS_ALIAS_H(...)
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};
+
+static const struct {
+	const char *name;
+	int canon;
+} aliases[] = {
+#define MS_FN(...)
+#define MS_FN_H(...)
+#define MS_FN_V(...)
+#define MS_ALIAS(canon, ret, name, ...) { #name, MS_ID_##canon },
+#define MS_ALIAS_H MS_ALIAS
+#define MS_ALIAS_V MS_ALIAS
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};
+
+static const char *const sym_names[MS_SYM_COUNT] = {
+#define MS_FN(ret, name, ...) #name,
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(canon, ret, name, ...) #name,
+#define MS_ALIAS_H MS_ALIAS
+#define MS_ALIAS_V MS_ALIAS
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};
+
+static int initialised;
+
+static const struct {
+	const char *name;
+	uint8_t tclass, size;
+} scalar_types[] = {
+	{ "int", MS_T_INT, 4 },		{ "unsigned int", MS_T_UINT, 4 },
+	{ "long", MS_T_INT, 8 },	{ "unsigned long", MS_T_UINT, 8 },
+	{ "ssize_t", MS_T_INT, 8 },	{ "size_t", MS_T_UINT, 8 },
+	{ "off_t", MS_T_INT, 8 },	{ "off64_t", MS_T_INT, 8 },
+	{ "pid_t", MS_T_INT, 4 },	{ "uid_t", MS_T_UINT, 4 },
+	{ "gid_t", MS_T_UINT, 4 },	{ "mode_t", MS_T_UINT, 4 },
+	{ "time_t", MS_T_INT, 8 },	{ "clockid_t", MS_T_INT, 4 },
+	{ "socklen_t", MS_T_UINT, 4 },	{ "nfds_t", MS_T_UINT, 8 },
+	{ "void", MS_T_VOID, 0 },
+};
+
+static int is_ident(int c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+static void copy_trim(char *dst, size_t cap, const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+		n--;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+}
+
+/* "const struct stat *" → class PTR, strct "stat"; "char *" → STR. */
+static void classify(struct ms_type *t)
+{
+	const char *star = strchr(t->text, '*');
+
+	t->strct[0] = '\0';
+	if (star) {
+		const char *s = t->text;
+		size_t n;
+
+		if (strncmp(s, "const ", 6) == 0)
+			s += 6;
+		t->size = 8;
+		if (strcmp(s, "char *") == 0) {
+			t->tclass = MS_T_STR;
+			return;
+		}
+		t->tclass = MS_T_PTR;
+		if (strncmp(s, "struct ", 7) == 0 && strchr(star + 1, '*') == NULL) {
+			s += 7;
+			for (n = 0; is_ident(s[n]); n++)
+				;
+			copy_trim(t->strct, sizeof(t->strct), s, n);
+		}
+		return;
+	}
+	for (size_t i = 0; i < sizeof(scalar_types) / sizeof(scalar_types[0]); i++) {
+		if (strcmp(t->text, scalar_types[i].name) == 0) {
+			t->tclass = scalar_types[i].tclass;
+			t->size = scalar_types[i].size;
+			return;
+		}
+	}
+	/* Unknown scalar typedef: treat as a signed 64-bit integer. */
+	t->tclass = MS_T_INT;
+	t->size = 8;
+}
+
+static void parse_proto(struct ms_fn_meta *m)
+{
+	const char *p = m->proto + 1; /* skip '(' */
+	const char *end = m->proto + strlen(m->proto) - 1; /* ')' */
+	unsigned n = 0;
+
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *e = comma ? comma : end;
+		const char *name_end = e, *name;
+
+		while (name_end > p && !is_ident(name_end[-1]))
+			name_end--;
+		name = name_end;
+		while (name > p && is_ident(name[-1]))
+			name--;
+		if (n == 0 && e - p == 4 && memcmp(p, "void", 4) == 0)
+			break;
+		if (n < MS_MAX_PARAMS) {
+			copy_trim(m->params[n].name, sizeof(m->params[n].name), name,
+				  (size_t)(name_end - name));
+			copy_trim(m->params[n].type.text, sizeof(m->params[n].type.text), p,
+				  (size_t)(name - p));
+			classify(&m->params[n].type);
+		}
+		n++;
+		p = comma ? comma + 1 : end;
+	}
+	if (n != m->nparams) {
+		/* A row whose count disagrees with its prototype is a catalog bug;
+		 * tests/unit/test_catalog.c catches it. */
+		m->nparams = 0xff;
+	}
+}
+
+int ms_catalog_param(const struct ms_fn_meta *m, const char *name, size_t len)
+{
+	for (unsigned i = 0; i < m->nparams && i < MS_MAX_PARAMS; i++)
+		if (strlen(m->params[i].name) == len && memcmp(m->params[i].name, name, len) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int param_of(const struct ms_fn_meta *m, const char *s, size_t n)
+{
+	int i = ms_catalog_param(m, s, n);
+
+	return i < 0 ? 0xff : i;
+}
+
+/* See the grammar in catalog.def.  A malformed item marks the row broken
+ * (nouts = 0xff), which the catalog unit test reports. */
+static void parse_outs(struct ms_fn_meta *m)
+{
+	const char *p = m->outs_text;
+
+	while (*p) {
+		const char *e, *q;
+		struct ms_out_desc *o;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		for (e = p; *e && *e != ' '; e++)
+			;
+		if (strncmp(p, "ret=", 4) == 0) {
+			q = p + 4;
+			if (*q == '#') {
+				m->rd_kind = MS_RD_BYTES;
+				m->rd_div = 0xff;
+				if (q[1] == '/')
+					m->rd_div = (uint8_t)param_of(m, q + 2, (size_t)(e - q - 2));
+			} else if (*q >= '0' && *q <= '9') {
+				m->rd_kind = MS_RD_CONST;
+				m->rd_const = *q - '0';
+			} else {
+				m->rd_kind = MS_RD_PARAM;
+				m->rd_param = (uint8_t)param_of(m, q, (size_t)(e - q));
+			}
+			p = e;
+			continue;
+		}
+		if (m->nouts >= MS_MAX_PARAMS)
+			goto bad;
+		o = &m->outs[m->nouts++];
+		o->cap1 = o->cap2 = 0xff;
+		if (strncmp(p, "ferror=", 7) == 0) {
+			o->kind = MS_OK_FERROR;
+			o->param = (uint8_t)param_of(m, p + 7, (size_t)(e - p - 7));
+		} else if (*p == '*') {
+			const char *colon = memchr(p, ':', (size_t)(e - p));
+
+			if (!colon)
+				goto bad;
+			o->param = (uint8_t)param_of(m, p + 1, (size_t)(colon - p - 1));
+			q = colon + 1;
+			if (strncmp(q, "i64", 3) == 0 || strncmp(q, "i32", 3) == 0) {
+				o->kind = MS_OK_SCALAR;
+				o->size = q[1] == '6' ? 8 : 4;
+				o->mirror_ret = strncmp(q + 3, "=ret", 4) == 0;
+			} else {
+				o->kind = MS_OK_STRUCT;
+				copy_trim(o->strct, sizeof(o->strct), q, (size_t)(e - q));
+			}
+		} else {
+			const char *br = memchr(p, '[', (size_t)(e - p));
+			const char *close = br ? memchr(br, ']', (size_t)(e - br)) : NULL;
+			const char *star;
+
+			if (!br || !close)
+				goto bad;
+			o->param = (uint8_t)param_of(m, p, (size_t)(br - p));
+			o->kind = strncmp(close + 1, ":str", 4) == 0 ? MS_OK_STR : MS_OK_BYTES;
+			star = memchr(br, '*', (size_t)(close - br));
+			if (star) {
+				o->cap1 = (uint8_t)param_of(m, br + 1, (size_t)(star - br - 1));
+				o->cap2 = (uint8_t)param_of(m, star + 1, (size_t)(close - star - 1));
+				if (o->cap2 == 0xff)
+					goto bad;
+			} else {
+				o->cap1 = (uint8_t)param_of(m, br + 1, (size_t)(close - br - 1));
+			}
+			if (o->cap1 == 0xff)
+				goto bad;
+		}
+		if (o->param == 0xff)
+			goto bad;
+		p = e;
+	}
+	return;
+bad:
+	m->nouts = 0xff;
+}
+
+void ms_catalog_init(void)
+{
+	if (initialised)
+		return;
+	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+		struct ms_fn_meta *m = &table[i];
+
+		copy_trim(m->ret.text, sizeof(m->ret.text), m->ret_text, strlen(m->ret_text));
+		classify(&m->ret);
+		parse_proto(m);
+		if (m->nparams != 0xff)
+			parse_outs(m);
+	}
+	for (unsigned i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		struct ms_fn_meta *m = &table[aliases[i].canon];
+
+		if (m->naliases < sizeof(m->aliases) / sizeof(m->aliases[0]))
+			m->aliases[m->naliases++] = aliases[i].name;
+	}
+	initialised = 1;
+}
+
+const struct ms_fn_meta *ms_catalog_get(unsigned id)
+{
+	if (id >= MS_FN_COUNT)
+		return NULL;
+	ms_catalog_init();
+	return &table[id];
+}
+
+int ms_catalog_find(const char *name, size_t len)
+{
+	for (unsigned i = 0; i < MS_FN_COUNT; i++)
+		if (strlen(table[i].name) == len && memcmp(table[i].name, name, len) == 0)
+			return (int)i;
+	for (unsigned i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (strlen(aliases[i].name) == len && memcmp(aliases[i].name, name, len) == 0)
+			return aliases[i].canon;
+	return -1;
+}
+
+const char *ms_sym_name(unsigned sym)
+{
+	return sym < MS_SYM_COUNT ? sym_names[sym] : NULL;
+}
+
+uint32_t ms_catalog_hash(void)
+{
+	uint32_t h = 2166136261u;
+
+	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+		for (const char *s = table[i].name; *s; s++)
+			h = (h ^ (uint8_t)*s) * 16777619u;
+		h = (h ^ ';') * 16777619u;
+	}
+	return h;
+}

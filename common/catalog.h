@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Catalog ids and metadata, generated from include/mockshim/catalog.def.
+ * Shared by the driver (parser, reports, --list) and the shim.
+ */
+#ifndef MS_CATALOG_H
+#define MS_CATALOG_H
+
+#include <stdint.h>
+
+/* Canonical function ids: MS_ID_read, ... */
+enum ms_fn_id {
+#define MS_FN(ret, name, ...) MS_ID_##name,
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(...)
+#define MS_ALIAS_H(...)
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+	MS_FN_COUNT
+};
+
+/* Every exported symbol (canonical names and aliases): MS_SYM_read, ... */
+enum ms_sym_id {
+#define MS_FN(ret, name, ...) MS_SYM_##name,
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(canon, ret, name, ...) MS_SYM_##name,
+#define MS_ALIAS_H MS_ALIAS
+#define MS_ALIAS_V MS_ALIAS
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+	MS_SYM_COUNT
+};
+
+#define MS_MAX_PARAMS 8
+
+enum ms_fail_kind {
+	MS_FK_NEVER = 0,	/* cannot fail */
+	MS_FK_ERRNO,		/* returns a value and sets errno */
+	MS_FK_RC,		/* returns the error code */
+};
+
+/* Type classes, for return values and parameters. */
+enum ms_tclass {
+	MS_T_VOID = 0,
+	MS_T_INT,		/* signed integer */
+	MS_T_UINT,		/* unsigned integer */
+	MS_T_PTR,		/* opaque pointer */
+	MS_T_STR,		/* char * / const char * */
+};
+
+struct ms_type {
+	uint8_t tclass;
+	uint8_t size;		/* bytes, for integers */
+	char text[40];		/* as written in the catalog */
+	char strct[24];		/* "stat" for struct stat *, else "" */
+};
+
+struct ms_param {
+	char name[24];
+	struct ms_type type;
+};
+
+/* A parsed output item of a row ("buf[count]", "*tp:timespec", ...). */
+enum ms_out_kind {
+	MS_OK_BYTES = 1,	/* bytes copied into a buffer */
+	MS_OK_STR,		/* NUL-terminated string into a buffer */
+	MS_OK_STRUCT,		/* a known struct stored through a pointer */
+	MS_OK_SCALAR,		/* an integer stored through a pointer */
+	MS_OK_FERROR,		/* not an output: set the stream's error flag */
+};
+
+struct ms_out_desc {
+	uint8_t kind;
+	uint8_t param;
+	uint8_t cap1, cap2;	/* capacity params (cap2 multiplies), 0xff none */
+	uint8_t size;		/* MS_OK_SCALAR: bytes */
+	uint8_t mirror_ret;	/* MS_OK_SCALAR =ret */
+	char strct[24];		/* MS_OK_STRUCT */
+};
+
+/* What `_` stands for as a return value. */
+enum ms_ret_default {
+	MS_RD_NONE = 0,
+	MS_RD_BYTES,		/* bytes copied, divided by param div (if any) */
+	MS_RD_PARAM,		/* a parameter's value */
+	MS_RD_CONST,		/* a constant */
+};
+
+struct ms_fn_meta {
+	const char *name;
+	const char *ret_text;
+	const char *proto;
+	const char *group;
+	const char *outs_text;
+	uint8_t nparams;
+	uint8_t fail_kind;
+	int64_t fail_value;
+	int fail_errno;
+	/* filled by ms_catalog_get() */
+	struct ms_type ret;
+	struct ms_param params[MS_MAX_PARAMS];
+	struct ms_out_desc outs[MS_MAX_PARAMS];
+	uint8_t nouts;
+	uint8_t rd_kind, rd_param, rd_div;
+	int64_t rd_const;
+	const char *aliases[8];
+	uint8_t naliases;
+};
+
+/* Metadata of canonical function id, or NULL. Parsed once, thread-unsafe
+ * on first use: call ms_catalog_init() before starting threads. */
+const struct ms_fn_meta *ms_catalog_get(unsigned id);
+void ms_catalog_init(void);
+/* Canonical id of a canonical name or alias, or -1. */
+int ms_catalog_find(const char *name, size_t len);
+int ms_catalog_param(const struct ms_fn_meta *m, const char *name, size_t len);
+/* A fingerprint of the catalog's ids, stored in and checked against the channel. */
+uint32_t ms_catalog_hash(void);
+const char *ms_sym_name(unsigned sym);
+
+#endif

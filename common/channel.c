@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: MIT */
+/* Channel layout (writer) and validation (reader).  See channel.h. */
+#include <string.h>
+
+#include "catalog.h"
+#include "spec.h"
+
+static uint64_t align8(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
+struct layout {
+	uint64_t fns, rules, outs, pool, events, size;
+};
+
+static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
+{
+	l->fns = align8(sizeof(struct ms_chan_hdr));
+	l->rules = align8(l->fns + (uint64_t)MS_FN_COUNT * sizeof(struct ms_chan_fn));
+	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
+	l->pool = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
+	l->events = align8(l->pool + (spec->pool_len ? spec->pool_len : 1));
+	l->size = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
+}
+
+uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
+{
+	struct layout l;
+
+	compute(spec, events_cap, &l);
+	return l.size;
+}
+
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap)
+{
+	struct ms_chan_hdr *h = map;
+	struct ms_chan_fn *fns;
+	struct ms_rule *rules;
+	struct layout l;
+	uint32_t n = 0;
+
+	compute(spec, events_cap, &l);
+	h->magic = MS_CHAN_MAGIC;
+	h->abi = MS_CHAN_ABI;
+	h->size = size;
+	h->hdr_size = sizeof(*h);
+	h->nfns = MS_FN_COUNT;
+	h->catalog_hash = ms_catalog_hash();
+	h->fns_off = (uint32_t)l.fns;
+	h->rules_off = (uint32_t)l.rules;
+	h->nrules = spec->nrules;
+	h->outs_off = (uint32_t)l.outs;
+	h->nouts = spec->nouts;
+	h->pool_off = (uint32_t)l.pool;
+	h->pool_size = spec->pool_len ? spec->pool_len : 1;
+	h->events_off = (uint32_t)l.events;
+	h->events_cap = events_cap;
+	fns = ms_chan_at(h, h->fns_off);
+	rules = ms_chan_at(h, h->rules_off);
+	/* Rules grouped by function, declaration order kept within one. */
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
+		fns[fn].first_rule = n;
+		for (uint32_t i = 0; i < spec->nrules; i++)
+			if (spec->rules[i].fn == fn)
+				rules[n++] = spec->rules[i];
+		fns[fn].nrules = n - fns[fn].first_rule;
+	}
+	if (spec->nouts)
+		memcpy(ms_chan_at(h, h->outs_off), spec->outs, spec->nouts * sizeof(struct ms_out));
+	if (spec->pool_len)
+		memcpy(ms_chan_at(h, h->pool_off), spec->pool, spec->pool_len);
+}
+
+static int pool_ok(const struct ms_chan_hdr *h, uint32_t off)
+{
+	const char *pool = (const char *)h + h->pool_off;
+
+	if (off == 0)
+		return 1;
+	if (off >= h->pool_size)
+		return 0;
+	/* NUL-terminated inside the pool. */
+	return memchr(pool + off, '\0', h->pool_size - off) != NULL;
+}
+
+static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
+{
+	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
+}
+
+const char *ms_channel_validate(const void *map, uint64_t size)
+{
+	const struct ms_chan_hdr *h = map;
+	const struct ms_chan_fn *fns;
+	const struct ms_rule *rules;
+	const struct ms_out *outs;
+
+	if (size < sizeof(*h))
+		return "too small";
+	if (h->magic != MS_CHAN_MAGIC)
+		return "bad magic";
+	if (h->abi != MS_CHAN_ABI)
+		return "ABI version mismatch (mockrun and libmockshim.so differ)";
+	if (h->hdr_size != sizeof(*h) || h->size != size)
+		return "size mismatch";
+	if (h->nfns != MS_FN_COUNT || h->catalog_hash != ms_catalog_hash())
+		return "catalog mismatch (mockrun and libmockshim.so differ)";
+	if (!range_ok(size, h->fns_off, h->nfns, sizeof(*fns)) ||
+	    !range_ok(size, h->rules_off, h->nrules, sizeof(*rules)) ||
+	    !range_ok(size, h->outs_off, h->nouts, sizeof(*outs)) ||
+	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
+	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
+		return "section out of bounds";
+	if (h->fns_off < sizeof(*h) || h->rules_off < sizeof(*h) || h->outs_off < sizeof(*h) ||
+	    h->pool_off < sizeof(*h) || h->events_off < sizeof(*h))
+		return "section overlaps the header";
+	fns = (const void *)((const char *)h + h->fns_off);
+	rules = (const void *)((const char *)h + h->rules_off);
+	outs = (const void *)((const char *)h + h->outs_off);
+	for (uint32_t i = 0; i < h->nfns; i++)
+		if (fns[i].first_rule > h->nrules || fns[i].nrules > h->nrules - fns[i].first_rule)
+			return "function table out of bounds";
+	for (uint32_t i = 0; i < h->nrules; i++) {
+		const struct ms_rule *r = &rules[i];
+
+		if (r->fn >= h->nfns || r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
+			return "bad rule";
+		if (r->count == 0 || r->count < MS_COUNT_MAYBE)
+			return "bad rule count";
+		if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
+			return "rule outputs out of bounds";
+		if (r->rd_param >= MS_MAX_PARAMS && r->rd_param != MS_NONE8)
+			return "bad rule default";
+		if (r->rd_div >= MS_MAX_PARAMS && r->rd_div != MS_NONE8 && r->rd_div != 0)
+			return "bad rule default";
+		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
+		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
+			return "rule string out of bounds";
+	}
+	for (uint32_t i = 0; i < h->nfns; i++)
+		for (uint32_t k = 0; k < fns[i].nrules; k++)
+			if (rules[fns[i].first_rule + k].fn != i)
+				return "function table inconsistent";
+	for (uint32_t i = 0; i < h->nouts; i++) {
+		const struct ms_out *o = &outs[i];
+
+		if (o->kind < MS_O_BYTES || o->kind > MS_O_FERROR || o->param >= MS_MAX_PARAMS)
+			return "bad output";
+		if ((o->cap1 != MS_NONE8 && o->cap1 >= MS_MAX_PARAMS) ||
+		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))
+			return "bad output";
+		if (o->data > h->pool_size || o->len > h->pool_size - o->data)
+			return "output data out of bounds";
+		if ((o->kind == MS_O_STORE || o->kind == MS_O_RETSTORE) && o->len > 1024)
+			return "output too large";
+		if (o->kind == MS_O_RETSTORE && o->len != 4 && o->len != 8)
+			return "bad output";
+	}
+	return NULL;
+}

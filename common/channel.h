@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The channel: one shared mapping (a memfd under mockrun, an anonymous
+ * shared mapping in standalone mode) that carries the compiled rules to
+ * every process of a session and carries what happened back.
+ *
+ * +--------------------------------------------------------------------+
+ * | Layout rules (the shim trusts nothing it has not validated):       |
+ * | - fixed-width fields only, no pointers: offsets from the mapping's |
+ * |   start, or indices; pool offset 0 means "none".                   |
+ * | - every offset and count is checked by ms_channel_validate()       |
+ * |   before the first rule is read.                                   |
+ * | - fields marked (shared) are written by the programs at run time,  |
+ * |   with atomic operations only; everything else is read-only after  |
+ * |   the driver wrote it.                                             |
+ * | Bump MS_CHAN_ABI whenever a struct below changes.                  |
+ * +--------------------------------------------------------------------+
+ */
+#ifndef MS_CHANNEL_H
+#define MS_CHANNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
+#define MS_CHAN_ABI 1u
+#define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
+
+struct ms_chan_hdr {
+	uint32_t magic;
+	uint32_t abi;
+	uint64_t size;		/* bytes of the whole mapping */
+	uint32_t hdr_size;	/* sizeof(struct ms_chan_hdr) */
+	uint32_t nfns;		/* MS_FN_COUNT of the writer */
+	uint32_t catalog_hash;	/* ms_catalog_hash() of the writer */
+	uint32_t flags;
+	uint32_t fns_off;	/* struct ms_chan_fn[nfns] */
+	uint32_t rules_off, nrules;	/* struct ms_rule[nrules] */
+	uint32_t outs_off, nouts;	/* struct ms_out[nouts] */
+	uint32_t pool_off, pool_size;	/* bytes; strings are NUL-terminated */
+	uint32_t events_off, events_cap;	/* struct ms_event[events_cap] */
+	/* (shared) */
+	uint32_t events_next;	/* next event slot; > events_cap: dropped */
+	uint32_t attached;	/* processes whose shim attached */
+	uint32_t failures;	/* failed checks recorded by the shims */
+	uint32_t reserved;
+};
+
+/* Per catalog function: its rules are rules[first_rule .. +nrules). */
+struct ms_chan_fn {
+	uint32_t first_rule;
+	uint32_t nrules;
+	uint32_t calls;		/* (shared) armed calls seen */
+	uint32_t reserved;
+};
+
+enum ms_rule_kind {
+	MS_R_RETURN = 1,	/* will_return*: reply with value and outputs */
+	MS_R_FAIL,		/* will_fail*: the row's failure value */
+	MS_R_REAL,		/* will_call_real: pass through, taking a turn */
+};
+
+enum ms_rule_flags {
+	MS_RF_ERRNO = 1u << 0,		/* set errno to err */
+	MS_RF_DEFAULT = 1u << 1,	/* value is `_`: derived, see rd_kind */
+	MS_RF_STRVAL = 1u << 2,		/* value is a string: pool offset value_str */
+};
+
+#define MS_COUNT_ALWAYS (-1)
+#define MS_COUNT_MAYBE (-2)
+#define MS_NONE8 0xffu
+
+struct ms_rule {
+	uint32_t fn;		/* catalog id */
+	uint16_t kind;		/* enum ms_rule_kind */
+	uint16_t flags;		/* enum ms_rule_flags */
+	int32_t count;		/* > 0, MS_COUNT_ALWAYS, MS_COUNT_MAYBE */
+	int32_t err;
+	int64_t value;
+	uint32_t value_str;
+	uint32_t outs_first, nouts;	/* outs[outs_first .. +nouts) */
+	uint8_t rd_kind, rd_param, rd_div, reserved0;	/* `_`: enum ms_ret_default */
+	uint32_t in_glob;	/* pool: basename glob of the executable, 0 = any */
+	uint32_t from_glob;	/* pool: basename glob of the calling object */
+	uint32_t src;		/* pool: source name ("-e#1", "spec.mock") */
+	uint32_t line, col;
+	uint32_t text;		/* pool: the statement as written */
+	uint64_t delay_ns;
+	uint32_t consumed;	/* (shared) turns taken */
+	uint32_t reserved1;
+};
+
+enum ms_out_kind_chan {
+	MS_O_BYTES = 1,		/* copy len bytes, at most the capacity */
+	MS_O_STR,		/* copy, NUL-terminate within the capacity */
+	MS_O_STORE,		/* store len bytes through the pointer */
+	MS_O_RETSTORE,		/* store the return value (len bytes) if not NULL */
+	MS_O_FERROR,		/* on failure, set the FILE's error indicator */
+};
+
+struct ms_out {
+	uint16_t kind;
+	uint8_t param;		/* argument index */
+	uint8_t cap1, cap2;	/* capacity = arg[cap1] (* arg[cap2]); MS_NONE8 */
+	uint8_t reserved[3];
+	uint32_t data, len;	/* pool */
+};
+
+enum ms_event_type {
+	MS_EV_ATTACH = 1,	/* a process attached: text = executable basename */
+	MS_EV_CONSUME,		/* a rule took a turn: rule, value */
+	MS_EV_FAIL,		/* a failed check: rule (or ~0u), text = message */
+	MS_EV_WARN,		/* something the user should know: text */
+};
+
+#define MS_EV_TEXT 88
+
+struct ms_event {
+	uint32_t state;		/* (shared) 0 = being written, 1 = complete */
+	uint16_t type;
+	uint16_t fn;
+	uint32_t rule;
+	uint32_t call;		/* the function's armed call number, from 1 */
+	int32_t pid;
+	int32_t tid;
+	int64_t value;
+	uint64_t caller_off;	/* caller offset within its object */
+	char text[MS_EV_TEXT];
+};
+
+_Static_assert(sizeof(struct ms_event) == 128, "event layout");
+_Static_assert(sizeof(struct ms_rule) % 8 == 0, "rule layout");
+
+static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)
+{
+	return (char *)h + off;
+}
+
+static inline const char *ms_chan_str(const struct ms_chan_hdr *h, uint32_t off)
+{
+	return off ? (const char *)h + h->pool_off + off : NULL;
+}
+
+/* Checks every offset, count and index of a mapping of `size` bytes.
+ * Returns NULL when it is valid, else a static reason. */
+const char *ms_channel_validate(const void *map, uint64_t size);
+
+#endif

@@ -1,0 +1,1171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The statement language (DESIGN.md section 3): lexer, parser and the
+ * compiler from statements to rules.  Allocates only through the spec's
+ * callbacks; never touches stdio or the environment.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "spec.h"
+
+/* ---- spec storage ---- */
+
+void ms_spec_init(struct ms_spec *spec, void *(*realloc_fn)(void *, size_t),
+		  void (*free_fn)(void *))
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->realloc_fn = realloc_fn;
+	spec->free_fn = free_fn;
+}
+
+void ms_spec_fini(struct ms_spec *spec)
+{
+	if (!spec)
+		return;
+	spec->free_fn(spec->rules);
+	spec->free_fn(spec->outs);
+	spec->free_fn(spec->pool);
+	memset(spec, 0, sizeof(*spec));
+}
+
+static int grow(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, size_t elem)
+{
+	uint32_t n = *cap ? *cap : 16;
+	void *q;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need) {
+		if (n > UINT32_MAX / 2)
+			return -ENOMEM;
+		n *= 2;
+	}
+	q = spec->realloc_fn(*p, (size_t)n * elem);
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = n;
+	return 0;
+}
+
+uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n)
+{
+	uint32_t off;
+
+	if (n > UINT32_MAX / 4)
+		return 0;
+	if (spec->pool_len == 0) {
+		/* Offset 0 means "none": reserve it. */
+		if (grow(spec, (void **)&spec->pool, &spec->pool_cap, 1, 1))
+			return 0;
+		spec->pool[spec->pool_len++] = '\0';
+	}
+	if (grow(spec, (void **)&spec->pool, &spec->pool_cap,
+		 spec->pool_len + (uint32_t)n + 1, 1))
+		return 0;
+	off = spec->pool_len;
+	if (n)
+		memcpy(spec->pool + off, s, n);
+	spec->pool[off + n] = '\0';
+	spec->pool_len += (uint32_t)n + 1;
+	return off;
+}
+
+/* ---- lexer ---- */
+
+enum tok_type { T_EOF, T_SEP, T_IDENT, T_INT, T_DBL, T_STR, T_PUNCT };
+
+struct tok {
+	enum tok_type type;
+	const char *s;
+	size_t n;
+	uint32_t line, col;
+	int64_t ival;
+	double dval;
+	const char *suffix;	/* T_INT: letters right after the digits */
+	size_t suffix_n;
+};
+
+struct parser {
+	struct ms_spec *spec;
+	const char *src;
+	const char *text, *end, *p;
+	const char *line_start;
+	uint32_t line;
+	int depth;		/* ( and { nesting: newlines are blanks inside */
+	struct tok tok;		/* current token */
+	struct ms_diag *diag;
+	int err;
+	uint32_t src_off;
+};
+
+static int fail_at(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail_at(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ps->err)
+		return -1;
+	ps->err = -EINVAL;
+	ps->diag->line = line;
+	ps->diag->col = col;
+	va_start(ap, fmt);
+	vsnprintf(ps->diag->msg, sizeof(ps->diag->msg), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+#define fail_tok(ps, t, ...) fail_at(ps, (t)->line, (t)->col, __VA_ARGS__)
+
+static int is_alpha(int c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int next(struct parser *ps)
+{
+	struct tok *t = &ps->tok;
+	const char *p = ps->p;
+
+	for (;;) {
+		while (p < ps->end && (*p == ' ' || *p == '\t' || *p == '\r' ||
+				       (ps->depth > 0 && *p == '\n'))) {
+			if (*p == '\n') {
+				ps->line++;
+				ps->line_start = p + 1;
+			}
+			p++;
+		}
+		if (p < ps->end && *p == '#') {
+			while (p < ps->end && *p != '\n')
+				p++;
+			continue;
+		}
+		break;
+	}
+	memset(t, 0, sizeof(*t));
+	t->s = p;
+	t->line = ps->line;
+	t->col = (uint32_t)(p - ps->line_start) + 1;
+	if (p >= ps->end) {
+		t->type = T_EOF;
+		ps->p = p;
+		return 0;
+	}
+	if (*p == '\n' || *p == ';') {
+		t->type = T_SEP;
+		if (*p == '\n') {
+			ps->line++;
+			ps->line_start = p + 1;
+		}
+		t->n = 1;
+		ps->p = p + 1;
+		return 0;
+	}
+	if (is_alpha(*p)) {
+		while (p < ps->end && (is_alpha(*p) || is_digit(*p)))
+			p++;
+		t->type = T_IDENT;
+	} else if (is_digit(*p) || (*p == '.' && p + 1 < ps->end && is_digit(p[1]))) {
+		char buf[64];
+		const char *q = p;
+		size_t n;
+		char *endp;
+		int dbl = 0;
+
+		if (*q == '0' && q + 1 < ps->end && (q[1] == 'x' || q[1] == 'X')) {
+			q += 2;
+			while (q < ps->end && (is_digit(*q) || (*q >= 'a' && *q <= 'f') ||
+					       (*q >= 'A' && *q <= 'F')))
+				q++;
+		} else {
+			while (q < ps->end && (is_digit(*q) || *q == '.' ||
+					       ((*q == 'e' || *q == 'E') && q + 1 < ps->end &&
+						(is_digit(q[1]) || q[1] == '-' || q[1] == '+')) ||
+					       ((*q == '-' || *q == '+') && (q[-1] == 'e' || q[-1] == 'E')))) {
+				if (*q == '.' || *q == 'e' || *q == 'E')
+					dbl = 1;
+				q++;
+			}
+		}
+		n = (size_t)(q - p);
+		if (n >= sizeof(buf))
+			return fail_tok(ps, t, "number too long");
+		memcpy(buf, p, n);
+		buf[n] = '\0';
+		errno = 0;
+		if (dbl) {
+			t->type = T_DBL;
+			t->dval = strtod(buf, &endp);
+		} else {
+			unsigned long long v = strtoull(buf, &endp, 0);
+
+			t->type = T_INT;
+			if (errno == ERANGE || v > (unsigned long long)INT64_MAX + 1)
+				return fail_tok(ps, t, "integer '%s' out of range", buf);
+			t->ival = (int64_t)v;
+		}
+		if (*endp != '\0')
+			return fail_tok(ps, t, "invalid number '%s'", buf);
+		t->suffix = q;
+		while (q < ps->end && is_alpha(*q))
+			q++;
+		t->suffix_n = (size_t)(q - t->suffix);
+		p = q;
+	} else if (*p == '"') {
+		p++;
+		while (p < ps->end && *p != '"') {
+			if (*p == '\n')
+				return fail_tok(ps, t, "unterminated string");
+			if (*p == '\\')
+				p++;
+			p++;
+		}
+		if (p >= ps->end)
+			return fail_tok(ps, t, "unterminated string");
+		p++;
+		t->type = T_STR;
+	} else if (strchr("(),={}.*|-", *p)) {
+		if (*p == '(' || *p == '{')
+			ps->depth++;
+		else if ((*p == ')' || *p == '}') && ps->depth > 0)
+			ps->depth--;
+		t->type = T_PUNCT;
+		p++;
+	} else {
+		return fail_tok(ps, t, "unexpected character '%c'", *p);
+	}
+	t->n = (size_t)(p - t->s);
+	ps->p = p;
+	return 0;
+}
+
+static int is_punct(const struct tok *t, char c)
+{
+	return t->type == T_PUNCT && t->s[0] == c;
+}
+
+static int tok_is(const struct tok *t, const char *word)
+{
+	return t->type == T_IDENT && t->n == strlen(word) && memcmp(t->s, word, t->n) == 0;
+}
+
+static int hexval(int c)
+{
+	if (is_digit(c))
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Decodes the string token t (with escapes) and appends it to buf. */
+static int decode_str(struct parser *ps, const struct tok *t, char *buf, size_t *len,
+		      size_t cap)
+{
+	const char *p = t->s + 1, *e = t->s + t->n - 1;
+
+	while (p < e) {
+		int c = (unsigned char)*p++;
+
+		if (c == '\\') {
+			const char *esc = p - 1;
+
+			c = (unsigned char)*p++;
+			switch (c) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'r': c = '\r'; break;
+			case 'a': c = '\a'; break;
+			case 'b': c = '\b'; break;
+			case 'f': c = '\f'; break;
+			case 'v': c = '\v'; break;
+			case 'e': c = 27; break;
+			case '\\': case '"': case '\'': case '?': break;
+			case 'x': {
+				int v = 0, k = 0;
+
+				while (k < 2 && p < e && hexval(*p) >= 0)
+					v = v * 16 + hexval(*p++), k++;
+				if (k == 0)
+					return fail_at(ps, t->line, t->col + (uint32_t)(esc - t->s),
+						       "\\x needs hex digits");
+				c = v;
+				break;
+			}
+			default:
+				if (c >= '0' && c <= '7') {
+					int v = c - '0', k = 1;
+
+					while (k < 3 && p < e && *p >= '0' && *p <= '7')
+						v = v * 8 + (*p++ - '0'), k++;
+					if (v > 255)
+						return fail_at(ps, t->line,
+							       t->col + (uint32_t)(esc - t->s),
+							       "octal escape out of range");
+					c = v;
+					break;
+				}
+				return fail_at(ps, t->line, t->col + (uint32_t)(esc - t->s),
+					       "unknown escape '\\%c'", c);
+			}
+		}
+		if (*len >= cap)
+			return fail_tok(ps, t, "string too long (at most %zu bytes)", cap);
+		buf[(*len)++] = (char)c;
+	}
+	return 0;
+}
+
+/* ---- values ---- */
+
+enum val_kind { V_INT = 1, V_DBL, V_STR, V_NULL, V_BOOL, V_PH, V_STRUCT, V_DUR };
+
+#define MAX_FIELDS 16
+#define MAX_ARGS 16
+#define MAX_STR (1u << 20)
+
+struct field {
+	const char *name;	/* NULL: positional */
+	size_t name_n;
+	struct val *v;
+};
+
+struct val {
+	enum val_kind kind;
+	uint32_t line, col;
+	int64_t i;
+	double d;
+	uint32_t str, len;	/* V_STR: pool */
+	unsigned nfields;
+	struct field fields[MAX_FIELDS];
+};
+
+struct arg {
+	const char *key;	/* NULL: positional */
+	size_t key_n;
+	int deref;
+	uint32_t line, col;
+	struct val v;
+};
+
+struct stmt {
+	struct tok name;
+	struct tok fn;
+	const char *start, *stop;
+	unsigned nargs;
+	struct arg args[MAX_ARGS];
+	struct val fieldvals[MAX_ARGS][MAX_FIELDS];
+};
+
+static const char *kind_name(enum val_kind k)
+{
+	switch (k) {
+	case V_INT: return "an integer";
+	case V_DBL: return "a double";
+	case V_STR: return "a string";
+	case V_NULL: return "NULL";
+	case V_BOOL: return "a boolean";
+	case V_PH: return "'_'";
+	case V_STRUCT: return "a struct literal";
+	case V_DUR: return "a duration";
+	}
+	return "?";
+}
+
+static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
+{
+	struct tok *t = &ps->tok;
+	int neg = 0;
+
+	v->line = t->line;
+	v->col = t->col;
+	if (is_punct(t, '-')) {
+		neg = 1;
+		if (next(ps))
+			return -1;
+		if (t->type != T_INT && t->type != T_DBL)
+			return fail_tok(ps, t, "expected a number after '-'");
+	}
+	switch (t->type) {
+	case T_INT:
+		if (t->suffix_n) {
+			static const struct { const char *u; uint64_t ns; } units[] = {
+				{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+				{ "s", 1000000000ull }, { "m", 60000000000ull },
+			};
+			size_t k;
+
+			for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+				if (strlen(units[k].u) == t->suffix_n &&
+				    memcmp(units[k].u, t->suffix, t->suffix_n) == 0)
+					break;
+			if (k == sizeof(units) / sizeof(units[0]) || neg)
+				return fail_tok(ps, t, "invalid number '%.*s'", (int)t->n, t->s);
+			if ((uint64_t)t->ival > UINT64_MAX / units[k].ns)
+				return fail_tok(ps, t, "duration too long");
+			v->kind = V_DUR;
+			v->i = (int64_t)((uint64_t)t->ival * units[k].ns);
+			break;
+		}
+		v->kind = V_INT;
+		if (!neg && (uint64_t)t->ival > INT64_MAX)
+			return fail_tok(ps, t, "integer out of range");
+		v->i = neg ? (int64_t)(0 - (uint64_t)t->ival) : t->ival;
+		break;
+	case T_DBL:
+		v->kind = V_DBL;
+		v->d = neg ? -t->dval : t->dval;
+		break;
+	case T_STR: {
+		size_t len = 0;
+
+		while (t->type == T_STR) {
+			if (decode_str(ps, t, scratch, &len, MAX_STR))
+				return -1;
+			if (next(ps))
+				return -1;
+		}
+		v->kind = V_STR;
+		v->len = (uint32_t)len;
+		v->str = ms_spec_str(ps->spec, scratch, len);
+		if (!v->str) {
+			ps->err = -ENOMEM;
+			return -1;
+		}
+		return 0; /* already advanced */
+	}
+	case T_IDENT:
+		if (tok_is(t, "true") || tok_is(t, "false")) {
+			v->kind = V_BOOL;
+			v->i = tok_is(t, "true");
+		} else if (tok_is(t, "NULL")) {
+			v->kind = V_NULL;
+		} else if (tok_is(t, "_")) {
+			v->kind = V_PH;
+		} else if (ms_name_value(t->s, t->n, &v->i)) {
+			v->kind = V_INT;
+		} else {
+			return fail_tok(ps, t, "unknown name '%.*s'", (int)t->n, t->s);
+		}
+		break;
+	default:
+		return fail_tok(ps, t, "expected a value");
+	}
+	return next(ps);
+}
+
+/* value := scalar { '|' scalar } | '{' fields '}' */
+static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, char *scratch)
+{
+	struct tok *t = &ps->tok;
+
+	memset(v, 0, sizeof(*v));
+	if (is_punct(t, '{')) {
+		v->kind = V_STRUCT;
+		v->line = t->line;
+		v->col = t->col;
+		if (next(ps))
+			return -1;
+		while (!is_punct(t, '}')) {
+			struct field *f;
+
+			if (v->nfields == MAX_FIELDS)
+				return fail_tok(ps, t, "too many fields (at most %d)", MAX_FIELDS);
+			f = &v->fields[v->nfields];
+			f->v = &fieldvals[v->nfields];
+			v->nfields++;
+			f->name = NULL;
+			if (is_punct(t, '.')) {
+				if (next(ps))
+					return -1;
+				if (t->type != T_IDENT)
+					return fail_tok(ps, t, "expected a field name after '.'");
+				f->name = t->s;
+				f->name_n = t->n;
+				if (next(ps))
+					return -1;
+				if (!is_punct(t, '='))
+					return fail_tok(ps, t, "expected '=' after the field name");
+				if (next(ps))
+					return -1;
+			}
+			if (is_punct(t, '{'))
+				return fail_tok(ps, t, "nested struct literals are not supported");
+			if (parse_value(ps, f->v, NULL, scratch))
+				return -1;
+			if (is_punct(t, ','))  {
+				if (next(ps))
+					return -1;
+			} else if (!is_punct(t, '}')) {
+				return fail_tok(ps, t, "expected ',' or '}' in struct literal");
+			}
+		}
+		return next(ps);
+	}
+	if (parse_scalar(ps, v, scratch))
+		return -1;
+	while (is_punct(t, '|')) {
+		struct val rhs;
+
+		if (v->kind != V_INT)
+			return fail_at(ps, v->line, v->col, "'|' joins integers, not %s",
+				       kind_name(v->kind));
+		if (next(ps))
+			return -1;
+		memset(&rhs, 0, sizeof(rhs));
+		if (parse_scalar(ps, &rhs, scratch))
+			return -1;
+		if (rhs.kind != V_INT)
+			return fail_at(ps, rhs.line, rhs.col, "'|' joins integers, not %s",
+				       kind_name(rhs.kind));
+		v->i |= rhs.i;
+	}
+	return 0;
+}
+
+static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
+{
+	struct tok *t = &ps->tok;
+
+	st->name = *t;
+	st->start = t->s;
+	if (next(ps))
+		return -1;
+	if (!is_punct(t, '('))
+		return fail_tok(ps, t, "expected '(' after '%.*s'", (int)st->name.n, st->name.s);
+	if (next(ps))
+		return -1;
+	st->nargs = 0;
+	while (!is_punct(t, ')')) {
+		struct arg *a;
+
+		if (t->type == T_EOF)
+			return fail_tok(ps, t, "missing ')'");
+		if (st->nargs == MAX_ARGS)
+			return fail_tok(ps, t, "too many arguments (at most %d)", MAX_ARGS);
+		a = &st->args[st->nargs];
+		memset(a, 0, sizeof(*a));
+		a->line = t->line;
+		a->col = t->col;
+		if (st->nargs == 0) {
+			if (t->type != T_IDENT)
+				return fail_tok(ps, t, "expected a function name");
+			st->fn = *t;
+			st->nargs++;
+			if (next(ps))
+				return -1;
+		} else {
+			if (is_punct(t, '*')) {
+				a->deref = 1;
+				if (next(ps))
+					return -1;
+				if (t->type != T_IDENT)
+					return fail_tok(ps, t, "expected a parameter name after '*'");
+			}
+			if (t->type == T_IDENT) {
+				/* key=value or a named value: look one token ahead. */
+				const char *save_p = ps->p, *save_ls = ps->line_start;
+				uint32_t save_line = ps->line;
+				int save_depth = ps->depth;
+				struct tok ident = *t;
+
+				if (next(ps))
+					return -1;
+				if (is_punct(t, '=')) {
+					a->key = ident.s;
+					a->key_n = ident.n;
+					if (next(ps))
+						return -1;
+				} else {
+					if (a->deref)
+						return fail_tok(ps, t, "expected '=' after '*%.*s'",
+								(int)ident.n, ident.s);
+					ps->p = save_p;
+					ps->line_start = save_ls;
+					ps->line = save_line;
+					ps->depth = save_depth;
+					*t = ident;
+				}
+			}
+			if (parse_value(ps, &a->v, st->fieldvals[st->nargs], scratch))
+				return -1;
+			st->nargs++;
+		}
+		if (is_punct(t, ',')) {
+			if (next(ps))
+				return -1;
+		} else if (!is_punct(t, ')')) {
+			return fail_tok(ps, t, "expected ',' or ')'");
+		}
+	}
+	st->stop = t->s + 1;
+	return next(ps);
+}
+
+/* ---- compiling a statement into a rule ---- */
+
+struct stmt_kind {
+	const char *name;
+	uint16_t kind;
+	int32_t count;		/* 0: taken from the positional COUNT */
+	uint8_t npos_min, npos_max;	/* positional values after FN */
+	const char *usage;
+};
+
+static const struct stmt_kind stmt_kinds[] = {
+	{ "will_return", MS_R_RETURN, 1, 1, 1, "will_return(FN, VALUE [, OUT=...] [, OPTION=...])" },
+	{ "will_return_count", MS_R_RETURN, 0, 2, 2, "will_return_count(FN, VALUE, COUNT [, ...])" },
+	{ "will_return_always", MS_R_RETURN, MS_COUNT_ALWAYS, 1, 1, "will_return_always(FN, VALUE [, ...])" },
+	{ "will_return_maybe", MS_R_RETURN, MS_COUNT_MAYBE, 1, 1, "will_return_maybe(FN, VALUE [, ...])" },
+	{ "will_fail", MS_R_FAIL, 1, 0, 1, "will_fail(FN [, ERR] [, ...])" },
+	{ "will_fail_count", MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
+	{ "will_call_real", MS_R_REAL, 0, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
+};
+
+static int check_int_range(struct parser *ps, const struct val *v, const struct ms_type *t,
+			   const char *what)
+{
+	int64_t lo, hi;
+
+	if (t->size >= 8)
+		return 0;
+	if (t->tclass == MS_T_UINT) {
+		/* Accept -1 and friends for unsigned types, as C does ((uid_t)-1). */
+		lo = -(INT64_C(1) << (t->size * 8 - 1));
+		hi = (INT64_C(1) << (t->size * 8)) - 1;
+	} else {
+		lo = -(INT64_C(1) << (t->size * 8 - 1));
+		hi = (INT64_C(1) << (t->size * 8 - 1)) - 1;
+	}
+	if (v->i < lo || v->i > hi)
+		return fail_at(ps, v->line, v->col, "%s %lld does not fit in %s", what,
+			       (long long)v->i, t->text);
+	return 0;
+}
+
+static int param_list(const struct ms_fn_meta *m, char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < m->nparams; i++)
+		n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, "%s%s", i ? ", " : "",
+				      m->params[i].name);
+	if (m->nparams == 0)
+		snprintf(buf, cap, "none");
+	return 0;
+}
+
+static const struct ms_out_desc *find_out(const struct ms_fn_meta *m, int param)
+{
+	for (unsigned i = 0; i < m->nouts; i++)
+		if (m->outs[i].param == param && m->outs[i].kind != MS_OK_FERROR)
+			return &m->outs[i];
+	return NULL;
+}
+
+static int add_out(struct parser *ps, const struct ms_out *o)
+{
+	struct ms_spec *spec = ps->spec;
+
+	if (grow(spec, (void **)&spec->outs, &spec->cap_outs, spec->nouts + 1, sizeof(*o))) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	spec->outs[spec->nouts++] = *o;
+	return 0;
+}
+
+static int encode_struct(struct parser *ps, const struct val *v, const struct ms_struct_desc *sd,
+			 char *bytes)
+{
+	int seen[MAX_FIELDS * 2] = { 0 };
+	unsigned pos = 0;
+
+	memset(bytes, 0, sd->size);
+	for (unsigned i = 0; i < v->nfields; i++) {
+		const struct field *f = &v->fields[i];
+		const struct ms_field_desc *fd = NULL;
+		unsigned idx;
+
+		if (f->name) {
+			for (idx = 0; idx < sd->nfields; idx++)
+				if (strlen(sd->fields[idx].name) == f->name_n &&
+				    memcmp(sd->fields[idx].name, f->name, f->name_n) == 0)
+					break;
+			if (idx == sd->nfields) {
+				char list[200];
+				size_t n = 0;
+
+				for (unsigned k = 0; k < sd->nfields; k++)
+					n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
+							      "%s%s", k ? ", " : "", sd->fields[k].name);
+				return fail_at(ps, f->v->line, f->v->col,
+					       "struct %s has no field '%.*s' (fields: %s)", sd->name,
+					       (int)f->name_n, f->name, list);
+			}
+			pos = idx + 1;
+		} else {
+			idx = pos++;
+			if (idx >= sd->nfields)
+				return fail_at(ps, f->v->line, f->v->col,
+					       "too many values for struct %s (%u fields)", sd->name,
+					       sd->nfields);
+		}
+		fd = &sd->fields[idx];
+		if (seen[idx])
+			return fail_at(ps, f->v->line, f->v->col, "field %s given twice", fd->name);
+		seen[idx] = 1;
+		if (fd->kind == MS_FD_CHARS) {
+			if (f->v->kind != V_STR)
+				return fail_at(ps, f->v->line, f->v->col, "field %s needs a string, not %s",
+					       fd->name, kind_name(f->v->kind));
+			if (f->v->len >= fd->size)
+				return fail_at(ps, f->v->line, f->v->col,
+					       "field %s holds at most %u bytes", fd->name,
+					       (unsigned)fd->size - 1);
+			memcpy(bytes + fd->off, ps->spec->pool + f->v->str, f->v->len);
+		} else {
+			int64_t x;
+
+			if (f->v->kind != V_INT && f->v->kind != V_BOOL)
+				return fail_at(ps, f->v->line, f->v->col,
+					       "field %s needs an integer, not %s", fd->name,
+					       kind_name(f->v->kind));
+			x = f->v->i;
+			if (x < fd->min || x > fd->max)
+				return fail_at(ps, f->v->line, f->v->col,
+					       "field %s = %lld out of range", fd->name, (long long)x);
+			if (fd->size == 4) {
+				uint32_t y = (uint32_t)x;
+
+				memcpy(bytes + fd->off, &y, 4);
+			} else if (fd->size == 8) {
+				memcpy(bytes + fd->off, &x, 8);
+			} else if (fd->size == 2) {
+				uint16_t y = (uint16_t)x;
+
+				memcpy(bytes + fd->off, &y, 2);
+			}
+		}
+	}
+	return 0;
+}
+
+static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct arg *a,
+			  int *have_bytes, uint8_t *given)
+{
+	int pi = ms_catalog_param(m, a->key, a->key_n);
+	const struct ms_out_desc *od;
+	struct ms_out o;
+
+	memset(&o, 0, sizeof(o));
+	if (pi < 0) {
+		char list[200];
+
+		param_list(m, list, sizeof(list));
+		return fail_at(ps, a->line, a->col,
+			       "%s() has no parameter '%.*s' (parameters: %s; options: errno, in, from, delay)",
+			       m->name, (int)a->key_n, a->key, list);
+	}
+	od = find_out(m, pi);
+	if (!od)
+		return fail_at(ps, a->line, a->col, "'%s' is not an output parameter of %s()",
+			       m->params[pi].name, m->name);
+	if (given[pi])
+		return fail_at(ps, a->line, a->col, "output '%s' given twice", m->params[pi].name);
+	given[pi] = 1;
+	o.param = (uint8_t)pi;
+	o.cap1 = od->cap1;
+	o.cap2 = od->cap2;
+	switch (od->kind) {
+	case MS_OK_BYTES:
+	case MS_OK_STR:
+		if (a->deref)
+			return fail_at(ps, a->line, a->col,
+				       "'%s' is a buffer: write %s=\"...\" without '*'",
+				       m->params[pi].name, m->params[pi].name);
+		if (a->v.kind != V_STR)
+			return fail_at(ps, a->v.line, a->v.col, "'%s' needs a string, not %s",
+				       m->params[pi].name, kind_name(a->v.kind));
+		o.kind = od->kind == MS_OK_STR ? MS_O_STR : MS_O_BYTES;
+		o.data = a->v.str;
+		o.len = a->v.len;
+		*have_bytes = 1;
+		break;
+	case MS_OK_STRUCT: {
+		const struct ms_struct_desc *sd = ms_struct_find(od->strct);
+		char bytes[1024];
+
+		if (!a->deref)
+			return fail_at(ps, a->line, a->col,
+				       "'%s' points to a struct %s: write *%s={...}",
+				       m->params[pi].name, od->strct, m->params[pi].name);
+		if (!sd || sd->size > sizeof(bytes))
+			return fail_at(ps, a->line, a->col, "struct %s literals are not supported",
+				       od->strct);
+		if (a->v.kind != V_STRUCT)
+			return fail_at(ps, a->v.line, a->v.col,
+				       "'*%s' needs a struct %s literal {...}, not %s",
+				       m->params[pi].name, od->strct, kind_name(a->v.kind));
+		if (encode_struct(ps, &a->v, sd, bytes))
+			return -1;
+		o.kind = MS_O_STORE;
+		o.len = sd->size;
+		o.data = ms_spec_str(ps->spec, bytes, sd->size);
+		if (!o.data) {
+			ps->err = -ENOMEM;
+			return -1;
+		}
+		break;
+	}
+	case MS_OK_SCALAR: {
+		int64_t x = a->v.i;
+
+		if (!a->deref)
+			return fail_at(ps, a->line, a->col, "write *%s=VALUE", m->params[pi].name);
+		if (a->v.kind != V_INT && a->v.kind != V_BOOL)
+			return fail_at(ps, a->v.line, a->v.col, "'*%s' needs an integer, not %s",
+				       m->params[pi].name, kind_name(a->v.kind));
+		o.kind = MS_O_STORE;
+		o.len = od->size;
+		o.data = ms_spec_str(ps->spec, (const char *)&x, od->size); /* little endian */
+		if (!o.data) {
+			ps->err = -ENOMEM;
+			return -1;
+		}
+		break;
+	}
+	default:
+		return fail_at(ps, a->line, a->col, "catalog error: bad output for %s()", m->name);
+	}
+	return add_out(ps, &o);
+}
+
+static int compile(struct parser *ps, struct stmt *st)
+{
+	const struct stmt_kind *sk = NULL;
+	const struct ms_fn_meta *m;
+	struct ms_rule r;
+	struct arg *pos[MAX_ARGS];
+	unsigned npos = 0;
+	int fn, have_bytes = 0, named = 0;
+	uint8_t given[MS_MAX_PARAMS] = { 0 };
+	uint32_t outs_first = ps->spec->nouts;
+	struct val *value = NULL;
+
+	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++)
+		if (tok_is(&st->name, stmt_kinds[i].name))
+			sk = &stmt_kinds[i];
+	if (!sk) {
+		if (st->name.n > 7 && memcmp(st->name.s, "expect_", 7) == 0)
+			return fail_tok(ps, &st->name,
+					"'%.*s': parameter expectations are not implemented yet",
+					(int)st->name.n, st->name.s);
+		return fail_tok(ps, &st->name, "unknown statement '%.*s'", (int)st->name.n,
+				st->name.s);
+	}
+	if (st->nargs == 0)
+		return fail_tok(ps, &st->name, "missing function name: %s", sk->usage);
+	fn = ms_catalog_find(st->fn.s, st->fn.n);
+	if (fn < 0)
+		return fail_tok(ps, &st->fn,
+				"unknown function '%.*s': not in the catalog (see mockrun --list)",
+				(int)st->fn.n, st->fn.s);
+	m = ms_catalog_get((unsigned)fn);
+
+	memset(&r, 0, sizeof(r));
+	r.fn = (uint32_t)fn;
+	r.kind = sk->kind;
+	r.count = sk->count;
+	r.src = ps->src_off;
+	r.line = st->name.line;
+	r.col = st->name.col;
+	r.rd_kind = MS_RD_NONE;
+
+	/* Keyword arguments: options and outputs. */
+	for (unsigned i = 1; i < st->nargs; i++) {
+		struct arg *a = &st->args[i];
+
+		if (!a->key) {
+			if (named)
+				return fail_at(ps, a->line, a->col,
+					       "positional value after a named one: %s", sk->usage);
+			pos[npos++] = a;
+			continue;
+		}
+		named = 1;
+		if (!a->deref && a->key_n == 5 && memcmp(a->key, "errno", 5) == 0) {
+			if (a->v.kind != V_INT)
+				return fail_at(ps, a->v.line, a->v.col,
+					       "errno= needs an errno name or number, not %s",
+					       kind_name(a->v.kind));
+			if (a->v.i < 0 || a->v.i > 4095)
+				return fail_at(ps, a->v.line, a->v.col, "errno %lld out of range",
+					       (long long)a->v.i);
+			r.flags |= MS_RF_ERRNO;
+			r.err = (int32_t)a->v.i;
+		} else if (!a->deref && ((a->key_n == 2 && memcmp(a->key, "in", 2) == 0) ||
+					 (a->key_n == 4 && memcmp(a->key, "from", 4) == 0))) {
+			if (a->v.kind != V_STR || a->v.len == 0)
+				return fail_at(ps, a->v.line, a->v.col,
+					       "%.*s= needs a non-empty glob string, not %s",
+					       (int)a->key_n, a->key, kind_name(a->v.kind));
+			if (a->key_n == 2)
+				r.in_glob = a->v.str;
+			else
+				r.from_glob = a->v.str;
+		} else if (!a->deref && a->key_n == 5 && memcmp(a->key, "delay", 5) == 0) {
+			if (a->v.kind != V_DUR)
+				return fail_at(ps, a->v.line, a->v.col,
+					       "delay= needs a duration with a unit (250ms, 2s, 10us)");
+			r.delay_ns = (uint64_t)a->v.i;
+		} else if (sk->kind == MS_R_REAL) {
+			return fail_at(ps, a->line, a->col,
+				       "will_call_real takes no outputs (only errno, in, from, delay)");
+		} else if (compile_output(ps, m, a, &have_bytes, given)) {
+			return -1;
+		}
+	}
+	if (npos < sk->npos_min || npos > sk->npos_max)
+		return fail_tok(ps, &st->name, "wrong number of arguments: %s", sk->usage);
+
+	if (sk->kind == MS_R_RETURN) {
+		value = &pos[0]->v;
+		if (sk->count == 0) {
+			struct val *c = &pos[1]->v;
+
+			if (c->kind != V_INT || c->i == 0 || c->i < MS_COUNT_MAYBE || c->i > INT32_MAX)
+				return fail_at(ps, c->line, c->col,
+					       "COUNT must be a positive integer, -1 (always) or -2 (maybe)");
+			r.count = (int32_t)c->i;
+		}
+		if (value->kind == V_PH) {
+			r.flags |= MS_RF_DEFAULT;
+			r.rd_kind = m->rd_kind;
+			r.rd_param = m->rd_param;
+			r.rd_div = m->rd_div;
+			if (m->ret.tclass == MS_T_VOID) {
+				r.rd_kind = MS_RD_CONST;
+			} else if (m->rd_kind == MS_RD_NONE) {
+				return fail_at(ps, value->line, value->col,
+					       "'_' has no meaning for %s(): give the return value",
+					       m->name);
+			} else if (m->rd_kind == MS_RD_BYTES && !have_bytes) {
+				return fail_at(ps, value->line, value->col,
+					       "'_' stands for the number of bytes copied: give %s=\"...\"",
+					       m->params[m->outs[0].param].name);
+			} else if (m->rd_kind == MS_RD_CONST) {
+				r.value = m->rd_const;
+			}
+		} else {
+			switch (m->ret.tclass) {
+			case MS_T_VOID:
+				return fail_at(ps, value->line, value->col,
+					       "%s() returns void: write will_return(%s, _)", m->name,
+					       m->name);
+			case MS_T_INT:
+			case MS_T_UINT:
+				if (value->kind != V_INT && value->kind != V_BOOL)
+					return fail_at(ps, value->line, value->col,
+						       "%s() returns %s: expected an integer, not %s",
+						       m->name, m->ret.text, kind_name(value->kind));
+				if (check_int_range(ps, value, &m->ret, "return value"))
+					return -1;
+				r.value = value->i;
+				break;
+			case MS_T_STR:
+				if (value->kind == V_STR) {
+					r.flags |= MS_RF_STRVAL;
+					r.value_str = value->str;
+				} else if (value->kind != V_NULL) {
+					return fail_at(ps, value->line, value->col,
+						       "%s() returns %s: expected a string or NULL, not %s",
+						       m->name, m->ret.text, kind_name(value->kind));
+				}
+				break;
+			case MS_T_PTR:
+				if (value->kind != V_NULL)
+					return fail_at(ps, value->line, value->col,
+						       "%s() returns %s: only NULL can be returned, not %s",
+						       m->name, m->ret.text, kind_name(value->kind));
+				break;
+			}
+		}
+	} else if (sk->kind == MS_R_FAIL) {
+		struct val *e = npos > 0 ? &pos[0]->v : NULL;
+		int64_t code;
+
+		if (m->fail_kind == MS_FK_NEVER)
+			return fail_tok(ps, &st->fn, "%s() cannot fail: use will_return(%s, VALUE)",
+					m->name, m->name);
+		if (sk->count == 0) {
+			struct val *c = &pos[1]->v;
+
+			if (c->kind != V_INT || c->i == 0 || c->i < MS_COUNT_MAYBE || c->i > INT32_MAX)
+				return fail_at(ps, c->line, c->col,
+					       "COUNT must be a positive integer, -1 (always) or -2 (maybe)");
+			r.count = (int32_t)c->i;
+		}
+		if (e && e->kind == V_PH)
+			e = NULL;
+		if (e && e->kind != V_INT)
+			return fail_at(ps, e->line, e->col, "ERR must be an error name or number, not %s",
+				       kind_name(e->kind));
+		if (m->fail_kind == MS_FK_RC) {
+			r.value = e ? e->i : m->fail_value;
+		} else {
+			code = e ? e->i : m->fail_errno;
+			if (code < 0 || code > 4095)
+				return fail_at(ps, e->line, e->col, "errno %lld out of range",
+					       (long long)code);
+			r.value = m->fail_value;
+			if (code && !(r.flags & MS_RF_ERRNO)) {
+				r.flags |= MS_RF_ERRNO;
+				r.err = (int32_t)code;
+			}
+		}
+		for (unsigned i = 0; i < m->nouts; i++) {
+			if (m->outs[i].kind == MS_OK_FERROR) {
+				struct ms_out o = { .kind = MS_O_FERROR, .param = m->outs[i].param,
+						    .cap1 = MS_NONE8, .cap2 = MS_NONE8 };
+
+				if (add_out(ps, &o))
+					return -1;
+			}
+		}
+	} else {
+		r.count = 1;
+		if (npos == 1) {
+			struct val *c = &pos[0]->v;
+
+			if (c->kind != V_INT || c->i == 0 || c->i < MS_COUNT_MAYBE || c->i > INT32_MAX)
+				return fail_at(ps, c->line, c->col,
+					       "COUNT must be a positive integer, -1 (always) or -2 (maybe)");
+			r.count = (int32_t)c->i;
+		}
+	}
+	/* Outputs every mocked reply writes, like libc (time's *tloc). */
+	if (sk->kind != MS_R_REAL) {
+		for (unsigned i = 0; i < m->nouts; i++) {
+			const struct ms_out_desc *od = &m->outs[i];
+
+			if (od->kind == MS_OK_SCALAR && od->mirror_ret && !given[od->param]) {
+				struct ms_out o = { .kind = MS_O_RETSTORE, .param = od->param,
+						    .cap1 = MS_NONE8, .cap2 = MS_NONE8,
+						    .len = od->size };
+
+				if (add_out(ps, &o))
+					return -1;
+			}
+		}
+	}
+	r.outs_first = outs_first;
+	r.nouts = ps->spec->nouts - outs_first;
+	r.text = ms_spec_str(ps->spec, st->start, (size_t)(st->stop - st->start));
+	if (!r.text) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	if (grow(ps->spec, (void **)&ps->spec->rules, &ps->spec->cap_rules, ps->spec->nrules + 1,
+		 sizeof(r))) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	ps->spec->rules[ps->spec->nrules++] = r;
+	return 0;
+}
+
+int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len,
+	     struct ms_diag *diag)
+{
+	struct parser ps;
+	struct stmt *st = NULL;
+	char *scratch = NULL;
+	uint32_t nrules = spec->nrules, nouts = spec->nouts, pool_len = spec->pool_len;
+
+	memset(&ps, 0, sizeof(ps));
+	memset(diag, 0, sizeof(*diag));
+	ps.spec = spec;
+	ps.src = src;
+	ps.text = ps.p = ps.line_start = text;
+	ps.end = text + len;
+	ps.line = 1;
+	ps.diag = diag;
+	ms_catalog_init();
+	st = spec->realloc_fn(NULL, sizeof(*st));
+	scratch = spec->realloc_fn(NULL, MAX_STR);
+	if (!st || !scratch) {
+		ps.err = -ENOMEM;
+		goto out;
+	}
+	ps.src_off = ms_spec_str(spec, src, strlen(src));
+	if (!ps.src_off) {
+		ps.err = -ENOMEM;
+		goto out;
+	}
+	if (memchr(text, '\0', len)) {
+		const char *z = memchr(text, '\0', len);
+		uint32_t line = 1;
+		const char *ls = text;
+
+		for (const char *q = text; q < z; q++)
+			if (*q == '\n')
+				line++, ls = q + 1;
+		fail_at(&ps, line, (uint32_t)(z - ls) + 1, "NUL byte in statement text");
+		goto out;
+	}
+	if (next(&ps))
+		goto out;
+	while (ps.tok.type != T_EOF) {
+		if (ps.tok.type == T_SEP) {
+			if (next(&ps))
+				goto out;
+			continue;
+		}
+		if (ps.tok.type != T_IDENT) {
+			fail_tok(&ps, &ps.tok, "expected a statement");
+			goto out;
+		}
+		if (tok_is(&ps.tok, "mock")) {
+			fail_tok(&ps, &ps.tok, "'mock' prototypes are not implemented yet");
+			goto out;
+		}
+		if (parse_stmt(&ps, st, scratch) || compile(&ps, st))
+			goto out;
+		if (ps.tok.type != T_SEP && ps.tok.type != T_EOF) {
+			fail_tok(&ps, &ps.tok, "expected ';' or a new line after the statement");
+			goto out;
+		}
+	}
+	spec->nsources++;
+out:
+	spec->free_fn(st);
+	spec->free_fn(scratch);
+	if (ps.err) {
+		spec->nrules = nrules;
+		spec->nouts = nouts;
+		spec->pool_len = pool_len;
+		if (ps.err == -ENOMEM && !diag->msg[0]) {
+			snprintf(diag->msg, sizeof(diag->msg), "out of memory");
+			diag->line = ps.tok.line;
+			diag->col = ps.tok.col;
+		}
+	}
+	return ps.err;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A compiled spec: the rules, outputs and string pool that the parser
+ * produces and the channel carries.  The parser runs in the driver and,
+ * in standalone mode, in the shim, so it allocates only through the
+ * callbacks given here.
+ */
+#ifndef MS_SPEC_H
+#define MS_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "channel.h"
+
+struct ms_spec {
+	struct ms_rule *rules;
+	uint32_t nrules, cap_rules;
+	struct ms_out *outs;
+	uint32_t nouts, cap_outs;
+	char *pool;
+	uint32_t pool_len, pool_cap;
+	void *(*realloc_fn)(void *, size_t);
+	void (*free_fn)(void *);
+	uint32_t nsources;
+};
+
+/* Where and why a statement was rejected.  line/col are 1-based. */
+struct ms_diag {
+	uint32_t line, col;
+	char msg[320];
+};
+
+void ms_spec_init(struct ms_spec *spec, void *(*realloc_fn)(void *, size_t),
+		  void (*free_fn)(void *));
+void ms_spec_fini(struct ms_spec *spec);
+/* Copies n bytes plus a NUL into the pool: offset, or 0 when out of memory. */
+uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n);
+
+/*
+ * Parses statements from text (len bytes) named src (for reports) and
+ * appends their rules.  Returns 0, -ENOMEM, or -EINVAL with diag filled.
+ * Nothing is appended when it fails.
+ */
+int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len,
+	     struct ms_diag *diag);
+
+/* The channel that carries spec, with room for events_cap events. */
+uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
+/* Lays spec out in map (size bytes, zeroed), rules grouped by function. */
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,
+		      uint32_t events_cap);
+
+/* Named integer constants: errno, EAI_*, O_*, S_*, SIG*, AF_*, SOCK_*, CLOCK_*. */
+int ms_name_value(const char *name, size_t len, int64_t *value);
+/* "ENOENT" for 2, or NULL. */
+const char *ms_errno_name(int err);
+const char *ms_eai_name(int code);
+
+/* Known structs for struct literals. */
+enum ms_field_kind { MS_FD_INT = 1, MS_FD_UINT, MS_FD_CHARS };
+
+struct ms_field_desc {
+	const char *name;
+	uint16_t off, size;
+	uint8_t kind;
+	int64_t min, max;
+};
+
+struct ms_struct_desc {
+	const char *name;
+	uint32_t size;
+	const struct ms_field_desc *fields;
+	unsigned nfields;
+};
+
+const struct ms_struct_desc *ms_struct_find(const char *name);
+
+/* Shell-style glob: '*', '?', '[...]'. */
+int ms_glob_match(const char *pat, const char *s);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/**
+ * @file driver.h
+ * The mockshim driver: compile statements into a session, run a program
+ * under it with libmockshim.so preloaded, and report what happened.
+ * mockrun is a thin command-line front end to this API.
+ *
+ * Functions return 0 or a negative errno; *_create returns NULL on failure;
+ * *_destroy accepts NULL.
+ *
+ * @code
+ * struct mockshim_session *s = mockshim_session_create();
+ * char *argv[] = { "cat", "/etc/hostname", NULL };
+ * struct mockshim_result res;
+ *
+ * if (mockshim_session_add(s, "-e#1", "will_fail(read, EIO)", (size_t)-1) < 0)
+ *	fputs(mockshim_session_error(s), stderr);
+ * else if (mockshim_session_run(s, argv, NULL, &res) == 0)
+ *	mockshim_session_report(s, stderr, MOCKSHIM_REPORT_TEXT);
+ * mockshim_session_destroy(s);
+ * @endcode
+ */
+#ifndef MOCKSHIM_DRIVER_H
+#define MOCKSHIM_DRIVER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mockshim_session;
+
+enum mockshim_report_format {
+	MOCKSHIM_REPORT_TEXT = 0,
+	MOCKSHIM_REPORT_TAP,
+	MOCKSHIM_REPORT_JSON,
+};
+
+enum mockshim_verbosity {
+	MOCKSHIM_QUIET = -1,	/**< failures only */
+	MOCKSHIM_NORMAL = 0,	/**< rules, failures, leftovers */
+	MOCKSHIM_VERBOSE = 1,	/**< also every consumed value, with pid/tid */
+};
+
+/** What a run ended with. */
+struct mockshim_result {
+	int exited;		/**< 1: the program exited with exit_status */
+	int exit_status;
+	int signal;		/**< the signal that killed the program, or 0 */
+	int timed_out;		/**< the timeout expired and the tree was killed */
+	int driver_signal;	/**< a signal the driver received and forwarded, or 0 */
+	int exec_errno;		/**< the program could not be started: its errno */
+	unsigned failures;	/**< failed checks, leftovers included */
+	unsigned processes;	/**< processes whose shim attached */
+};
+
+/** Creates an empty session; NULL when out of memory. */
+struct mockshim_session *mockshim_session_create(void);
+/** Destroys a session; leaves no file behind. Accepts NULL. */
+void mockshim_session_destroy(struct mockshim_session *s);
+
+/**
+ * Parses statements (DESIGN.md section 3) named @p src in reports.
+ * @p len may be (size_t)-1 for a NUL-terminated text.  On -EINVAL,
+ * mockshim_session_error() gives "SRC:LINE:COL: error: ..." with the line
+ * and a caret; nothing from @p text is kept.
+ */
+int mockshim_session_add(struct mockshim_session *s, const char *src, const char *text,
+			 size_t len);
+/** Reads statements from a file ("-": standard input). */
+int mockshim_session_add_file(struct mockshim_session *s, const char *path);
+/** The last error message, or "". */
+const char *mockshim_session_error(const struct mockshim_session *s);
+
+/** Uses @p path as libmockshim.so instead of the one found next to the driver. */
+int mockshim_session_set_shim(struct mockshim_session *s, const char *path);
+/** Kills the process tree after @p seconds (0: never). */
+int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
+/** Sets how much the text report says. */
+void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity);
+
+/**
+ * Runs argv (searched in PATH) with envp (NULL: the driver's environment)
+ * under the session and waits for it and every process it started.
+ * Forwards SIGINT, SIGTERM and SIGHUP to the program's process group.
+ * Returns 0 when the result is filled (the program may still have failed
+ * to start: see exec_errno), or a negative errno.
+ */
+int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *const envp[],
+			 struct mockshim_result *result);
+
+/** Writes the report of the last run. */
+int mockshim_session_report(struct mockshim_session *s, FILE *out, int format);
+
+/** Writes the catalog (fn NULL), or one function's details, to out.
+ * Returns -ENOENT for an unknown function. */
+int mockshim_catalog_list(FILE *out, const char *fn);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Trampolines written by hand: the variadic open family, and the
+ * allocator, which needs a bootstrap arena because dlsym itself may
+ * allocate while the real malloc is being looked up.
+ */
+#undef _FILE_OFFSET_BITS
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "shim.h"
+
+/* ---- open, open64, openat, openat64 ---- */
+
+typedef int (*open_fn)(const char *, int, ...);
+typedef int (*openat_fn)(int, const char *, int, ...);
+
+/* Variadic slots start NULL: look up on first use. */
+static void *slot(void **p, const char *name)
+{
+	void *v = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	if (ms_unlikely(!v)) {
+		v = ms_lookup(name);
+		__atomic_store_n(p, v, __ATOMIC_RELAXED);
+	}
+	return v;
+}
+
+static int needs_mode(int flags)
+{
+	return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+}
+
+#define OPEN_MODE(last, flags)                    \
+	mode_t mode = 0;                          \
+	if (needs_mode(flags)) {                  \
+		va_list ap;                       \
+		va_start(ap, last);               \
+		mode = (mode_t)va_arg(ap, int);   \
+		va_end(ap);                       \
+	}
+
+#define DEFINE_OPEN(name, id)                                                           \
+	MS_EXPORT int name(const char *pathname, int flags, ...)                        \
+	{                                                                               \
+		open_fn f;                                                              \
+		void *p;                                                                \
+		OPEN_MODE(flags, flags)                                                 \
+		if (ms_unlikely(ms_armed[id])) {                                        \
+			uint64_t a[] = { MS_U(pathname), MS_U(flags), MS_U(mode) };     \
+			int64_t v;                                                      \
+			if (ms_consult(id, a, &v, MS_CALLER))                           \
+				return (int)v;                                          \
+		}                                                                       \
+		p = slot(&ms_real.name.ptr, #name);                                     \
+		memcpy(&f, &p, sizeof(f));                                              \
+		return f(pathname, flags, mode);                                        \
+	}
+
+#define DEFINE_OPENAT(name, id)                                                         \
+	MS_EXPORT int name(int dirfd, const char *pathname, int flags, ...)             \
+	{                                                                               \
+		openat_fn f;                                                            \
+		void *p;                                                                \
+		OPEN_MODE(flags, flags)                                                 \
+		if (ms_unlikely(ms_armed[id])) {                                        \
+			uint64_t a[] = { MS_U(dirfd), MS_U(pathname), MS_U(flags),      \
+					 MS_U(mode) };                                  \
+			int64_t v;                                                      \
+			if (ms_consult(id, a, &v, MS_CALLER))                           \
+				return (int)v;                                          \
+		}                                                                       \
+		p = slot(&ms_real.name.ptr, #name);                                     \
+		memcpy(&f, &p, sizeof(f));                                              \
+		return f(dirfd, pathname, flags, mode);                                 \
+	}
+
+DEFINE_OPEN(open, MS_ID_open)
+DEFINE_OPEN(open64, MS_ID_open)
+DEFINE_OPENAT(openat, MS_ID_openat)
+DEFINE_OPENAT(openat64, MS_ID_openat)
+
+/* ---- the allocator ---- */
+
+/*
+ * Bootstrap arena: serves malloc/calloc/realloc while dlsym runs on this
+ * thread (ms_binding).  Blocks are never reused; free() of one is a no-op.
+ * Once used, free and realloc stay on their slow path, where they
+ * recognise arena pointers, so the real free never sees one.
+ */
+#define BOOT_SIZE (256 * 1024)
+static _Alignas(16) unsigned char boot_arena[BOOT_SIZE];
+static size_t boot_top;
+int ms_boot_used;
+
+struct boot_hdr {
+	size_t size;
+	size_t pad;
+};
+
+static void *boot_alloc(size_t n)
+{
+	size_t need = sizeof(struct boot_hdr) + ((n + 15) & ~(size_t)15);
+	size_t top = __atomic_load_n(&boot_top, __ATOMIC_RELAXED);
+	struct boot_hdr *h;
+
+	do {
+		if (n > BOOT_SIZE || need > BOOT_SIZE - top)
+			return NULL;
+	} while (!__atomic_compare_exchange_n(&boot_top, &top, top + need, 1, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	h = (struct boot_hdr *)(boot_arena + top);
+	h->size = n;
+	if (!__atomic_exchange_n(&ms_boot_used, 1, __ATOMIC_RELAXED))
+		ms_rearm();
+	return h + 1; /* zeroed: the arena is never reused */
+}
+
+static int boot_owns(const void *p)
+{
+	return (const unsigned char *)p >= boot_arena &&
+	       (const unsigned char *)p < boot_arena + BOOT_SIZE;
+}
+
+MS_EXPORT void *malloc(size_t size)
+{
+	if (ms_unlikely(ms_armed[MS_ID_malloc])) {
+		uint64_t a[] = { MS_U(size) };
+		int64_t v;
+
+		if (ms_consult(MS_ID_malloc, a, &v, MS_CALLER))
+			return (void *)(uintptr_t)v;
+	}
+	return ms_real.malloc.fn(size);
+}
+
+void *ms_bind_malloc(size_t size)
+{
+	if (ms_binding)
+		return boot_alloc(size);
+	ms_real.malloc.ptr = ms_lookup("malloc");
+	return ms_real.malloc.fn(size);
+}
+
+MS_EXPORT void *calloc(size_t nmemb, size_t size)
+{
+	if (ms_unlikely(ms_armed[MS_ID_calloc])) {
+		uint64_t a[] = { MS_U(nmemb), MS_U(size) };
+		int64_t v;
+
+		if (ms_consult(MS_ID_calloc, a, &v, MS_CALLER))
+			return (void *)(uintptr_t)v;
+	}
+	return ms_real.calloc.fn(nmemb, size);
+}
+
+void *ms_bind_calloc(size_t nmemb, size_t size)
+{
+	if (ms_binding) {
+		if (size && nmemb > SIZE_MAX / size)
+			return NULL;
+		return boot_alloc(nmemb * size);
+	}
+	ms_real.calloc.ptr = ms_lookup("calloc");
+	return ms_real.calloc.fn(nmemb, size);
+}
+
+static void *boot_realloc(void *ptr, size_t size)
+{
+	const struct boot_hdr *h = (const struct boot_hdr *)ptr - 1;
+	void *q = ms_binding ? boot_alloc(size) : malloc(size);
+
+	if (q)
+		memcpy(q, ptr, h->size < size ? h->size : size);
+	return q;
+}
+
+MS_EXPORT void *realloc(void *ptr, size_t size)
+{
+	if (ms_unlikely(ms_armed[MS_ID_realloc])) {
+		uint64_t a[] = { MS_U(ptr), MS_U(size) };
+		int64_t v;
+
+		if (ms_consult(MS_ID_realloc, a, &v, MS_CALLER))
+			return (void *)(uintptr_t)v;
+		if (boot_owns(ptr))
+			return boot_realloc(ptr, size);
+	}
+	return ms_real.realloc.fn(ptr, size);
+}
+
+void *ms_bind_realloc(void *ptr, size_t size)
+{
+	if (boot_owns(ptr) || ms_binding)
+		return ptr ? boot_realloc(ptr, size) : boot_alloc(size);
+	ms_real.realloc.ptr = ms_lookup("realloc");
+	return ms_real.realloc.fn(ptr, size);
+}
+
+MS_EXPORT void free(void *ptr)
+{
+	if (ms_unlikely(ms_armed[MS_ID_free])) {
+		uint64_t a[] = { MS_U(ptr) };
+		int64_t v;
+
+		if (boot_owns(ptr))
+			return;
+		if (ms_consult(MS_ID_free, a, &v, MS_CALLER))
+			return;
+	}
+	ms_real.free.fn(ptr);
+}
+
+void ms_bind_free(void *ptr)
+{
+	if (boot_owns(ptr) || ms_binding)
+		return;
+	ms_real.free.ptr = ms_lookup("free");
+	ms_real.free.fn(ptr);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internals of libmockshim.so shared by the trampolines and the runtime.
+ *
+ * +--------------------------------------------------------------------+
+ * | Shim discipline (every file of libmockshim/ follows it):           |
+ * | - never call a catalog function: use syscall() or the real table;  |
+ * | - no stdio, no malloc, no getenv on the call path;                 |
+ * | - save errno on entry, restore it unless the reply sets it;        |
+ * | - re-entry goes to the real function (ms_consult's depth guard).   |
+ * +--------------------------------------------------------------------+
+ */
+#ifndef MS_SHIM_H
+#define MS_SHIM_H
+
+/* Every type the catalog's prototypes use. */
+#include <dirent.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <time.h>
+
+#include "catalog.h"
+
+#define MS_EXPORT __attribute__((visibility("default")))
+#define MS_HIDDEN __attribute__((visibility("hidden")))
+#define ms_unlikely(x) __builtin_expect(!!(x), 0)
+#define MS_CALLER __builtin_return_address(0)
+
+/* Arguments are passed to ms_consult as 64-bit words. */
+#define MS_U(x) ((uint64_t)(uintptr_t)(x))
+#define MS_CAT_(a, b) a##b
+#define MS_CAT(a, b) MS_CAT_(a, b)
+#define MS_ARR0() 0
+#define MS_ARR1(a) MS_U(a)
+#define MS_ARR2(a, b) MS_U(a), MS_U(b)
+#define MS_ARR3(a, b, c) MS_U(a), MS_U(b), MS_U(c)
+#define MS_ARR4(a, b, c, d) MS_U(a), MS_U(b), MS_U(c), MS_U(d)
+#define MS_ARR5(a, b, c, d, e) MS_U(a), MS_U(b), MS_U(c), MS_U(d), MS_U(e)
+#define MS_ARR6(a, b, c, d, e, f) MS_U(a), MS_U(b), MS_U(c), MS_U(d), MS_U(e), MS_U(f)
+#define MS_ARR(n, args) MS_CAT(MS_ARR, n) args
+#define MS_NARGS(...) MS_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
+#define MS_CARR_(...) MS_CAT(MS_ARR, MS_NARGS(__VA_ARGS__))(__VA_ARGS__)
+#define MS_CARR(args) MS_CARR_ args
+
+/*
+ * Per-function armed flag: 0 = no rule, go straight to the real function.
+ * Starts at 1 for every function so that calls made before the channel is
+ * attached take the slow path, which attaches first.
+ */
+extern uint8_t ms_armed[MS_FN_COUNT] MS_HIDDEN;
+
+/* The real functions, bound lazily: each slot starts at a stub that looks
+ * the symbol up with dlsym(RTLD_NEXT) and then calls it. */
+struct ms_real_table {
+#define MS_FN(ret, name, n, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(canon, ret, name, n, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MS_ALIAS_H MS_ALIAS
+#define MS_ALIAS_V MS_ALIAS
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};
+extern struct ms_real_table ms_real MS_HIDDEN;
+
+/* Bind stubs (generated, or written by hand for _H rows). */
+#define MS_FN(ret, name, n, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MS_FN_H MS_FN
+#define MS_FN_V(...)
+#define MS_ALIAS(canon, ret, name, n, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MS_ALIAS_H MS_ALIAS
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+
+/* dlsym(RTLD_NEXT, name), with ms_binding set so that the allocator calls
+ * dlsym may make are served from the bootstrap arena. */
+MS_HIDDEN void *ms_lookup(const char *name);
+extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec")));
+
+/*
+ * The slow path of every armed trampoline.  Returns 1 with *ret set when
+ * the call is mocked (outputs written, errno set or preserved), 0 when the
+ * real function must run (errno preserved).  Async-signal-safe.
+ */
+MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller);
+
+/* Recomputes ms_armed from the channel and the bootstrap allocator. */
+MS_HIDDEN void ms_rearm(void);
+extern int ms_boot_used MS_HIDDEN;
+
+/* Diagnostics on fd 2 with raw write(2): errno preserved. */
+MS_HIDDEN void ms_diag(const char *a, const char *b, const char *c);
+
+#endif

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The generated trampolines: one per catalog row and alias, each
+ *	if (armed) { consult; if mocked return reply; }
+ *	return real(args);
+ * and the stubs that bind the real function on first use.
+ *
+ * This file is compiled without _GNU_SOURCE, so that glibc's transparent
+ * unions (__SOCKADDR_ARG) do not clash with the catalog's plain pointer
+ * types, and without _FILE_OFFSET_BITS, so that open is open, not open64.
+ */
+#undef _FILE_OFFSET_BITS
+#undef _GNU_SOURCE
+#define _DEFAULT_SOURCE
+#define _LARGEFILE64_SOURCE
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <sys/sendfile.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shim.h"
+
+/* Declarations first: for the symbols glibc declares too, a prototype that
+ * disagrees with glibc's is a compile error here. */
+#define MS_FN(ret, name, n, proto, ...) MS_EXPORT ret name proto;
+#define MS_FN_H(...)
+#define MS_FN_V(...)
+#define MS_ALIAS(canon, ret, name, n, proto, ...) MS_EXPORT ret name proto;
+#define MS_ALIAS_H(...)
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+
+#define MS_TRAMPOLINE(id, ret, name, proto, args, cargs)                                  \
+	MS_EXPORT ret name proto                                                          \
+	{                                                                                 \
+		if (ms_unlikely(ms_armed[id])) {                                          \
+			uint64_t a_[] = { cargs };                                        \
+			int64_t v_;                                                       \
+			if (ms_consult(id, a_, &v_, MS_CALLER))                           \
+				return (ret)(uintptr_t)v_;                                \
+		}                                                                         \
+		return ms_real.name.fn args;                                              \
+	}                                                                                 \
+	MS_HIDDEN ret ms_bind_##name proto                                                \
+	{                                                                                 \
+		ms_real.name.ptr = ms_lookup(#name);                                      \
+		return ms_real.name.fn args;                                              \
+	}
+
+#define MS_FN(ret, name, n, proto, args, ...) \
+	MS_TRAMPOLINE(MS_ID_##name, ret, name, proto, args, MS_ARR(n, args))
+#define MS_FN_H(...)
+#define MS_FN_V(...)
+#define MS_ALIAS(canon, ret, name, n, proto, args, cargs) \
+	MS_TRAMPOLINE(MS_ID_##canon, ret, name, proto, args, MS_CARR(cargs))
+#define MS_ALIAS_H(...)
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+
+struct ms_real_table ms_real = {
+#define MS_FN(ret, name, ...) .name = { .fn = ms_bind_##name },
+#define MS_FN_H MS_FN
+#define MS_FN_V(ret, name, ...) .name = { .ptr = NULL },
+#define MS_ALIAS(canon, ret, name, ...) .name = { .fn = ms_bind_##name },
+#define MS_ALIAS_H MS_ALIAS
+#define MS_ALIAS_V(canon, ret, name, ...) .name = { .ptr = NULL },
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};
+
+uint8_t ms_armed[MS_FN_COUNT] = {
+#define MS_FN(ret, name, ...) [MS_ID_##name] = 1,
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(...)
+#define MS_ALIAS_H(...)
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* mockrun: run a program with mocked functions (DESIGN.md section 4). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mockshim/driver.h"
+
+#define EXIT_MOCKRUN 125
+#define EXIT_CANNOT_RUN 126
+#define EXIT_NOT_FOUND 127
+#define EXIT_TIMEOUT 124
+
+static void usage(FILE *out)
+{
+	fputs("usage: mockrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
+	      "waits for it and every process it starts, and reports.\n"
+	      "\n"
+	      "  -e, --eval STMTS          statements (repeatable; named -e#1, -e#2, ...)\n"
+	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
+	      "      --report FMT          text (default, on stderr) | tap | json (on stdout)\n"
+	      "  -o, --output FILE         write the report there\n"
+	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
+	      "      --error-exitcode N    exit status when a check fails (default 123)\n"
+	      "      --list [FN]           the catalog, or one function's details\n"
+	      "  -q, --quiet               report failures only\n"
+	      "  -v, --verbose             report every consumed value\n"
+	      "  -h, --help                this text\n"
+	      "      --version             the version\n"
+	      "\n"
+	      "Exit status: the program's own when every check passed; 123 (or N) when a\n"
+	      "check failed; 124 on timeout; 125 for mockrun's own errors; 126 when the\n"
+	      "program cannot be run, 127 when it is not found; 128+N when it was killed\n"
+	      "by signal N.\n"
+	      "Example: mockrun -e 'will_fail(read, EIO)' cat /etc/hostname\n",
+	      out);
+}
+
+enum {
+	OPT_REPORT = 256,
+	OPT_TIMEOUT,
+	OPT_ERROR_EXITCODE,
+	OPT_LIST,
+	OPT_VERSION,
+	OPT_LATER,
+};
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "eval", required_argument, NULL, 'e' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "report", required_argument, NULL, OPT_REPORT },
+		{ "output", required_argument, NULL, 'o' },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, OPT_VERSION },
+		/* later issues; refused clearly rather than ignored */
+		{ "module", required_argument, NULL, 'm' },
+		{ "trace", optional_argument, NULL, OPT_LATER },
+		{ "trace-file", required_argument, NULL, OPT_LATER },
+		{ "record", required_argument, NULL, OPT_LATER },
+		{ "record-fns", required_argument, NULL, OPT_LATER },
+		{ "on-fail", required_argument, NULL, OPT_LATER },
+		{ "check", no_argument, NULL, OPT_LATER },
+		{ "test", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct mockshim_session *s = mockshim_session_create();
+	struct mockshim_result res;
+	const char *output = NULL;
+	int format = MOCKSHIM_REPORT_TEXT, verbosity = MOCKSHIM_NORMAL, neval = 0, c, r, rc;
+	long error_exitcode = 123;
+	FILE *out;
+
+	if (!s) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		return EXIT_MOCKRUN;
+	}
+	while ((c = getopt_long(argc, argv, "+e:f:o:qvhm:t:j:", opts, NULL)) != -1) {
+		char name[32];
+		long v;
+
+		switch (c) {
+		case 'e':
+			snprintf(name, sizeof(name), "-e#%d", ++neval);
+			if (mockshim_session_add(s, name, optarg, (size_t)-1) < 0)
+				goto spec_error;
+			break;
+		case 'f':
+			if (mockshim_session_add_file(s, optarg) < 0)
+				goto spec_error;
+			break;
+		case OPT_REPORT:
+			if (strcmp(optarg, "text") == 0) {
+				format = MOCKSHIM_REPORT_TEXT;
+			} else if (strcmp(optarg, "tap") == 0) {
+				format = MOCKSHIM_REPORT_TAP;
+			} else if (strcmp(optarg, "json") == 0) {
+				format = MOCKSHIM_REPORT_JSON;
+			} else if (strcmp(optarg, "junit") == 0) {
+				fprintf(stderr, "mockrun: --report junit is not implemented yet\n");
+				goto fail;
+			} else {
+				fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, json)\n",
+					optarg);
+				goto fail;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_TIMEOUT: {
+			char *end;
+			double t;
+
+			errno = 0;
+			t = strtod(optarg, &end);
+			if (errno || end == optarg || *end || mockshim_session_set_timeout(s, t) < 0 || t <= 0) {
+				fprintf(stderr, "mockrun: --timeout: '%s' is not a positive number of seconds\n",
+					optarg);
+				goto fail;
+			}
+			break;
+		}
+		case OPT_ERROR_EXITCODE:
+			if (parse_int(optarg, 0, 255, &v) < 0) {
+				fprintf(stderr, "mockrun: --error-exitcode: '%s' is not in 0..255\n", optarg);
+				goto fail;
+			}
+			error_exitcode = v;
+			break;
+		case OPT_LIST: {
+			const char *fn = optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
+
+			if (mockshim_catalog_list(stdout, fn) < 0) {
+				fprintf(stderr, "mockrun: --list: '%s' is not in the catalog\n", fn);
+				goto fail;
+			}
+			mockshim_session_destroy(s);
+			return 0;
+		}
+		case 'q':
+			verbosity = MOCKSHIM_QUIET;
+			break;
+		case 'v':
+			verbosity = MOCKSHIM_VERBOSE;
+			break;
+		case 'h':
+			usage(stdout);
+			mockshim_session_destroy(s);
+			return 0;
+		case OPT_VERSION:
+			printf("mockrun (mockshim) %s\n", MS_VERSION);
+			mockshim_session_destroy(s);
+			return 0;
+		case 'm':
+		case 't':
+		case 'j':
+		case OPT_LATER:
+			fprintf(stderr, "mockrun: %s is not implemented yet\n", argv[optind - 1]);
+			goto fail;
+		default:
+			usage(stderr);
+			goto fail;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "mockrun: no program given\n");
+		usage(stderr);
+		goto fail;
+	}
+	mockshim_session_set_verbosity(s, verbosity);
+	r = mockshim_session_run(s, argv + optind, NULL, &res);
+	if (r < 0) {
+		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),
+			mockshim_session_error(s)[0] ? mockshim_session_error(s) : "\n");
+		goto fail;
+	}
+	if (res.exec_errno) {
+		fprintf(stderr, "mockrun: %s: %s\n", argv[optind], strerror(res.exec_errno));
+		mockshim_session_destroy(s);
+		return res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? EXIT_NOT_FOUND
+									  : EXIT_CANNOT_RUN;
+	}
+	out = output ? fopen(output, "we") : format == MOCKSHIM_REPORT_TEXT ? stderr : stdout;
+	if (!out) {
+		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
+		goto fail;
+	}
+	mockshim_session_report(s, out, format);
+	if (output && fclose(out) != 0) {
+		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
+		goto fail;
+	}
+	if (res.timed_out)
+		rc = EXIT_TIMEOUT;
+	else if (res.signal)
+		rc = 128 + res.signal;
+	else if (res.driver_signal)
+		rc = 128 + res.driver_signal;
+	else if (res.failures)
+		rc = (int)error_exitcode;
+	else
+		rc = res.exit_status;
+	mockshim_session_destroy(s);
+	return rc;
+
+spec_error:
+	fputs(mockshim_session_error(s), stderr);
+fail:
+	mockshim_session_destroy(s);
+	return EXIT_MOCKRUN;
+}

@@ -1,0 +1,582 @@
+/* SPDX-License-Identifier: MIT */
+/* Driver sessions: statements, the channel, and running a program. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "channel.h"
+#include "session.h"
+
+#define DEFAULT_EVENTS 8192
+#define KILL_GRACE_MS 2000
+
+extern char **environ;
+
+struct mockshim_session *mockshim_session_create(void)
+{
+	struct mockshim_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	ms_spec_init(&s->spec, realloc, free);
+	s->memfd = -1;
+	s->events_cap = DEFAULT_EVENTS;
+	return s;
+}
+
+static void release_run(struct mockshim_session *s)
+{
+	if (s->map)
+		munmap(s->map, s->map_size);
+	s->map = NULL;
+	if (s->memfd >= 0)
+		close(s->memfd);
+	s->memfd = -1;
+	for (size_t i = 0; i < s->nstill_running; i++)
+		free(s->still_running[i]);
+	free(s->still_running);
+	s->still_running = NULL;
+	s->nstill_running = 0;
+	free(s->program);
+	s->program = NULL;
+	s->ran = 0;
+}
+
+void mockshim_session_destroy(struct mockshim_session *s)
+{
+	if (!s)
+		return;
+	release_run(s);
+	for (size_t i = 0; i < s->nsources; i++) {
+		free(s->sources[i].name);
+		free(s->sources[i].text);
+	}
+	free(s->sources);
+	free(s->shim_path);
+	ms_spec_fini(&s->spec);
+	free(s);
+}
+
+const char *mockshim_session_error(const struct mockshim_session *s)
+{
+	return s->error;
+}
+
+const char *ms_source_line(const struct mockshim_session *s, const char *src, uint32_t line,
+			   size_t *n)
+{
+	for (size_t i = 0; i < s->nsources; i++) {
+		const char *p = s->sources[i].text, *end = p + s->sources[i].len, *e;
+
+		if (strcmp(s->sources[i].name, src) != 0)
+			continue;
+		for (uint32_t l = 1; l < line && p < end; l++) {
+			e = memchr(p, '\n', (size_t)(end - p));
+			p = e ? e + 1 : end;
+		}
+		e = memchr(p, '\n', (size_t)(end - p));
+		*n = (size_t)((e ? e : end) - p);
+		return p;
+	}
+	*n = 0;
+	return NULL;
+}
+
+int mockshim_session_add(struct mockshim_session *s, const char *src, const char *text,
+			 size_t len)
+{
+	struct ms_diag diag;
+	struct source *srcs, *nsrc;
+	int r;
+
+	if (len == (size_t)-1)
+		len = strlen(text);
+	s->error[0] = '\0';
+	srcs = realloc(s->sources, (s->nsources + 1) * sizeof(*srcs));
+	if (!srcs)
+		return -ENOMEM;
+	s->sources = srcs;
+	nsrc = &srcs[s->nsources];
+	nsrc->name = strdup(src);
+	nsrc->text = malloc(len + 1);
+	nsrc->len = len;
+	if (!nsrc->name || !nsrc->text) {
+		free(nsrc->name);
+		free(nsrc->text);
+		return -ENOMEM;
+	}
+	memcpy(nsrc->text, text, len);
+	nsrc->text[len] = '\0';
+	s->nsources++;
+	r = ms_parse(&s->spec, src, text, len, &diag);
+	if (r == -EINVAL) {
+		size_t n, off;
+		const char *line = ms_source_line(s, src, diag.line, &n);
+		int k;
+
+		k = snprintf(s->error, sizeof(s->error), "%s:%u:%u: error: %s\n", src, diag.line,
+			     diag.col, diag.msg);
+		off = k > 0 ? (size_t)k : 0;
+		if (line && off < sizeof(s->error)) {
+			/* Tabs are kept so that the caret lines up under them. */
+			k = snprintf(s->error + off, sizeof(s->error) - off, "    %.*s\n    ",
+				     (int)(n > 200 ? 200 : n), line);
+			off += k > 0 ? (size_t)k : 0;
+			for (uint32_t c = 1; c < diag.col && c <= 200 && off + 2 < sizeof(s->error); c++)
+				s->error[off++] = line[c - 1] == '\t' ? '\t' : ' ';
+			if (off + 2 < sizeof(s->error)) {
+				s->error[off++] = '^';
+				s->error[off++] = '\n';
+				s->error[off] = '\0';
+			}
+		}
+	} else if (r < 0) {
+		snprintf(s->error, sizeof(s->error), "%s: %s\n", src, strerror(-r));
+	}
+	return r;
+}
+
+int mockshim_session_add_file(struct mockshim_session *s, const char *path)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int r = 0;
+
+	if (!f) {
+		r = -errno;
+		snprintf(s->error, sizeof(s->error), "%s: cannot read: %s\n", path, strerror(errno));
+		return r;
+	}
+	for (;;) {
+		size_t got;
+
+		if (len + 4096 > cap) {
+			char *nb = realloc(buf, cap = cap * 2 + 4096);
+
+			if (!nb) {
+				r = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+		}
+		got = fread(buf + len, 1, cap - len, f);
+		len += got;
+		if (got == 0) {
+			if (ferror(f)) {
+				r = -EIO;
+				snprintf(s->error, sizeof(s->error), "%s: read error\n", path);
+				goto out;
+			}
+			break;
+		}
+	}
+	r = mockshim_session_add(s, path, buf ? buf : "", len);
+out:
+	if (f != stdin)
+		fclose(f);
+	free(buf);
+	return r;
+}
+
+int mockshim_session_set_shim(struct mockshim_session *s, const char *path)
+{
+	char *p = strdup(path);
+
+	if (!p)
+		return -ENOMEM;
+	free(s->shim_path);
+	s->shim_path = p;
+	return 0;
+}
+
+int mockshim_session_set_timeout(struct mockshim_session *s, double seconds)
+{
+	if (!(seconds >= 0) || seconds > 1e9)
+		return -EINVAL;
+	s->timeout = seconds;
+	return 0;
+}
+
+void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity)
+{
+	s->verbosity = verbosity;
+}
+
+/* ---- finding libmockshim.so ---- */
+
+static char *find_shim(void)
+{
+	char self[PATH_MAX], cand[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	const char *env = getenv("MOCKSHIM_LIBRARY");
+
+	if (env && *env)
+		return realpath(env, NULL);
+	if (n > 0) {
+		char *slash;
+
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash) {
+			*slash = '\0';
+			/* the build tree: runner/mockrun, libmockshim/libmockshim.so */
+			snprintf(cand, sizeof(cand), "%s/../libmockshim/libmockshim.so", self);
+			if (access(cand, R_OK) == 0)
+				return realpath(cand, NULL);
+			/* installed relative to the binary: bin/ and lib/ */
+			snprintf(cand, sizeof(cand), "%s/../%s/libmockshim.so", self, MS_LIBDIR_REL);
+			if (access(cand, R_OK) == 0)
+				return realpath(cand, NULL);
+		}
+	}
+	if (access(MS_LIBDIR "/libmockshim.so", R_OK) == 0)
+		return strdup(MS_LIBDIR "/libmockshim.so");
+	return NULL;
+}
+
+/* ---- environment of the program ---- */
+
+static char **child_env(char *const envp[], const char *shim, const char *chan_path)
+{
+	size_t n = 0, k = 0;
+	char **env;
+	const char *preload = NULL;
+
+	for (; envp[n]; n++)
+		if (strncmp(envp[n], "LD_PRELOAD=", 11) == 0)
+			preload = envp[n] + 11;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0 ||
+		    strncmp(envp[i], MS_CHAN_ENV "=", sizeof(MS_CHAN_ENV)) == 0 ||
+		    strncmp(envp[i], "MOCKSHIM=", 9) == 0 || strncmp(envp[i], "MOCKSHIM_FILE=", 14) == 0)
+			continue;
+		env[k++] = envp[i];
+	}
+	/* Appended: sanitizer runtimes must stay first. */
+	if (preload && *preload) {
+		if (asprintf(&env[k], "LD_PRELOAD=%s:%s", preload, shim) < 0)
+			goto fail;
+	} else if (asprintf(&env[k], "LD_PRELOAD=%s", shim) < 0) {
+		goto fail;
+	}
+	k++;
+	if (asprintf(&env[k], "%s=%s", MS_CHAN_ENV, chan_path) < 0) {
+		free(env[k - 1]);
+		goto fail;
+	}
+	env[k + 1] = NULL;
+	return env;
+fail:
+	free(env);
+	return NULL;
+}
+
+static void free_child_env(char **env)
+{
+	size_t n = 0;
+
+	if (!env)
+		return;
+	while (env[n])
+		n++;
+	/* the last two are ours */
+	if (n >= 2) {
+		free(env[n - 1]);
+		free(env[n - 2]);
+	}
+	free(env);
+}
+
+/* ---- the process tree ---- */
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Children of pid (all threads), via /proc/PID/task/TID/children. */
+static size_t list_children(pid_t pid, pid_t *out, size_t cap)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char cpath[320];
+		FILE *f;
+		int c;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(cpath, sizeof(cpath), "/proc/%d/task/%s/children", (int)pid, de->d_name);
+		f = fopen(cpath, "re");
+		if (!f)
+			continue;
+		while (n < cap && fscanf(f, "%d", &c) == 1)
+			out[n++] = c;
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Every descendant of this process, breadth first. */
+static size_t list_tree(pid_t *out, size_t cap)
+{
+	size_t n = list_children(getpid(), out, cap);
+
+	for (size_t i = 0; i < n && n < cap; i++)
+		n += list_children(out[i], out + n, cap - n);
+	return n;
+}
+
+static void kill_tree(pid_t pgid, int sig)
+{
+	pid_t pids[4096];
+	size_t n = list_tree(pids, sizeof(pids) / sizeof(pids[0]));
+
+	kill(-pgid, sig);
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], sig);
+}
+
+static void note_still_running(struct mockshim_session *s)
+{
+	pid_t pids[256];
+	size_t n = list_tree(pids, sizeof(pids) / sizeof(pids[0]));
+
+	s->still_running = calloc(n ? n : 1, sizeof(char *));
+	if (!s->still_running)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		char path[64], comm[64] = "?";
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
+		f = fopen(path, "re");
+		if (f) {
+			if (fgets(comm, sizeof(comm), f))
+				comm[strcspn(comm, "\n")] = '\0';
+			fclose(f);
+		}
+		if (asprintf(&s->still_running[s->nstill_running], "%s[%d]", comm, (int)pids[i]) >= 0)
+			s->nstill_running++;
+	}
+}
+
+static int make_channel(struct mockshim_session *s)
+{
+	uint64_t size = ms_channel_size(&s->spec, s->events_cap);
+
+	s->memfd = memfd_create("mockshim", MFD_CLOEXEC);
+	if (s->memfd < 0)
+		return -errno;
+	if (ftruncate(s->memfd, (off_t)size) != 0)
+		return -errno;
+	s->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s->memfd, 0);
+	if (s->map == MAP_FAILED) {
+		s->map = NULL;
+		return -errno;
+	}
+	s->map_size = size;
+	ms_channel_write(&s->spec, s->map, size, s->events_cap);
+	return 0;
+}
+
+int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *const envp[],
+			 struct mockshim_result *result)
+{
+	sigset_t mask, old;
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_ttou;
+	char chan_path[64];
+	char **env = NULL;
+	int errpipe[2] = { -1, -1 }, sfd = -1, r = 0, tty = -1, exec_err = 0;
+	pid_t child = -1;
+	int64_t deadline = -1, kill_at = -1;
+	int main_done = 0, status = 0;
+	ssize_t got;
+
+	if (!argv || !argv[0])
+		return -EINVAL;
+	release_run(s);
+	memset(&s->result, 0, sizeof(s->result));
+	s->program = strdup(argv[0]);
+	if (!s->program)
+		return -ENOMEM;
+	if (!s->shim_path) {
+		s->shim_path = find_shim();
+		if (!s->shim_path) {
+			snprintf(s->error, sizeof(s->error),
+				 "cannot find libmockshim.so (set MOCKSHIM_LIBRARY)\n");
+			return -ENOENT;
+		}
+	}
+	if (strpbrk(s->shim_path, ": ")) {
+		snprintf(s->error, sizeof(s->error),
+			 "the path of libmockshim.so cannot go in LD_PRELOAD (it has ':' or ' '): %s\n",
+			 s->shim_path);
+		return -EINVAL;
+	}
+	r = make_channel(s);
+	if (r < 0)
+		goto out;
+	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d", (int)getpid(), s->memfd);
+	env = child_env(envp ? envp : environ, s->shim_path, chan_path);
+	if (!env) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (pipe2(errpipe, O_CLOEXEC) != 0) {
+		r = -errno;
+		goto out;
+	}
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		r = -errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	/* Orphans of the tree come to us, so we can wait for all of them. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	child = fork();
+	if (child < 0) {
+		r = -errno;
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		goto out;
+	}
+	if (child == 0) {
+		int e;
+
+		setpgid(0, 0);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		execvpe(argv[0], argv, env);
+		e = errno;
+		if (write(errpipe[1], &e, sizeof(e)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(child, child);
+	close(errpipe[1]);
+	errpipe[1] = -1;
+	/* The program gets the terminal, as under a shell. */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+		tty = STDIN_FILENO;
+		sigaction(SIGTTOU, &ign, &old_ttou);
+		tcsetpgrp(tty, child);
+	}
+	got = read(errpipe[0], &exec_err, sizeof(exec_err));
+	if (got != (ssize_t)sizeof(exec_err))
+		exec_err = 0;
+	if (s->timeout > 0)
+		deadline = now_ms() + (int64_t)(s->timeout * 1000);
+
+	for (;;) {
+		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct signalfd_siginfo si;
+		int64_t t = now_ms(), wait_ms = -1;
+		pid_t p;
+		int st;
+
+		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (p == child) {
+				status = st;
+				main_done = 1;
+			}
+		}
+		if (p < 0 && errno == ECHILD)
+			break;
+		if (deadline >= 0 && t >= deadline && !s->result.timed_out) {
+			s->result.timed_out = 1;
+			note_still_running(s);
+			kill_tree(child, SIGTERM);
+			kill_at = t + KILL_GRACE_MS;
+		}
+		if (kill_at >= 0 && t >= kill_at) {
+			kill_tree(child, SIGKILL);
+			kill_at = t + KILL_GRACE_MS;
+		}
+		if (kill_at >= 0)
+			wait_ms = kill_at - t;
+		else if (deadline >= 0)
+			wait_ms = deadline - t;
+		if (poll(&pfd, 1, wait_ms < 0 ? -1 : (int)(wait_ms > INT_MAX ? INT_MAX : wait_ms)) < 0 &&
+		    errno != EINTR)
+			break;
+		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+			if (si.ssi_signo == SIGCHLD)
+				continue;
+			s->result.driver_signal = (int)si.ssi_signo;
+			kill_tree(child, (int)si.ssi_signo);
+		}
+	}
+	(void)main_done;
+	if (tty >= 0) {
+		tcsetpgrp(tty, getpgrp());
+		sigaction(SIGTTOU, &old_ttou, NULL);
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 0);
+
+	s->ran = 1;
+	s->result.exec_errno = exec_err;
+	if (!exec_err) {
+		if (WIFEXITED(status)) {
+			s->result.exited = 1;
+			s->result.exit_status = WEXITSTATUS(status);
+		} else if (WIFSIGNALED(status)) {
+			s->result.signal = WTERMSIG(status);
+		}
+	}
+	s->result.processes = ((struct ms_chan_hdr *)s->map)->attached;
+	s->result.failures = ms_count_failures(s);
+	if (result)
+		*result = s->result;
+out:
+	if (sfd >= 0)
+		close(sfd);
+	if (errpipe[0] >= 0)
+		close(errpipe[0]);
+	if (errpipe[1] >= 0)
+		close(errpipe[1]);
+	free_child_env(env);
+	/* The memfd goes now: nothing of the session survives the run but the
+	 * mapping, which the report reads. */
+	if (s->memfd >= 0)
+		close(s->memfd);
+	s->memfd = -1;
+	return r;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Private state of a driver session, shared by session.c and report.c. */
+#ifndef MS_SESSION_H
+#define MS_SESSION_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "mockshim/driver.h"
+#include "spec.h"
+
+struct source {
+	char *name;
+	char *text;
+	size_t len;
+};
+
+struct mockshim_session {
+	struct ms_spec spec;
+	struct source *sources;
+	size_t nsources;
+	char error[2048];
+	char *shim_path;
+	double timeout;
+	int verbosity;
+	uint32_t events_cap;
+
+	/* the last run */
+	int ran;
+	struct mockshim_result result;
+	char *program;
+	int memfd;
+	void *map;
+	uint64_t map_size;
+	char **still_running;	/* "name[pid]" at timeout */
+	size_t nstill_running;
+};
+
+/* Source line `line` (1-based) of source `src`, its length in *n. */
+const char *ms_source_line(const struct mockshim_session *s, const char *src, uint32_t line,
+			   size_t *n);
+/* Failed checks of the last run: shim failures + leftovers. */
+unsigned ms_count_failures(const struct mockshim_session *s);
+
+#endif
