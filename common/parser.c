@@ -342,6 +342,7 @@ enum val_kind { V_INT = 1, V_DBL, V_STR, V_NULL, V_BOOL, V_PH, V_STRUCT, V_DUR }
 struct field {
 	const char *name;	/* NULL: positional */
 	size_t name_n;
+	uint32_t line, col;	/* of the name */
 	struct val *v;
 };
 
@@ -497,6 +498,8 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 					return fail_tok(ps, t, "expected a field name after '.'");
 				f->name = t->s;
 				f->name_n = t->n;
+				f->line = t->line;
+				f->col = t->col;
 				if (next(ps))
 					return -1;
 				if (!is_punct(t, '='))
@@ -609,6 +612,9 @@ static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 		if (is_punct(t, ',')) {
 			if (next(ps))
 				return -1;
+		} else if (t->type == T_EOF) {
+			return fail_tok(ps, t, "missing ')' to close '%.*s(' of line %u",
+					(int)st->name.n, st->name.s, st->name.line);
 		} else if (!is_punct(t, ')')) {
 			return fail_tok(ps, t, "expected ',' or ')'");
 		}
@@ -636,6 +642,21 @@ static const struct stmt_kind stmt_kinds[] = {
 	{ "will_fail_count", MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
 	{ "will_call_real", MS_R_REAL, 0, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
 };
+
+static const struct stmt_kind *find_stmt_kind(struct parser *ps, const struct tok *name)
+{
+	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++)
+		if (tok_is(name, stmt_kinds[i].name))
+			return &stmt_kinds[i];
+	if (name->n > 7 && memcmp(name->s, "expect_", 7) == 0)
+		fail_tok(ps, name, "'%.*s': parameter expectations are not implemented yet",
+			 (int)name->n, name->s);
+	else if (tok_is(name, "mock"))
+		fail_tok(ps, name, "'mock' prototypes are not implemented yet");
+	else
+		fail_tok(ps, name, "unknown statement '%.*s'", (int)name->n, name->s);
+	return NULL;
+}
 
 static int check_int_range(struct parser *ps, const struct val *v, const struct ms_type *t,
 			   const char *what)
@@ -715,7 +736,7 @@ static int encode_struct(struct parser *ps, const struct val *v, const struct ms
 				for (unsigned k = 0; k < sd->nfields; k++)
 					n += (size_t)snprintf(list + n, n < sizeof(list) ? sizeof(list) - n : 0,
 							      "%s%s", k ? ", " : "", sd->fields[k].name);
-				return fail_at(ps, f->v->line, f->v->col,
+				return fail_at(ps, f->line, f->col,
 					       "struct %s has no field '%.*s' (fields: %s)", sd->name,
 					       (int)f->name_n, f->name, list);
 			}
@@ -869,17 +890,9 @@ static int compile(struct parser *ps, struct stmt *st)
 	uint32_t outs_first = ps->spec->nouts;
 	struct val *value = NULL;
 
-	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++)
-		if (tok_is(&st->name, stmt_kinds[i].name))
-			sk = &stmt_kinds[i];
-	if (!sk) {
-		if (st->name.n > 7 && memcmp(st->name.s, "expect_", 7) == 0)
-			return fail_tok(ps, &st->name,
-					"'%.*s': parameter expectations are not implemented yet",
-					(int)st->name.n, st->name.s);
-		return fail_tok(ps, &st->name, "unknown statement '%.*s'", (int)st->name.n,
-				st->name.s);
-	}
+	sk = find_stmt_kind(ps, &st->name);
+	if (!sk)
+		return -1;
 	if (st->nargs == 0)
 		return fail_tok(ps, &st->name, "missing function name: %s", sk->usage);
 	fn = ms_catalog_find(st->fn.s, st->fn.n);
@@ -1142,10 +1155,8 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 			fail_tok(&ps, &ps.tok, "expected a statement");
 			goto out;
 		}
-		if (tok_is(&ps.tok, "mock")) {
-			fail_tok(&ps, &ps.tok, "'mock' prototypes are not implemented yet");
+		if (!find_stmt_kind(&ps, &ps.tok))
 			goto out;
-		}
 		if (parse_stmt(&ps, st, scratch) || compile(&ps, st))
 			goto out;
 		if (ps.tok.type != T_SEP && ps.tok.type != T_EOF) {

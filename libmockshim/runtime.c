@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -49,21 +50,28 @@ static size_t slen(const char *s)
 	return n;
 }
 
-void ms_diag(const char *a, const char *b, const char *c)
+static size_t append(char *buf, size_t n, size_t cap, const char *s)
+{
+	size_t k = slen(s);
+
+	if (k > cap - n)
+		k = cap - n;
+	memcpy(buf + n, s, k);
+	return n + k;
+}
+
+void ms_diag(const char *first, ...)
 {
 	char buf[512];
-	size_t n = 0;
-	const char *parts[] = { "mockshim: ", a, b, c, "\n" };
+	size_t n = append(buf, 0, sizeof(buf) - 1, "mockshim: ");
 	int saved = errno;
+	va_list ap;
 
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		size_t k = slen(parts[i]);
-
-		if (k > sizeof(buf) - n)
-			k = sizeof(buf) - n;
-		memcpy(buf + n, parts[i], k);
-		n += k;
-	}
+	va_start(ap, first);
+	for (const char *part = first; part; part = va_arg(ap, const char *))
+		n = append(buf, n, sizeof(buf) - 1, part);
+	va_end(ap);
+	buf[n++] = '\n';
 	syscall(SYS_write, 2, buf, n);
 	errno = saved;
 }
@@ -72,7 +80,7 @@ void ms_diag(const char *a, const char *b, const char *c)
 
 static void missing_real(void)
 {
-	ms_diag("fatal: a function called through the shim has no real definition", "", "");
+	ms_diag("fatal: a function called through the shim has no real definition", NULL);
 	syscall(SYS_exit_group, 127);
 }
 
@@ -86,7 +94,7 @@ void *ms_lookup(const char *name)
 	p = dlsym(RTLD_NEXT, name);
 	ms_binding--;
 	if (!p) {
-		ms_diag("no real definition of ", name, " after libmockshim.so");
+		ms_diag("no real definition of ", name, " after libmockshim.so", NULL);
 		memcpy(&p, &missing, sizeof(p));
 	}
 	errno = saved;
@@ -154,8 +162,8 @@ static void emit(uint16_t type, unsigned fn, uint32_t rule, uint32_t call, int64
 
 static void warn_unmocked(const char *path, const char *why)
 {
-	ms_diag("warning: ignoring the channel ", path, "");
-	ms_diag("warning: ", why, "; the program runs unmocked");
+	ms_diag("warning: ignoring the channel ", path, ": ", why, "; the program runs unmocked",
+		NULL);
 }
 
 static void attach(void)

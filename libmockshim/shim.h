@@ -108,7 +108,8 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
 MS_HIDDEN void ms_rearm(void);
 extern int ms_boot_used MS_HIDDEN;
 
-/* Diagnostics on fd 2 with raw write(2): errno preserved. */
-MS_HIDDEN void ms_diag(const char *a, const char *b, const char *c);
+/* One line on fd 2 with a raw write(2), "mockshim: " and the NULL-terminated
+ * parts: no stdio, no malloc, errno preserved, async-signal-safe. */
+MS_HIDDEN void ms_diag(const char *first, ...) __attribute__((sentinel));
 
 #endif

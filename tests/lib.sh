@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: MIT
+# TAP helpers for the shell test suites.  Each test:
+#	t "name"; run CMD...; want_rc N; want_out "exact"; want_err_has "text"; done_t
+# Output is captured through pipes, never regular files (coreutils cat
+# takes another path when its stdout is a file).
+set -u
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/mockshim-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+tap_n=0
+tap_failed=0
+echo "TAP version 14"
+
+t() {
+	tname=$1
+	tproblems=()
+}
+
+# run CMD...: $rc, $out (stdout), $err (stderr), both through pipes
+run() {
+	( "$@" 2>&1 1>&3 3>&- | cat >"$T/.err"; exit "${PIPESTATUS[0]}" ) 3>&1 | cat >"$T/.out"
+	rc=${PIPESTATUS[0]}
+	out=$(cat "$T/.out")
+	err=$(cat "$T/.err")
+}
+
+problem() {
+	tproblems+=("$1")
+}
+
+want_rc() {
+	[ "$rc" -eq "$1" ] || problem "exit status $rc, expected $1"
+}
+
+want_out() {
+	[ "$out" = "$1" ] || problem "stdout [$out], expected [$1]"
+}
+
+want_out_has() {
+	case "$out" in *"$1"*) ;; *) problem "stdout lacks [$1]: [$out]" ;; esac
+}
+
+want_err_has() {
+	case "$err" in *"$1"*) ;; *) problem "stderr lacks [$1]: [$err]" ;; esac
+}
+
+want_err_lacks() {
+	case "$err" in *"$1"*) problem "stderr has [$1]: [$err]" ;; *) ;; esac
+}
+
+want() {
+	# want DESCRIPTION CMD...: CMD must succeed
+	local what=$1
+	shift
+	"$@" || problem "$what"
+}
+
+done_t() {
+	tap_n=$((tap_n + 1))
+	if [ ${#tproblems[@]} -eq 0 ]; then
+		echo "ok $tap_n - $tname"
+	else
+		tap_failed=$((tap_failed + 1))
+		echo "not ok $tap_n - $tname"
+		for p in "${tproblems[@]}"; do
+			printf '%s\n' "$p" | head -c 4000 | sed 's/^/# /'
+		done
+		if [ -n "${err:-}" ]; then
+			printf '%s\n' "$err" | head -20 | sed 's/^/# stderr: /'
+		fi
+	fi
+}
+
+skip_t() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $1 # SKIP $2"
+}
+
+finish() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}

@@ -1,0 +1,212 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Preload tests: the probe program (tests/preload/probe.c) under mockrun.
+# Needs MOCKRUN, PROBE, SHIM, LIBNOTHING in the environment (meson sets them).
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+uid=$(id -u)
+
+t "queue order: values are consumed in order, then the real function runs"
+run "$M" -q -e 'will_return(getuid, 1); will_return(getuid, 2)' "$PROBE" getuid 3
+want_rc 0; want_out "1 2 $uid"; done_t
+
+t "will_return_count then will_return_always"
+run "$M" -q -e 'will_return_count(getuid, 5, 2)' -e 'will_return_always(getuid, 9)' "$PROBE" getuid 4
+want_rc 0; want_out "5 5 9 9"; done_t
+
+t "will_call_real takes its turn in the queue"
+run "$M" -q -e 'will_call_real(getuid); will_return(getuid, 7)' "$PROBE" getuid 3
+want_rc 0; want_out "$uid 7 $uid"; done_t
+
+t "a leftover value fails the run with 123 and names the function"
+run "$M" -e 'will_return_count(getuid, 5, 3)' "$PROBE" getuid 1
+want_rc 123; want_out "5"
+want_err_has "getuid() has remaining non-returned values (1 of 3 used)"
+want_err_has "note: remaining item was declared here: -e#1:1"; done_t
+
+t "an unused will_return_always is a leftover; will_return_maybe is not"
+run "$M" -e 'will_return_always(geteuid, 1)' "$PROBE" getuid 1
+want_rc 123; want_err_has "geteuid() has remaining non-returned values"; done_t
+t "an unused will_return_maybe passes"
+run "$M" -e 'will_return_maybe(geteuid, 1)' "$PROBE" getuid 1
+want_rc 0; want_err_has "all checks passed"; done_t
+
+t "--error-exitcode sets the status of a failed check"
+run "$M" -q --error-exitcode 7 -e 'will_return(getgid, 1)' "$PROBE" exit 0
+want_rc 7; done_t
+
+t "the program's own status passes through when the checks pass"
+run "$M" -q -e 'will_return_maybe(getgid, 1)' "$PROBE" exit 3
+want_rc 3; done_t
+
+t "threads share one queue: exactly COUNT values consumed"
+run "$M" -q -e 'will_return_count(getpid, 42, 1000)' "$PROBE" threads 4 500 42
+want_rc 0; want_out "1000"; done_t
+
+t "processes and threads share one queue: exactly COUNT values consumed"
+run "$M" -q -e 'will_return_count(getpid, 42, 1000)' "$PROBE" fork-threads 4 4 200 42
+want_rc 0; want_out "1000"; done_t
+
+t "the queue survives exec"
+run "$M" -e 'will_return(getuid, 77)' "$PROBE" exec "$PROBE" getuid 1
+want_rc 0; want_out "77"; want_err_has "2 processes attached"; done_t
+
+t "read: buf output, '_' is the byte count"
+run "$M" -q -e 'will_return(read, _, buf="AB\x00C")' "$PROBE" read /dev/null 16
+want_rc 0; want_out "read: 4 0 41420043"; done_t
+
+t "read: the copy never exceeds count"
+run "$M" -q -e 'will_return(read, _, buf="ABCDEFGH")' "$PROBE" read /dev/null 3
+want_rc 0; want_out "read: 3 0 414243"; done_t
+
+t "read: will_fail gives -1 and the row's errno"
+run "$M" -q -e 'will_fail(read)' "$PROBE" read /dev/zero 4
+want_rc 0; want_out "read: -1 EIO "; done_t
+
+t "read: will_fail with an errno name"
+run "$M" -q -e 'will_fail(read, EINTR)' "$PROBE" read /dev/zero 4
+want_rc 0; want_out "read: -1 EINTR "; done_t
+
+t "open: will_fail_count fails twice, then the real open runs"
+run "$M" -q -e 'will_fail_count(open, EACCES, 1)' "$PROBE" read /dev/zero 2
+want_rc 1; want_out "open: -1 EACCES"; done_t
+
+t "open: the variadic mode reaches the real open (unarmed)"
+run "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" creat "$T/f1"
+want_rc 0; want_out "creat: mode=640"; done_t
+
+t "open: the variadic mode reaches the real open (armed, no rule matches)"
+run "$M" -q -e 'will_fail(open, in="not-this-program")' --error-exitcode 0 "$PROBE" creat "$T/f2"
+want_rc 0; want_out "creat: mode=640"; done_t
+
+t "clock_gettime: *tp struct output"
+run "$M" -q -e 'will_return(clock_gettime, 0, *tp={1700000000, 5})' "$PROBE" clock
+want_rc 0; want_out "clock: 0 1700000000.000000005 0"; done_t
+
+t "clock_gettime: errno= on a will_return"
+run "$M" -q -e 'will_return(clock_gettime, -1, errno=EINVAL)' "$PROBE" clock
+want_rc 0; want_out "clock: -1 0.000000000 EINVAL"; done_t
+
+t "gettimeofday: *tv struct output with designated fields"
+run "$M" -q -e 'will_return(gettimeofday, 0, *tv={.tv_usec = 42, .tv_sec = 99})' "$PROBE" gettimeofday
+want_rc 0; want_out "gettimeofday: 0 99.000042"; done_t
+
+t "time: the return value is also stored through tloc"
+run "$M" -q -e 'will_return_count(time, 1700000000, 2)' "$PROBE" time
+want_rc 0; want_out "time: 1700000000 1700000000 null=1700000000"; done_t
+
+t "stat: *statbuf designated fields"
+run "$M" -q -e 'will_return(stat, 0, *statbuf={.st_size = 4096, .st_mode = S_IFREG|0644})' "$PROBE" stat /nonexistent
+want_rc 0; want_out "stat: 0 0 size=4096 mode=100644"; done_t
+
+t "stat: will_fail with ENOENT on an existing file"
+run "$M" -q -e 'will_fail(stat)' "$PROBE" stat /
+want_rc 0; want_out "stat: -1 ENOENT size=0 mode=0"; done_t
+
+t "uname: *buf with string fields"
+run "$M" -q -e 'will_return(uname, _, *buf={"Plan9", "mockhost"})' "$PROBE" uname
+want_rc 0; want_out "uname: 0 Plan9 mockhost"; done_t
+
+t "gethostname: the string is truncated and terminated within len"
+run "$M" -q -e 'will_return(gethostname, _, name="averyverylongname")' "$PROBE" gethostname
+want_rc 0; want_out "gethostname: 0 [averyve]"; done_t
+
+t "getrandom: buf output"
+run "$M" -q -e 'will_return(getrandom, _, buf="\x01\x02\x03")' "$PROBE" getrandom
+want_rc 0; want_out "getrandom: 3 010203"; done_t
+
+t "getenv: a string return value"
+run "$M" -q -e 'will_return(getenv, "mocked value")' "$PROBE" getenv HOME
+want_rc 0; want_out "getenv: mocked value"; done_t
+
+t "getenv: NULL"
+run "$M" -q -e 'will_return(getenv, NULL)' "$PROBE" getenv HOME
+want_rc 0; want_out "getenv: (null)"; done_t
+
+t "malloc: will_fail gives NULL and ENOMEM"
+run "$M" -q -e 'will_fail(malloc)' "$PROBE" malloc
+want_rc 0; want_out "malloc: NULL ENOMEM"; done_t
+
+t "fgets: s output, '_' is s"
+run "$M" -q -e 'will_return(fgets, _, s="mocked line")' "$PROBE" fgets /etc/hostname
+want_rc 0; want_out "fgets: s ferror=0 [mocked line]"; done_t
+
+t "fgets: will_fail sets the stream's error indicator"
+run "$M" -q -e 'will_fail(fgets)' "$PROBE" fgets /etc/hostname
+want_rc 0; want_out "fgets: NULL ferror=1 []"; done_t
+
+t "fread: '_' counts items of size bytes"
+run "$M" -q -e 'will_return(fread, _, ptr="abcdefghij")' "$PROBE" fread /etc/hostname
+want_rc 0; want_out "fread: 2 ferror=0 [abcdefgh]"; done_t
+
+t "fread: will_fail sets the stream's error indicator"
+run "$M" -q -e 'will_fail(fread)' "$PROBE" fread /etc/hostname
+want_rc 0; want_out "fread: 0 ferror=1 []"; done_t
+
+t "getaddrinfo: will_fail returns the EAI code"
+run "$M" -q -e 'will_fail(getaddrinfo, EAI_AGAIN)' "$PROBE" getaddrinfo localhost
+want_rc 0; want_out "getaddrinfo: -3 Temporary failure in name resolution"; done_t
+
+t "errno is preserved on mocked and real paths"
+run "$M" -q -e 'will_return(getuid, 3); will_call_real(getpid); will_return_maybe(geteuid, 4)' "$PROBE" errno
+want_rc 0; want_out "errno preserved"; done_t
+
+t "in= scopes a rule to matching executables"
+run "$M" -e "will_return(getuid, 5, in=\"probe\")" sh -c "\"$PROBE\" getuid 1"
+want_rc 0; want_out "5"; want_err_has "by probe["; done_t
+
+t "in= that matches nothing leaves the rule unconsumed"
+run "$M" -e 'will_return(getuid, 5, in="nothing*")' "$PROBE" getuid 1
+want_rc 123; want_out "$uid"; done_t
+
+t "delay= sleeps before replying"
+start=$(date +%s%N)
+run "$M" -q -e 'will_return(getuid, 1, delay=300ms)' "$PROBE" getuid 1
+elapsed=$((($(date +%s%N) - start) / 1000000))
+want_rc 0; want_out "1"
+[ "$elapsed" -ge 290 ] || problem "took ${elapsed}ms, expected at least 300ms"; done_t
+
+t "-v lists every consumed value with pid and thread"
+run "$M" -v -e 'will_return(getuid, 1)' "$PROBE" getuid 1
+want_rc 0; want_err_has "getuid() call 1 in probe["; want_err_has "returned 1"; done_t
+
+t "a program killed by a signal gives 128+N, and the report still lists checks"
+run "$M" -e 'will_return(getgid, 1)' "$PROBE" signal 11
+want_rc 139; want_err_has "was killed by SIGSEGV"; want_err_has "getgid() has remaining"; done_t
+
+t "LD_PRELOAD is appended to, not replaced"
+run env LD_PRELOAD="$LIBNOTHING" "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" getenv LD_PRELOAD
+want_rc 0; want_out "getenv: $LIBNOTHING:$SHIM"; done_t
+
+t "the program inherits no channel fd"
+run "$M" -q -e 'will_return_maybe(getuid, 1)' ls -l /proc/self/fd
+want_rc 0
+case "$out" in *memfd*) problem "an fd of the channel leaked: $out" ;; esac
+done_t
+
+t "a process that closed every fd still attaches (channel found by path)"
+run "$M" -q -e 'will_return(getuid, 8)' "$PROBE" closefds-exec "$T/closed.out" "$PROBE" getuid 1
+want_rc 0; [ "$(cat "$T/closed.out" 2>/dev/null)" = 8 ] || problem "got [$(cat "$T/closed.out" 2>/dev/null)]"; done_t
+
+t "mockrun waits for descendants that left the process group"
+rm -f "$T/grandchild"
+run "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" daemon 300 "$T/grandchild"
+want_rc 0; [ -e "$T/grandchild" ] || problem "mockrun returned before the grandchild finished"; done_t
+
+t "an invalid channel: warn once, run unmocked"
+printf 'not a channel, just bytes that are long enough to be read as a header....................' > "$T/bogus"
+run env LD_PRELOAD="$SHIM" MOCKSHIM_CHANNEL="$T/bogus" "$PROBE" getuid 1
+want_rc 0; want_out "$uid"; want_err_has "warning: ignoring the channel $T/bogus: bad magic"
+[ "$(printf '%s\n' "$err" | grep -c warning)" -eq 1 ] || problem "warned more than once"; done_t
+
+t "a missing channel: warn once, run unmocked"
+run env LD_PRELOAD="$SHIM" MOCKSHIM_CHANNEL="$T/none" "$PROBE" getuid 1
+want_rc 0; want_out "$uid"; want_err_has "ignoring the channel $T/none: ENOENT"; done_t
+
+t "the program's versioned references bind to the shim (clock_gettime@GLIBC_2.17)"
+nm -D --undefined-only "$PROBE" | grep -q 'clock_gettime@GLIBC_2.17' || problem "probe does not import clock_gettime@GLIBC_2.17"
+run "$M" -q -e 'will_return(clock_gettime, 0, *tp={7, 0})' "$PROBE" clock
+want_out "clock: 0 7.000000000 0"; done_t
+
+finish

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * probe: a small unmodified program that calls catalog functions in ways
+ * the preload tests need, and prints what it got back.  It knows nothing
+ * of mockshim; tests run it under mockrun.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *ename(int e)
+{
+	const char *n = strerrorname_np(e);
+
+	return n ? n : "0";
+}
+
+struct count_arg {
+	long n;
+	pid_t value;
+	long hits;
+};
+
+static void *count_getpid(void *p)
+{
+	struct count_arg *a = p;
+
+	for (long i = 0; i < a->n; i++)
+		if (getpid() == a->value)
+			a->hits++;
+	return NULL;
+}
+
+/* threads T N VALUE: T threads call getpid N times; returns the hits. */
+static long run_threads(int t, long n, pid_t value)
+{
+	pthread_t th[64];
+	struct count_arg args[64];
+	long total = 0;
+
+	if (t > 64)
+		t = 64;
+	for (int i = 0; i < t; i++) {
+		args[i] = (struct count_arg){ n, value, 0 };
+		pthread_create(&th[i], NULL, count_getpid, &args[i]);
+	}
+	for (int i = 0; i < t; i++) {
+		pthread_join(th[i], NULL);
+		total += args[i].hits;
+	}
+	return total;
+}
+
+static void hex(const unsigned char *p, ssize_t n)
+{
+	for (ssize_t i = 0; i < n; i++)
+		printf("%02x", p[i]);
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	if (strcmp(cmd, "ids") == 0) {
+		printf("uid=%u euid=%u gid=%u egid=%u\n", getuid(), geteuid(), getgid(), getegid());
+	} else if (strcmp(cmd, "getuid") == 0 && argc == 3) {
+		/* getuid N: prints N results on one line */
+		for (int i = 0, n = atoi(argv[2]); i < n; i++)
+			printf("%s%u", i ? " " : "", getuid());
+		printf("\n");
+	} else if (strcmp(cmd, "threads") == 0 && argc == 5) {
+		printf("%ld\n", run_threads(atoi(argv[2]), atol(argv[3]), atoi(argv[4])));
+	} else if (strcmp(cmd, "fork-threads") == 0 && argc == 6) {
+		/* fork-threads P T N VALUE: P processes x T threads x N getpid calls */
+		int p = atoi(argv[2]), fds[2];
+		long total = 0, got;
+
+		if (pipe(fds) != 0)
+			return 2;
+		for (int i = 0; i < p; i++) {
+			if (fork() == 0) {
+				got = run_threads(atoi(argv[3]), atol(argv[4]), atoi(argv[5]));
+				if (write(fds[1], &got, sizeof(got)) != sizeof(got))
+					_exit(2);
+				_exit(0);
+			}
+		}
+		close(fds[1]);
+		while (read(fds[0], &got, sizeof(got)) == sizeof(got))
+			total += got;
+		while (wait(NULL) > 0)
+			;
+		printf("%ld\n", total);
+	} else if (strcmp(cmd, "read") == 0 && argc == 4) {
+		unsigned char buf[256];
+		int fd = open(argv[2], O_RDONLY);
+		size_t n = (size_t)atoi(argv[3]);
+		ssize_t r;
+
+		if (fd < 0) {
+			printf("open: -1 %s\n", ename(errno));
+			return 1;
+		}
+		memset(buf, 0, sizeof(buf));
+		errno = 0;
+		r = read(fd, buf, n > sizeof(buf) ? sizeof(buf) : n);
+		printf("read: %zd %s ", r, ename(errno));
+		hex(buf, r > 0 ? r : 0);
+		close(fd);
+	} else if (strcmp(cmd, "errno") == 0) {
+		/* errno is preserved on mocked and real paths that do not set it */
+		int ok = 1;
+
+		errno = 1234;
+		(void)getuid();
+		ok &= errno == 1234;
+		errno = 4321;
+		(void)getpid();
+		ok &= errno == 4321;
+		errno = 77;
+		(void)geteuid();
+		ok &= errno == 77;
+		printf("errno %s\n", ok ? "preserved" : "clobbered");
+	} else if (strcmp(cmd, "time") == 0) {
+		time_t t = 0, r = time(&t);
+
+		printf("time: %lld %lld null=%lld\n", (long long)r, (long long)t, (long long)time(NULL));
+	} else if (strcmp(cmd, "clock") == 0) {
+		struct timespec ts = { 0, 0 };
+		int r = clock_gettime(CLOCK_REALTIME, &ts);
+
+		printf("clock: %d %lld.%09ld %s\n", r, (long long)ts.tv_sec, ts.tv_nsec, ename(errno));
+	} else if (strcmp(cmd, "gettimeofday") == 0) {
+		struct timeval tv = { 0, 0 };
+		int r = gettimeofday(&tv, NULL);
+
+		printf("gettimeofday: %d %lld.%06ld\n", r, (long long)tv.tv_sec, (long)tv.tv_usec);
+	} else if (strcmp(cmd, "getenv") == 0 && argc == 3) {
+		const char *v = getenv(argv[2]);
+
+		printf("getenv: %s\n", v ? v : "(null)");
+	} else if (strcmp(cmd, "malloc") == 0) {
+		void *p;
+
+		errno = 0;
+		p = malloc(64);
+		printf("malloc: %s %s\n", p ? "ok" : "NULL", ename(errno));
+		free(p);
+	} else if (strcmp(cmd, "fgets") == 0 && argc == 3) {
+		FILE *f = fopen(argv[2], "r");
+		char line[64];
+		char *r;
+
+		if (!f) {
+			printf("fopen: NULL %s\n", ename(errno));
+			return 1;
+		}
+		r = fgets(line, sizeof(line), f);
+		printf("fgets: %s ferror=%d [%s]\n", r == line ? "s" : r ? "?" : "NULL", ferror(f),
+		       r ? line : "");
+		fclose(f);
+	} else if (strcmp(cmd, "fread") == 0 && argc == 3) {
+		FILE *f = fopen(argv[2], "r");
+		char buf[16] = { 0 };
+		size_t r;
+
+		if (!f)
+			return 1;
+		r = fread(buf, 4, 4, f);
+		printf("fread: %zu ferror=%d [%.*s]\n", r, ferror(f), (int)(r * 4), buf);
+		fclose(f);
+	} else if (strcmp(cmd, "stat") == 0 && argc == 3) {
+		struct stat st;
+		int r = stat(argv[2], &st);
+
+		printf("stat: %d %s size=%lld mode=%o\n", r, r ? ename(errno) : "0",
+		       r ? 0LL : (long long)st.st_size, r ? 0 : (unsigned)st.st_mode);
+	} else if (strcmp(cmd, "uname") == 0) {
+		struct utsname u;
+		int r = uname(&u);
+
+		printf("uname: %d %s %s\n", r, u.sysname, u.nodename);
+	} else if (strcmp(cmd, "gethostname") == 0) {
+		char name[8];
+		int r = gethostname(name, sizeof(name));
+
+		printf("gethostname: %d [%s]\n", r, name);
+	} else if (strcmp(cmd, "getrandom") == 0) {
+		unsigned char buf[8] = { 0 };
+		ssize_t r = getrandom(buf, sizeof(buf), 0);
+
+		printf("getrandom: %zd ", r);
+		hex(buf, r > 0 ? r : 0);
+	} else if (strcmp(cmd, "creat") == 0 && argc == 3) {
+		/* the variadic mode argument reaches the real open */
+		struct stat st;
+		int fd;
+
+		umask(0);
+		fd = open(argv[2], O_CREAT | O_WRONLY | O_EXCL, 0640);
+		if (fd < 0 || fstat(fd, &st) != 0) {
+			printf("creat: -1 %s\n", ename(errno));
+			return 1;
+		}
+		printf("creat: mode=%o\n", (unsigned)st.st_mode & 0777);
+		close(fd);
+	} else if (strcmp(cmd, "getaddrinfo") == 0 && argc == 3) {
+		struct addrinfo *res = NULL;
+		int r = getaddrinfo(argv[2], NULL, NULL, &res);
+
+		printf("getaddrinfo: %d %s\n", r, r ? gai_strerror(r) : "ok");
+		if (!r)
+			freeaddrinfo(res);
+	} else if (strcmp(cmd, "exec") == 0 && argc >= 3) {
+		/* exec PROG ARGS: replaces itself (exec across the session) */
+		execvp(argv[2], argv + 2);
+		printf("exec: %s\n", ename(errno));
+		return 127;
+	} else if (strcmp(cmd, "closefds-exec") == 0 && argc >= 4) {
+		/* closefds-exec OUT PROG ARGS: closes every fd, then runs PROG
+		 * with stdout on OUT (a program that fights its environment) */
+		if (syscall(SYS_close_range, 0u, ~0u, 0u) != 0)
+			return 2;
+		if (open("/dev/null", O_RDONLY) != 0 ||
+		    open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644) != 1 || dup(1) != 2)
+			return 2;
+		execvp(argv[3], argv + 3);
+		return 127;
+	} else if (strcmp(cmd, "signal") == 0 && argc == 3) {
+		raise(atoi(argv[2]));
+		return 0;
+	} else if (strcmp(cmd, "exit") == 0 && argc == 3) {
+		return atoi(argv[2]);
+	} else if (strcmp(cmd, "daemon") == 0 && argc == 4) {
+		/* daemon MS PATH: leaves a grandchild in its own session that
+		 * creates PATH after MS milliseconds */
+		if (fork() == 0) {
+			setsid();
+			if (fork() == 0) {
+				usleep((useconds_t)atoi(argv[2]) * 1000);
+				close(open(argv[3], O_CREAT | O_WRONLY, 0644));
+				_exit(0);
+			}
+			_exit(0);
+		}
+		wait(NULL);
+		printf("parent done\n");
+	} else {
+		fprintf(stderr, "probe: unknown command\n");
+		return 2;
+	}
+	return 0;
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/* Every catalog row is well formed: prototype, outputs, failure convention. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "spec.h"
+
+static void test_rows_parse(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+		const struct ms_fn_meta *m = ms_catalog_get(i);
+
+		if (m->nparams == 0xff)
+			fail_msg("%s: nparams disagrees with the prototype %s", m->name, m->proto);
+		if (m->nouts == 0xff)
+			fail_msg("%s: bad outputs \"%s\"", m->name, m->outs_text);
+		for (unsigned k = 0; k < m->nparams; k++) {
+			if (!m->params[k].name[0])
+				fail_msg("%s: parameter %u has no name", m->name, k);
+			if (!m->params[k].type.text[0])
+				fail_msg("%s: parameter %s has no type", m->name, m->params[k].name);
+		}
+		for (unsigned k = 0; k < m->nouts; k++) {
+			const struct ms_out_desc *o = &m->outs[k];
+
+			if (o->param >= m->nparams)
+				fail_msg("%s: output %u names no parameter", m->name, k);
+			if (o->kind == MS_OK_STRUCT && !ms_struct_find(o->strct))
+				fail_msg("%s: output struct %s is unknown", m->name, o->strct);
+			if ((o->kind == MS_OK_BYTES || o->kind == MS_OK_STR) && o->cap1 >= m->nparams)
+				fail_msg("%s: output %s has no capacity", m->name,
+					 m->params[o->param].name);
+		}
+		if (m->rd_kind == MS_RD_PARAM && m->rd_param >= m->nparams)
+			fail_msg("%s: ret= names no parameter", m->name);
+		if (m->fail_kind == MS_FK_ERRNO && m->fail_errno && !ms_errno_name(m->fail_errno))
+			fail_msg("%s: default errno %d has no name", m->name, m->fail_errno);
+		assert_int_equal(ms_catalog_find(m->name, strlen(m->name)), (int)i);
+	}
+}
+
+static void test_man_page_names(void **state)
+{
+	const struct ms_fn_meta *m;
+
+	(void)state;
+	m = ms_catalog_get(MS_ID_open);
+	assert_string_equal(m->params[0].name, "pathname");
+	assert_string_equal(m->params[1].name, "flags");
+	assert_string_equal(m->params[2].name, "mode");
+	m = ms_catalog_get(MS_ID_clock_gettime);
+	assert_string_equal(m->params[0].name, "clockid");
+	assert_string_equal(m->params[1].name, "tp");
+	assert_string_equal(m->params[1].type.strct, "timespec");
+	m = ms_catalog_get(MS_ID_getaddrinfo);
+	assert_string_equal(m->params[3].name, "res");
+	assert_int_equal(m->fail_kind, MS_FK_RC);
+	m = ms_catalog_get(MS_ID_read);
+	assert_int_equal(m->params[1].type.tclass, MS_T_PTR);
+	assert_int_equal(m->ret.tclass, MS_T_INT);
+	assert_int_equal(m->fail_errno, EIO);
+	m = ms_catalog_get(MS_ID_getenv);
+	assert_int_equal(m->ret.tclass, MS_T_STR);
+	m = ms_catalog_get(MS_ID_getuid);
+	assert_int_equal(m->ret.tclass, MS_T_UINT);
+	assert_int_equal(m->ret.size, 4);
+	assert_int_equal(m->fail_kind, MS_FK_NEVER);
+}
+
+static void test_aliases(void **state)
+{
+	static const struct {
+		const char *alias;
+		int canon;
+	} cases[] = {
+		{ "open64", MS_ID_open },	  { "__open_2", MS_ID_open },
+		{ "__open64_2", MS_ID_open },	  { "__read_chk", MS_ID_read },
+		{ "pread64", MS_ID_pread },	  { "pwrite64", MS_ID_pwrite },
+		{ "stat64", MS_ID_stat },	  { "__xstat", MS_ID_stat },
+		{ "__fxstat64", MS_ID_fstat },	  { "__lxstat", MS_ID_lstat },
+		{ "fstatat64", MS_ID_fstatat },	  { "fopen64", MS_ID_fopen },
+		{ "__fgets_chk", MS_ID_fgets },	  { "sendfile64", MS_ID_sendfile },
+		{ "readdir64", MS_ID_readdir },	  { "openat64", MS_ID_openat },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(ms_catalog_find(cases[i].alias, strlen(cases[i].alias)),
+				 cases[i].canon);
+	assert_int_equal(ms_catalog_find("dlsym", 5), -1);
+	assert_int_equal(ms_catalog_find("syscall", 7), -1);
+	assert_int_equal(ms_catalog_find("rea", 3), -1);
+}
+
+static void test_required_rows(void **state)
+{
+	/* The foundation's list: every one must be a canonical row or alias. */
+	static const char *const names[] = {
+		"open", "open64", "__open_2", "__open64_2", "openat", "close", "read",
+		"__read_chk", "write", "pread", "pread64", "pwrite", "pwrite64",
+		"copy_file_range", "sendfile", "lseek", "fsync", "stat", "fstat", "lstat",
+		"access", "unlink", "rename", "mkdir", "rmdir", "opendir", "readdir", "fopen",
+		"fopen64", "fclose", "fread", "fwrite", "fgets", "malloc", "calloc", "realloc",
+		"free", "getuid", "geteuid", "getgid", "getegid", "getpwuid", "gethostname",
+		"uname", "time", "gettimeofday", "clock_gettime", "nanosleep", "getenv",
+		"getrandom", "getentropy", "socket", "connect", "bind", "listen", "accept",
+		"send", "recv", "getaddrinfo", "poll", "fork", "execve", "getpid",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (ms_catalog_find(names[i], strlen(names[i])) < 0)
+			fail_msg("%s is missing from the catalog", names[i]);
+}
+
+static void test_symbol_names_unique(void **state)
+{
+	(void)state;
+	for (unsigned i = 0; i < MS_SYM_COUNT; i++)
+		for (unsigned k = i + 1; k < MS_SYM_COUNT; k++)
+			if (strcmp(ms_sym_name(i), ms_sym_name(k)) == 0)
+				fail_msg("symbol %s appears twice", ms_sym_name(i));
+}
+
+static void test_names(void **state)
+{
+	int64_t v;
+
+	(void)state;
+	assert_true(ms_name_value("ENOENT", 6, &v));
+	assert_int_equal(v, ENOENT);
+	assert_true(ms_name_value("EAI_NONAME", 10, &v));
+	assert_int_equal(v, -2);
+	assert_true(ms_name_value("SIGSEGV", 7, &v));
+	assert_int_equal(v, 11);
+	assert_true(ms_name_value("O_CREAT", 7, &v));
+	assert_true(ms_name_value("S_IFREG", 7, &v));
+	assert_int_equal(v, 0100000);
+	assert_false(ms_name_value("ENOTANERRNO", 11, &v));
+	assert_string_equal(ms_errno_name(EIO), "EIO");
+	assert_true(ms_glob_match("c*", "cat"));
+	assert_true(ms_glob_match("lib*.so*", "libfoo.so.1"));
+	assert_true(ms_glob_match("[a-c]at", "bat"));
+	assert_false(ms_glob_match("[!a-c]at", "bat"));
+	assert_false(ms_glob_match("c?", "cat"));
+	assert_true(ms_glob_match("*", ""));
+	assert_false(ms_glob_match("cat", "cats"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_rows_parse),
+		cmocka_unit_test(test_man_page_names),
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_required_rows),
+		cmocka_unit_test(test_symbol_names_unique),
+		cmocka_unit_test(test_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/* Channel layout and validation: a valid channel passes, every corrupted
+ * field is rejected, and random corruption never crashes the validator. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "channel.h"
+#include "spec.h"
+
+struct fixture {
+	struct ms_spec spec;
+	void *map;
+	uint64_t size;
+};
+
+static const char spec_text[] =
+	"will_return(read, _, buf=\"hello\")\n"
+	"will_fail(open, ENOENT, in=\"cat\")\n"
+	"will_return_count(getuid, 7, 3)\n"
+	"will_return(clock_gettime, 0, *tp={1, 2})\n"
+	"will_return(getuid, 8)\n";
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct ms_diag d;
+
+	if (!f)
+		return -1;
+	ms_spec_init(&f->spec, realloc, free);
+	if (ms_parse(&f->spec, "spec", spec_text, strlen(spec_text), &d) != 0)
+		return -1;
+	f->size = ms_channel_size(&f->spec, 16);
+	f->map = calloc(1, f->size);
+	if (!f->map)
+		return -1;
+	ms_channel_write(&f->spec, f->map, f->size, 16);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	ms_spec_fini(&f->spec);
+	free(f->map);
+	free(f);
+	return 0;
+}
+
+static void test_valid(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_chan_hdr *h = f->map;
+	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+
+	assert_null(ms_channel_validate(f->map, f->size));
+	assert_int_equal(h->nrules, 5);
+	assert_int_equal(h->nfns, MS_FN_COUNT);
+	/* grouped by function, declaration order kept */
+	assert_int_equal(fns[MS_ID_getuid].nrules, 2);
+	assert_int_equal(rules[fns[MS_ID_getuid].first_rule].value, 7);
+	assert_int_equal(rules[fns[MS_ID_getuid].first_rule + 1].value, 8);
+	assert_int_equal(fns[MS_ID_write].nrules, 0);
+	assert_string_equal(ms_chan_str(h, rules[fns[MS_ID_open].first_rule].in_glob), "cat");
+	assert_int_equal(h->events_cap, 16);
+	assert_true(h->events_off + 16 * sizeof(struct ms_event) <= f->size);
+}
+
+#define CORRUPT(field, value, reason)                                             \
+	do {                                                                      \
+		struct ms_chan_hdr *h_ = f->map;                                  \
+		const char *why_;                                                 \
+		__typeof__(h_->field) saved_ = h_->field;                         \
+		h_->field = (value);                                              \
+		why_ = ms_channel_validate(f->map, f->size);                      \
+		h_->field = saved_;                                               \
+		if (!why_ || !strstr(why_, reason))                               \
+			fail_msg(#field ": got '%s', expected '%s'",              \
+				 why_ ? why_ : "(valid)", reason);                \
+	} while (0)
+
+static void test_header_checks(void **state)
+{
+	struct fixture *f = *state;
+
+	CORRUPT(magic, 0x12345678u, "bad magic");
+	CORRUPT(abi, MS_CHAN_ABI + 1, "ABI version");
+	CORRUPT(size, f->size + 8, "size mismatch");
+	CORRUPT(hdr_size, 8, "size mismatch");
+	CORRUPT(nfns, MS_FN_COUNT - 1, "catalog mismatch");
+	CORRUPT(catalog_hash, 0, "catalog mismatch");
+	CORRUPT(rules_off, (uint32_t)f->size, "out of bounds");
+	CORRUPT(nrules, 100000, "out of bounds");
+	CORRUPT(outs_off, 4, "out of bounds");
+	CORRUPT(pool_size, (uint32_t)f->size, "out of bounds");
+	CORRUPT(events_cap, 1u << 30, "out of bounds");
+	CORRUPT(fns_off, 0, "overlaps the header");
+	assert_non_null(ms_channel_validate(f->map, sizeof(struct ms_chan_hdr) - 1));
+	assert_null(ms_channel_validate(f->map, f->size));
+}
+
+static void test_rule_checks(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_hdr *h = f->map;
+	struct ms_rule *r = ms_chan_at(h, h->rules_off);
+	struct ms_rule saved = *r;
+
+	r->fn = MS_FN_COUNT;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*r = saved;
+	r->count = 0;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*r = saved;
+	r->text = h->pool_size + 5;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*r = saved;
+	r->nouts = 1000;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*r = saved;
+	assert_null(ms_channel_validate(f->map, f->size));
+}
+
+static void test_string_must_end_in_pool(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_hdr *h = f->map;
+	char *pool = ms_chan_at(h, h->pool_off);
+	char last = pool[h->pool_size - 1];
+
+	pool[h->pool_size - 1] = 'x'; /* the last string loses its NUL */
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	pool[h->pool_size - 1] = last;
+	assert_null(ms_channel_validate(f->map, f->size));
+}
+
+/* Flip random bytes: the validator must either accept or reject, never
+ * read out of bounds (run under ASan/valgrind to see it). */
+static void test_random_corruption(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char *copy = malloc(f->size);
+	unsigned seed = 12345, rejected = 0;
+
+	assert_non_null(copy);
+	for (int round = 0; round < 20000; round++) {
+		memcpy(copy, f->map, f->size);
+		for (int k = 0; k < 1 + round % 4; k++) {
+			seed = seed * 1103515245u + 12345u;
+			/* bias towards the header and tables, where offsets live */
+			size_t at = (seed >> 8) % (round % 2 ? f->size : 512);
+
+			seed = seed * 1103515245u + 12345u;
+			copy[at] = (unsigned char)(seed >> 16);
+		}
+		rejected += ms_channel_validate(copy, f->size) != NULL;
+	}
+	free(copy);
+	assert_true(rejected > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		T(test_valid),
+		T(test_header_checks),
+		T(test_rule_checks),
+		T(test_string_must_end_in_pool),
+		T(test_random_corruption),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

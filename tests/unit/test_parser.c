@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: MIT */
+/* The statement language: values, rules, and every error with its position. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "spec.h"
+
+struct fixture {
+	struct ms_spec spec;
+	struct ms_diag diag;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return -1;
+	ms_spec_init(&f->spec, realloc, free);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	ms_spec_fini(&f->spec);
+	free(f);
+	return 0;
+}
+
+static int parse(struct fixture *f, const char *text)
+{
+	return ms_parse(&f->spec, "t.mock", text, strlen(text), &f->diag);
+}
+
+/* Expects text to fail at line:col with msg containing want. */
+static void expect_error(void **state, const char *text, uint32_t line, uint32_t col,
+			 const char *want)
+{
+	struct fixture *f = *state;
+	uint32_t before = f->spec.nrules;
+
+	assert_int_equal(parse(f, text), -EINVAL);
+	if (!strstr(f->diag.msg, want))
+		fail_msg("'%s': message '%s' lacks '%s'", text, f->diag.msg, want);
+	if (f->diag.line != line || f->diag.col != col)
+		fail_msg("'%s': error at %u:%u, expected %u:%u (%s)", text, f->diag.line,
+			 f->diag.col, line, col, f->diag.msg);
+	assert_int_equal(f->spec.nrules, before);
+}
+
+static const struct ms_rule *rule(void **state, uint32_t i)
+{
+	struct fixture *f = *state;
+
+	assert_true(i < f->spec.nrules);
+	return &f->spec.rules[i];
+}
+
+static const char *pool(void **state, uint32_t off)
+{
+	struct fixture *f = *state;
+
+	return f->spec.pool + off;
+}
+
+static void test_will_return(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_rule *r;
+
+	assert_int_equal(parse(f, "will_return(geteuid, 4242)"), 0);
+	r = rule(state, 0);
+	assert_int_equal(r->fn, MS_ID_geteuid);
+	assert_int_equal(r->kind, MS_R_RETURN);
+	assert_int_equal(r->count, 1);
+	assert_int_equal(r->value, 4242);
+	assert_int_equal(r->line, 1);
+	assert_int_equal(r->col, 1);
+	assert_string_equal(pool(state, r->text), "will_return(geteuid, 4242)");
+	assert_string_equal(pool(state, r->src), "t.mock");
+}
+
+static void test_counts(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_return_count(getuid, 1, 3); will_return_always(getgid, 2)\n"
+				  "will_return_maybe(getegid, 3)\nwill_return_count(getpid, 7, -1)\n"
+				  "will_return_count(getpid, 7, -2)"),
+			 0);
+	assert_int_equal(f->spec.nrules, 5);
+	assert_int_equal(rule(state, 0)->count, 3);
+	assert_int_equal(rule(state, 1)->count, MS_COUNT_ALWAYS);
+	assert_int_equal(rule(state, 2)->count, MS_COUNT_MAYBE);
+	assert_int_equal(rule(state, 2)->line, 2);
+	assert_int_equal(rule(state, 3)->count, MS_COUNT_ALWAYS);
+	assert_int_equal(rule(state, 4)->count, MS_COUNT_MAYBE);
+}
+
+static void test_integers(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_return(read, -7); will_return(read, 0x10)\n"
+				  "will_return(read, 010); will_return(open, O_CREAT|O_EXCL|1)\n"
+				  "will_return(read, true); will_return(read, ENOENT)"),
+			 0);
+	assert_int_equal(rule(state, 0)->value, -7);
+	assert_int_equal(rule(state, 1)->value, 16);
+	assert_int_equal(rule(state, 2)->value, 8);
+	assert_int_equal(rule(state, 3)->value, 0x40 | 0x80 | 1);
+	assert_int_equal(rule(state, 4)->value, 1);
+	assert_int_equal(rule(state, 5)->value, ENOENT);
+}
+
+static void test_will_fail(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_fail(read)\nwill_fail(write, ENOSPC)\n"
+				  "will_fail(getaddrinfo, EAI_AGAIN)\nwill_fail_count(open, EACCES, 2)\n"
+				  "will_fail(malloc)\nwill_fail(read, EIO, errno=EINTR)"),
+			 0);
+	assert_int_equal(rule(state, 0)->kind, MS_R_FAIL);
+	assert_int_equal(rule(state, 0)->value, -1);
+	assert_int_equal(rule(state, 0)->err, EIO);
+	assert_true(rule(state, 0)->flags & MS_RF_ERRNO);
+	assert_int_equal(rule(state, 1)->err, ENOSPC);
+	/* getaddrinfo returns its error code and leaves errno alone */
+	assert_int_equal(rule(state, 2)->value, -3 /* EAI_AGAIN */);
+	assert_false(rule(state, 2)->flags & MS_RF_ERRNO);
+	assert_int_equal(rule(state, 3)->count, 2);
+	assert_int_equal(rule(state, 3)->err, EACCES);
+	assert_int_equal(rule(state, 4)->value, 0);
+	assert_int_equal(rule(state, 4)->err, ENOMEM);
+	/* an explicit errno= wins over ERR */
+	assert_int_equal(rule(state, 5)->err, EINTR);
+}
+
+static void test_call_real(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_call_real(read); will_call_real(read, 2, in=\"cat\")"), 0);
+	assert_int_equal(rule(state, 0)->kind, MS_R_REAL);
+	assert_int_equal(rule(state, 0)->count, 1);
+	assert_int_equal(rule(state, 1)->count, 2);
+	assert_string_equal(pool(state, rule(state, 1)->in_glob), "cat");
+}
+
+static void test_options(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_return(read, 0, errno=EINTR, in=\"c*\", from=\"libfoo.so*\", delay=250ms)\n"
+				  "will_return(read, 0, delay=2s); will_return(read, 0, delay=10us)"),
+			 0);
+	assert_true(rule(state, 0)->flags & MS_RF_ERRNO);
+	assert_int_equal(rule(state, 0)->err, EINTR);
+	assert_string_equal(pool(state, rule(state, 0)->in_glob), "c*");
+	assert_string_equal(pool(state, rule(state, 0)->from_glob), "libfoo.so*");
+	assert_int_equal(rule(state, 0)->delay_ns, 250000000);
+	assert_int_equal(rule(state, 1)->delay_ns, 2000000000);
+	assert_int_equal(rule(state, 2)->delay_ns, 10000);
+}
+
+static void test_buffer_output(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_rule *r;
+	const struct ms_out *o;
+
+	assert_int_equal(parse(f, "will_return(read, _, buf=\"he\" \"llo\\n\\x41\\101\\0z\")"), 0);
+	r = rule(state, 0);
+	assert_true(r->flags & MS_RF_DEFAULT);
+	assert_int_equal(r->rd_kind, MS_RD_BYTES);
+	assert_int_equal(r->nouts, 1);
+	o = &f->spec.outs[r->outs_first];
+	assert_int_equal(o->kind, MS_O_BYTES);
+	assert_int_equal(o->param, 1);
+	assert_int_equal(o->cap1, 2);
+	assert_int_equal(o->len, 10);
+	assert_memory_equal(pool(state, o->data), "hello\nAA\0z", 10);
+}
+
+static void test_struct_output(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_out *o;
+	struct timespec ts;
+
+	assert_int_equal(parse(f, "will_return(clock_gettime, 0, *tp={1700000000, 5})\n"
+				  "will_return(clock_gettime, 0, *tp={.tv_nsec = 7, .tv_sec = -1})\n"
+				  "will_return(stat, 0, *statbuf={.st_size = 4096, .st_mode = S_IFREG|0644})"),
+			 0);
+	o = &f->spec.outs[rule(state, 0)->outs_first];
+	assert_int_equal(o->kind, MS_O_STORE);
+	assert_int_equal(o->len, sizeof(ts));
+	memcpy(&ts, pool(state, o->data), sizeof(ts));
+	assert_int_equal(ts.tv_sec, 1700000000);
+	assert_int_equal(ts.tv_nsec, 5);
+	o = &f->spec.outs[rule(state, 1)->outs_first];
+	memcpy(&ts, pool(state, o->data), sizeof(ts));
+	assert_int_equal(ts.tv_sec, -1);
+	assert_int_equal(ts.tv_nsec, 7);
+	assert_int_equal(f->spec.outs[rule(state, 2)->outs_first].kind, MS_O_STORE);
+}
+
+static void test_time_mirrors_return(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_rule *r;
+
+	assert_int_equal(parse(f, "will_return(time, 1700000000)"), 0);
+	r = rule(state, 0);
+	assert_int_equal(r->nouts, 1);
+	assert_int_equal(f->spec.outs[r->outs_first].kind, MS_O_RETSTORE);
+	assert_int_equal(f->spec.outs[r->outs_first].len, 8);
+}
+
+static void test_strings_and_null(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_return(getenv, \"v\\tw\"); will_return(getenv, NULL)\n"
+				  "will_return(fopen, NULL); will_return(free, _)\n"
+				  "will_return(fgets, _, s=\"line\\n\")"),
+			 0);
+	assert_true(rule(state, 0)->flags & MS_RF_STRVAL);
+	assert_string_equal(pool(state, rule(state, 0)->value_str), "v\tw");
+	assert_false(rule(state, 1)->flags & MS_RF_STRVAL);
+	assert_int_equal(rule(state, 1)->value, 0);
+	assert_int_equal(rule(state, 4)->rd_kind, MS_RD_PARAM);
+	assert_int_equal(f->spec.outs[rule(state, 4)->outs_first].kind, MS_O_STR);
+}
+
+static void test_aliases_and_comments(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "# a comment\n\n  will_fail(open64) # trailing\n"
+				  "will_fail(__read_chk);;\nwill_return(\n\tgetuid,\n\t0\n)\n"),
+			 0);
+	assert_int_equal(f->spec.nrules, 3);
+	assert_int_equal(rule(state, 0)->fn, MS_ID_open);
+	assert_int_equal(rule(state, 0)->line, 3);
+	assert_int_equal(rule(state, 0)->col, 3);
+	assert_int_equal(rule(state, 1)->fn, MS_ID_read);
+	assert_int_equal(rule(state, 2)->fn, MS_ID_getuid);
+	assert_int_equal(rule(state, 2)->line, 5);
+}
+
+static void test_errors(void **state)
+{
+	expect_error(state, "will_fail(nosuchfn, EIO)", 1, 11, "unknown function 'nosuchfn'");
+	expect_error(state, "will_return(getuid, \"x\")", 1, 21, "expected an integer, not a string");
+	expect_error(state, "will_return(getuid)", 1, 1, "wrong number of arguments");
+	expect_error(state, "will_return(getuid, 5000000000)", 1, 21, "does not fit in uid_t");
+	expect_error(state, "will_return(read, 1, fd=3)", 1, 22, "not an output parameter");
+	expect_error(state, "will_return(read, 1, nope=3)", 1, 22, "has no parameter 'nope'");
+	expect_error(state, "will_return(read, 1, *buf=\"x\")", 1, 22, "without '*'");
+	expect_error(state, "will_return(clock_gettime, 0, tp={1, 2})", 1, 31, "write *tp={...}");
+	expect_error(state, "will_return(clock_gettime, 0, *tp={1, 1000000000})", 1, 39,
+		     "tv_nsec = 1000000000 out of range");
+	expect_error(state, "will_return(clock_gettime, 0, *tp={.tv_foo = 1})", 1, 37,
+		     "has no field 'tv_foo'");
+	expect_error(state, "will_return(read, _)", 1, 19, "number of bytes copied");
+	expect_error(state, "will_return(getuid, _)", 1, 21, "has no meaning");
+	expect_error(state, "will_fail(getpid)", 1, 11, "cannot fail");
+	expect_error(state, "will_return(fopen, 3)", 1, 20, "only NULL");
+	expect_error(state, "will_return(free, 0)", 1, 19, "returns void");
+	expect_error(state, "will_return_count(getuid, 1, 0)", 1, 30, "COUNT must be");
+	expect_error(state, "will_return(read, 0, in=\"x\", 3)", 1, 30, "positional value after");
+	expect_error(state, "will_return(read, 0, delay=5)", 1, 28, "needs a duration");
+	expect_error(state, "will_return(read, 0, delay=5h)", 1, 28, "invalid number");
+	expect_error(state, "will_return(read, NOT_A_NAME)", 1, 19, "unknown name 'NOT_A_NAME'");
+	expect_error(state, "will_return(read, 1", 1, 20, "missing ')'");
+	expect_error(state, "will_return(getenv, \"abc)", 1, 21, "unterminated string");
+	expect_error(state, "will_return(getenv, \"\\q\")", 1, 22, "unknown escape");
+	expect_error(state, "frobnicate(read)", 1, 1, "unknown statement 'frobnicate'");
+	expect_error(state, "will_return(getuid, 1) will_return(getuid, 2)", 1, 24,
+		     "expected ';' or a new line");
+	expect_error(state, "will_return(getuid, 1)\n\n   will_fail(bogus)", 3, 14,
+		     "unknown function 'bogus'");
+	expect_error(state, "will_fail(read, \"EIO\")", 1, 17, "ERR must be an error name");
+	expect_error(state, "will_return(read, 1 | \"x\")", 1, 23, "'|' joins integers");
+	expect_error(state, "will_return(read, 1, errno=\"x\")", 1, 28, "errno= needs");
+	expect_error(state, "will_return(read, 1, in=\"\")", 1, 25, "non-empty glob");
+	expect_error(state, "expect_value(read, fd, 3)", 1, 1, "not implemented yet");
+	expect_error(state, "mock int f(int x)", 1, 1, "not implemented yet");
+	expect_error(state, "will_return(read, 1) @", 1, 22, "unexpected character '@'");
+}
+
+static void test_failed_parse_keeps_nothing(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "will_return(getuid, 1)"), 0);
+	assert_int_equal(parse(f, "will_return(getuid, 2)\nwill_fail(bogus)"), -EINVAL);
+	assert_int_equal(f->spec.nrules, 1);
+	assert_int_equal(f->spec.rules[0].value, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+		T(test_will_return),
+		T(test_counts),
+		T(test_integers),
+		T(test_will_fail),
+		T(test_call_real),
+		T(test_options),
+		T(test_buffer_output),
+		T(test_struct_output),
+		T(test_time_mirrors_return),
+		T(test_strings_and_null),
+		T(test_aliases_and_comments),
+		T(test_errors),
+		T(test_failed_parse_keeps_nothing),
+#undef T
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
