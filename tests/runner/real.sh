@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Real system programs under mockrun (Debian 12, coreutils 9.1, glibc 2.36).
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+
+# imports PROGRAM SYMBOL...: the program imports each symbol (what we mock)
+imports() {
+	local prog
+	prog=$(command -v "$1") || { problem "$1 not found"; return; }
+	shift
+	for sym in "$@"; do
+		nm -D --undefined-only "$prog" | awk '{print $2}' | grep -qx "$sym" ||
+			problem "$prog does not import $sym"
+	done
+}
+
+t "the programs import what the tests mock (nm -D --undefined-only)"
+imports cat read@GLIBC_2.2.5 write@GLIBC_2.2.5 copy_file_range@GLIBC_2.27
+imports date clock_gettime@GLIBC_2.17
+imports id geteuid@GLIBC_2.2.5
+imports mkdir mkdir@GLIBC_2.2.5
+imports cp copy_file_range@GLIBC_2.27
+imports getent getaddrinfo@GLIBC_2.2.5
+done_t
+
+t "cat FILE with will_fail(read, EIO) exits 1 with Input/output error"
+run "$M" -e 'will_fail(read, EIO)' cat /etc/hostname
+want_rc 1; want_out ""; want_err_has "cat: /etc/hostname: Input/output error"
+want_err_has "will_fail(read, EIO): 1 of 1 used, by cat["; done_t
+
+t "cat with a read returning mocked bytes"
+# then EOF: after the queue, reads would go to the real file
+run "$M" -q -e 'will_return(read, _, buf="mocked\n"); will_return(read, 0)' cat /etc/hostname
+want_rc 0; want_out "mocked"; done_t
+
+t "date +%s under a fixed clock prints the fixed time"
+run "$M" -q -e 'will_return_always(clock_gettime, 0, *tp={1700000000, 0})' date +%s
+want_rc 0; want_out "1700000000"; done_t
+
+t "date -u under a fixed clock formats the fixed time"
+run "$M" -q -e 'will_return_always(clock_gettime, 0, *tp={1700000000, 0})' env TZ=UTC date -u '+%F %T'
+want_rc 0; want_out "2023-11-14 22:13:20"; done_t
+
+t "id -u with a mocked geteuid prints the mocked uid"
+mine=$(id -u)
+fake=$((mine + 4242))
+run "$M" -q -e "will_return(geteuid, $fake)" id -u
+want_rc 0; want_out "$fake"; done_t
+
+t "id -u with a leftover: exit 123, the function named"
+run "$M" -e 'will_return_count(geteuid, 4242, 2)' id -u
+want_rc 123; want_out "4242"; want_err_has "geteuid() has remaining non-returned values"; done_t
+
+t "mkdir with EACCES fails and creates nothing"
+run "$M" -q -e 'will_fail(mkdir, EACCES)' mkdir "$T/newdir"
+want_rc 1; want_err_has "Permission denied"
+[ ! -e "$T/newdir" ] || problem "the directory was created"; done_t
+
+t "cp with ENOSPC on copy_file_range"
+echo data > "$T/src"
+run "$M" -q -e 'will_fail(copy_file_range, ENOSPC)' cp "$T/src" "$T/dst"
+want_rc 1; want_err_has "No space left on device"; done_t
+
+t "getent ahosts with a failing getaddrinfo"
+run "$M" -q -e 'will_fail(getaddrinfo, EAI_NONAME)' getent ahosts localhost
+want_rc 2; want_out ""; done_t
+
+t "getent ahosts without mocks resolves localhost"
+run "$M" -q -e 'will_return_maybe(getaddrinfo, EAI_FAIL, in="nothing")' getent ahosts localhost
+want_rc 0; want_out_has "127.0.0.1"; done_t
+
+t "sh -c pipeline: only the selected program is mocked"
+run "$M" -e 'will_return_always(geteuid, 4242, in="id")' sh -c 'id -u | cat; id -u'
+want_rc 0; want_out "4242
+4242"; want_err_has "by id["; done_t
+
+t "sh -c 'cat a; cat b' with will_fail_count(read, EIO, 1, in=\"cat\"): exactly one cat fails"
+echo a > "$T/a"; echo b > "$T/b"
+run "$M" -e 'will_fail_count(read, EIO, 1, in="cat")' sh -c "cat $T/a; cat $T/b"
+want_rc 0; want_out "b"; want_err_has "cat: $T/a: Input/output error"
+want_err_lacks "$T/b: Input"; done_t
+
+t "python3: os.urandom reads the mocked getrandom"
+if [ -x /usr/bin/python3 ]; then
+	run "$M" -q -e 'will_return_always(getrandom, _, buf="\xaa\xaa\xaa\xaa")' /usr/bin/python3 -S -c 'import os; print(os.urandom(4).hex())'
+	want_rc 0; want_out "aaaaaaaa"; done_t
+else
+	skip_t "python3: os.urandom reads the mocked getrandom" "/usr/bin/python3 not installed"
+fi
+
+finish
