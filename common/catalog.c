@@ -11,13 +11,14 @@
 
 #include "catalog.h"
 
-#define MS_ERRNO(v, e) MS_FK_ERRNO, (int64_t)(v), (e)
-#define MS_RC(e) MS_FK_RC, (int64_t)(e), 0
-#define MS_NEVER MS_FK_NEVER, 0, 0
+#define MS_ERRNO(v, e) .fail_kind = MS_FK_ERRNO, .fail_value = (int64_t)(v), .fail_errno = (e)
+#define MS_RC(e) .fail_kind = MS_FK_RC, .fail_value = (int64_t)(e)
+#define MS_NEVER .fail_kind = MS_FK_NEVER
 
 static struct ms_fn_meta table[MS_FN_COUNT] = {
-#define MS_FN(ret, name, n, proto, args, group, fail, outs) \
-	[MS_ID_##name] = { #name, #ret, #proto, group, outs, n, fail, { 0 }, { { { 0 } } }, { { 0 } }, 0, 0, 0, 0, 0, { 0 }, 0 },
+#define MS_FN(ret, fn, n, proto_, args, group_, fail, outs_) \
+	[MS_ID_##fn] = { .name = #fn, .ret_text = #ret, .proto = #proto_, .group = group_, \
+			 .outs_text = outs_, .nparams = n, fail },
 #define MS_FN_H MS_FN
 #define MS_FN_V MS_FN
 #define MS_ALIAS(...)
