@@ -107,7 +107,8 @@ struct ms_out {
 };
 
 enum ms_event_type {
-	MS_EV_ATTACH = 1,	/* a process attached: text = executable basename */
+	MS_EV_ATTACH = 1,	/* a process attached: text = executable basename;
+				 * value 0: at start (exec), 1: a forked child */
 	MS_EV_CONSUME,		/* a rule took a turn: rule, value */
 	MS_EV_FAIL,		/* a failed check: rule (or ~0u), text = message */
 	MS_EV_WARN,		/* something the user should know: text */

@@ -33,6 +33,7 @@ static const struct ms_out *outs;
 static struct ms_event *events;
 static const char *pool;
 static char exe_name[64];
+static int32_t my_pid;		/* the pid that last wrote an event */
 
 enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
 static int attach_state;
@@ -137,9 +138,19 @@ static void read_exe_name(void)
 static void emit(uint16_t type, unsigned fn, uint32_t rule, uint32_t call, int64_t value,
 		 const void *caller, const char *text)
 {
-	uint32_t i = __atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
+	int32_t pid = (int32_t)syscall(SYS_getpid), last = __atomic_load_n(&my_pid, __ATOMIC_RELAXED);
+	uint32_t i;
 	struct ms_event *e;
 	size_t n;
+
+	/* A child forked without exec shares our mapping and our memory: the
+	 * first event it writes announces it, so reports can name it. */
+	if (type != MS_EV_ATTACH && pid != last &&
+	    __atomic_compare_exchange_n(&my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
+		emit(MS_EV_ATTACH, 0, UINT32_MAX, 0, 1, NULL, exe_name);
+	}
+	i = __atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
 
 	if (i >= chan->events_cap)
 		return;
@@ -148,7 +159,7 @@ static void emit(uint16_t type, unsigned fn, uint32_t rule, uint32_t call, int64
 	e->fn = (uint16_t)fn;
 	e->rule = rule;
 	e->call = call;
-	e->pid = (int32_t)syscall(SYS_getpid);
+	e->pid = pid;
 	e->tid = (int32_t)syscall(SYS_gettid);
 	e->value = value;
 	e->caller_off = (uint64_t)(uintptr_t)caller;
@@ -215,6 +226,7 @@ static void attach(void)
 	pool = ms_chan_at(map, ((struct ms_chan_hdr *)map)->pool_off);
 	read_exe_name();
 	chan = map;
+	my_pid = (int32_t)syscall(SYS_getpid);
 	__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
 	emit(MS_EV_ATTACH, 0, UINT32_MAX, 0, 0, NULL, exe_name);
 done:
@@ -277,7 +289,8 @@ static int from_matches(const char *glob, const void *caller)
 
 	if (!caller || !dladdr(caller, &info) || !info.dli_fname)
 		return 0;
-	return ms_glob_match(glob, basename_of(info.dli_fname));
+	/* The loader names the main program "": it is the executable. */
+	return ms_glob_match(glob, info.dli_fname[0] ? basename_of(info.dli_fname) : exe_name);
 }
 
 static uint64_t capacity(const struct ms_out *o, const uint64_t *a)

@@ -48,6 +48,19 @@ t "processes and threads share one queue: exactly COUNT values consumed"
 run "$M" -q -e 'will_return_count(getpid, 42, 1000)' "$PROBE" fork-threads 4 4 200 42
 want_rc 0; want_out "1000"; done_t
 
+t "forked children are named in the report"
+run "$M" -e 'will_return_count(getpid, 42, 1000)' "$PROBE" fork-threads 2 1 600 42
+want_rc 0; want_out "1000"; want_err_has "3 processes attached"
+want_err_lacks "?["; done_t
+
+t "from= matches the calling object; the main program by its executable name"
+run "$M" -q -e 'will_return(getuid, 5, from="probe")' "$PROBE" getuid 2
+want_rc 0; want_out "5 $uid"; done_t
+
+t "from= that matches no caller leaves the rule unconsumed"
+run "$M" -e 'will_return(getuid, 5, from="libnothing.so*")' "$PROBE" getuid 1
+want_rc 123; want_out "$uid"; done_t
+
 t "the queue survives exec"
 run "$M" -e 'will_return(getuid, 77)' "$PROBE" exec "$PROBE" getuid 1
 want_rc 0; want_out "77"; want_err_has "2 processes attached"; done_t
