@@ -112,14 +112,21 @@ want_out_has "failure: returns -1, errno EIO"
 run "$M" --list nosuch
 want_rc 125; done_t
 
-t "nothing is left behind in /dev/shm or /tmp, even when the program is SIGKILLed"
-before_shm=$(ls -A /dev/shm 2>/dev/null | sort)
-before_tmp=$(ls -A "${TMPDIR:-/tmp}" | grep -v "^$(basename "$T")\$" | sort)
-run "$M" -q -e 'will_return(getuid, 0)' sh -c 'kill -KILL $$'
+t "nothing is left behind in /dev/shm or the temporary directory, even when the program is SIGKILLed"
+# other suites run in parallel and make their own mockshim-test.* directories
+listing() { ls -A "$1" 2>/dev/null | grep -v '^mockshim-test\.' | sort; }
+mkdir "$T/tmp" "$T/cwd"
+cd "$T/cwd" || exit 1
+before_shm=$(listing /dev/shm)
+before_tmp=$(listing "${TMPDIR:-/tmp}")
+run env TMPDIR="$T/tmp" "$M" -q -e 'will_return(getuid, 0)' sh -c 'kill -KILL $$'
 want_rc 137
-run "$M" -q -e 'will_fail(read)' cat /etc/hostname
-[ "$(ls -A /dev/shm 2>/dev/null | sort)" = "$before_shm" ] || problem "/dev/shm changed"
-[ "$(ls -A "${TMPDIR:-/tmp}" | grep -v "^$(basename "$T")\$" | sort)" = "$before_tmp" ] || problem "${TMPDIR:-/tmp} changed"
+run env TMPDIR="$T/tmp" "$M" -q -e 'will_fail(read)' cat /etc/hostname
+[ "$(listing /dev/shm)" = "$before_shm" ] || problem "/dev/shm changed"
+[ "$(listing "${TMPDIR:-/tmp}")" = "$before_tmp" ] || problem "${TMPDIR:-/tmp} changed"
+[ -z "$(ls -A "$T/tmp")" ] || problem "TMPDIR is not empty: $(ls -A "$T/tmp")"
+[ -z "$(ls -A "$T/cwd")" ] || problem "files left in the working directory: $(ls -A "$T/cwd")"
+cd - >/dev/null || exit 1
 done_t
 
 t "events written before a crash are reported"
