@@ -33,6 +33,27 @@ static struct ms_fn_meta table[MS_FN_COUNT] = {
 #undef MS_ALIAS_V
 };
 
+static const uint8_t nparams_table[MS_FN_COUNT] = {
+#define MS_FN(ret, fn, n, ...) [MS_ID_##fn] = n,
+#define MS_FN_H MS_FN
+#define MS_FN_V MS_FN
+#define MS_ALIAS(...)
+#define MS_ALIAS_H(...)
+#define MS_ALIAS_V(...)
+#include "mockshim/catalog.def"
+#undef MS_FN
+#undef MS_FN_H
+#undef MS_FN_V
+#undef MS_ALIAS
+#undef MS_ALIAS_H
+#undef MS_ALIAS_V
+};
+
+unsigned ms_catalog_nparams(unsigned id)
+{
+	return id < MS_FN_COUNT ? nparams_table[id] : 0;
+}
+
 static const struct {
 	const char *name;
 	int canon;

@@ -127,6 +127,8 @@ void ms_catalog_init(void);
 /* Canonical id of a canonical name or alias, or -1. */
 int ms_catalog_find(const char *name, size_t len);
 int ms_catalog_param(const struct ms_fn_meta *m, const char *name, size_t len);
+/* Parameters of function id: a constant table, safe anywhere. */
+unsigned ms_catalog_nparams(unsigned id);
 /* A fingerprint of the catalog's ids, stored in and checked against the channel. */
 uint32_t ms_catalog_hash(void);
 const char *ms_sym_name(unsigned sym);

@@ -11,7 +11,7 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, pool, events, size;
+	uint64_t fns, rules, outs, expects, orders, pool, events, size;
 };
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
@@ -19,7 +19,9 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->fns = align8(sizeof(struct ms_chan_hdr));
 	l->rules = align8(l->fns + (uint64_t)MS_FN_COUNT * sizeof(struct ms_chan_fn));
 	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
-	l->pool = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
+	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
+	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
+	l->pool = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
 	l->events = align8(l->pool + (spec->pool_len ? spec->pool_len : 1));
 	l->size = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
 }
@@ -32,13 +34,15 @@ uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
 	return l.size;
 }
 
-void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap)
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
+		      uint32_t flags)
 {
 	struct ms_chan_hdr *h = map;
 	struct ms_chan_fn *fns;
 	struct ms_rule *rules;
+	struct ms_expect *expects;
 	struct layout l;
-	uint32_t n = 0;
+	uint32_t n = 0, x = 0;
 
 	compute(spec, events_cap, &l);
 	h->magic = MS_CHAN_MAGIC;
@@ -47,25 +51,46 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->hdr_size = sizeof(*h);
 	h->nfns = MS_FN_COUNT;
 	h->catalog_hash = ms_catalog_hash();
+	h->flags = flags;
 	h->fns_off = (uint32_t)l.fns;
 	h->rules_off = (uint32_t)l.rules;
 	h->nrules = spec->nrules;
 	h->outs_off = (uint32_t)l.outs;
 	h->nouts = spec->nouts;
+	h->expects_off = (uint32_t)l.expects;
+	h->nexpects = spec->nexpects;
+	h->orders_off = (uint32_t)l.orders;
+	h->norders = spec->norders;
 	h->pool_off = (uint32_t)l.pool;
 	h->pool_size = spec->pool_len ? spec->pool_len : 1;
 	h->events_off = (uint32_t)l.events;
 	h->events_cap = events_cap;
 	fns = ms_chan_at(h, h->fns_off);
 	rules = ms_chan_at(h, h->rules_off);
-	/* Rules grouped by function, declaration order kept within one. */
+	expects = ms_chan_at(h, h->expects_off);
+	/* Grouped by function, declaration order kept within one. */
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
 		fns[fn].first_rule = n;
 		for (uint32_t i = 0; i < spec->nrules; i++)
 			if (spec->rules[i].fn == fn)
 				rules[n++] = spec->rules[i];
 		fns[fn].nrules = n - fns[fn].first_rule;
+		fns[fn].first_expect = x;
+		for (uint32_t i = 0; i < spec->nexpects; i++)
+			if (spec->expects[i].fn == fn)
+				expects[x++] = spec->expects[i];
+		fns[fn].nexpects = x - fns[fn].first_expect;
 	}
+	for (uint32_t i = 0; i < spec->norders; i++) {
+		const struct ms_order *o = &spec->orders[i];
+
+		fns[o->fn].flags |= o->kind == MS_ORD_CALL     ? MS_FF_ORDERED
+				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
+							       : MS_FF_NO_CALL;
+	}
+	if (spec->norders)
+		memcpy(ms_chan_at(h, h->orders_off), spec->orders,
+		       spec->norders * sizeof(struct ms_order));
 	if (spec->nouts)
 		memcpy(ms_chan_at(h, h->outs_off), spec->outs, spec->nouts * sizeof(struct ms_out));
 	if (spec->pool_len)
@@ -95,6 +120,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	const struct ms_chan_fn *fns;
 	const struct ms_rule *rules;
 	const struct ms_out *outs;
+	const struct ms_expect *expects;
+	const struct ms_order *orders;
 
 	if (size < sizeof(*h))
 		return "too small";
@@ -109,20 +136,64 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	if (!range_ok(size, h->fns_off, h->nfns, sizeof(*fns)) ||
 	    !range_ok(size, h->rules_off, h->nrules, sizeof(*rules)) ||
 	    !range_ok(size, h->outs_off, h->nouts, sizeof(*outs)) ||
+	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
+	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
 	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
 	if (h->fns_off < sizeof(*h) || h->rules_off < sizeof(*h) || h->outs_off < sizeof(*h) ||
+	    h->expects_off < sizeof(*h) || h->orders_off < sizeof(*h) ||
 	    h->pool_off < sizeof(*h) || h->events_off < sizeof(*h))
 		return "section overlaps the header";
 	fns = (const void *)((const char *)h + h->fns_off);
 	rules = (const void *)((const char *)h + h->rules_off);
 	outs = (const void *)((const char *)h + h->outs_off);
-	for (uint32_t i = 0; i < h->nfns; i++)
+	expects = (const void *)((const char *)h + h->expects_off);
+	orders = (const void *)((const char *)h + h->orders_off);
+	if (h->order_cursor > h->norders)
+		return "bad call-order cursor";
+	for (uint32_t i = 0; i < h->nfns; i++) {
 		if (fns[i].first_rule > h->nrules || fns[i].nrules > h->nrules - fns[i].first_rule)
 			return "function table out of bounds";
+		if (fns[i].first_expect > h->nexpects ||
+		    fns[i].nexpects > h->nexpects - fns[i].first_expect)
+			return "function table out of bounds";
+		for (uint32_t k = 0; k < fns[i].nexpects; k++)
+			if (expects[fns[i].first_expect + k].fn != i)
+				return "function table inconsistent";
+	}
+	for (uint32_t i = 0; i < h->nexpects; i++) {
+		const struct ms_expect *x = &expects[i];
+
+		if (x->fn >= h->nfns || x->kind < MS_X_VALUE || x->kind > MS_X_ANY ||
+		    x->param >= ms_catalog_nparams(x->fn) || (x->psize != 4 && x->psize != 8))
+			return "bad expectation";
+		if (x->count == 0 || x->count < MS_COUNT_MAYBE)
+			return "bad expectation count";
+		if (x->data > h->pool_size || x->len > h->pool_size - x->data ||
+		    ((x->kind == MS_X_SET || x->kind == MS_X_NOT_SET) &&
+		     ((uint64_t)x->len * 8 > h->pool_size - x->data || x->len == 0)))
+			return "expectation data out of bounds";
+		if ((x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING) &&
+		    x->len >= MS_STRING_BOUND)
+			return "expected string too long";
+		if (!pool_ok(h, x->in_glob) || !pool_ok(h, x->from_glob) || !pool_ok(h, x->src) ||
+		    !pool_ok(h, x->text))
+			return "expectation string out of bounds";
+	}
+	for (uint32_t i = 0; i < h->norders; i++) {
+		const struct ms_order *o = &orders[i];
+
+		if (o->fn >= h->nfns || o->kind < MS_ORD_CALL || o->kind > MS_ORD_NO_CALL ||
+		    (o->kind == MS_ORD_CALL && o->count <= 0))
+			return "bad call-order entry";
+		if (!pool_ok(h, o->in_glob) || !pool_ok(h, o->from_glob) || !pool_ok(h, o->src) ||
+		    !pool_ok(h, o->text))
+			return "call-order string out of bounds";
+	}
 	for (uint32_t i = 0; i < h->nrules; i++) {
 		const struct ms_rule *r = &rules[i];
+		unsigned np;
 
 		if (r->fn >= h->nfns || r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
 			return "bad rule";
@@ -130,10 +201,20 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad rule count";
 		if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
 			return "rule outputs out of bounds";
-		if (r->rd_param >= MS_MAX_PARAMS && r->rd_param != MS_NONE8)
+		/* argument indices must exist: the shim's argument arrays hold
+		 * exactly the function's parameters */
+		np = ms_catalog_nparams(r->fn);
+		if (r->rd_kind == MS_RD_PARAM && r->rd_param >= np)
 			return "bad rule default";
-		if (r->rd_div >= MS_MAX_PARAMS && r->rd_div != MS_NONE8 && r->rd_div != 0)
+		if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
 			return "bad rule default";
+		for (uint32_t k = 0; k < r->nouts; k++) {
+			const struct ms_out *o = &outs[r->outs_first + k];
+
+			if (o->param >= np || (o->cap1 != MS_NONE8 && o->cap1 >= np) ||
+			    (o->cap2 != MS_NONE8 && o->cap2 >= np))
+				return "bad output parameter";
+		}
 		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
 		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
 			return "rule string out of bounds";

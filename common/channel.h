@@ -23,8 +23,12 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 1u
+#define MS_CHAN_ABI 2u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
+
+enum ms_chan_flags {
+	MS_CHAN_ABORT_ON_FAIL = 1u << 0,	/* --on-fail=abort: SIGABRT at a failed check */
+};
 
 struct ms_chan_hdr {
 	uint32_t magic;
@@ -33,25 +37,38 @@ struct ms_chan_hdr {
 	uint32_t hdr_size;	/* sizeof(struct ms_chan_hdr) */
 	uint32_t nfns;		/* MS_FN_COUNT of the writer */
 	uint32_t catalog_hash;	/* ms_catalog_hash() of the writer */
-	uint32_t flags;
+	uint32_t flags;		/* enum ms_chan_flags */
 	uint32_t fns_off;	/* struct ms_chan_fn[nfns] */
 	uint32_t rules_off, nrules;	/* struct ms_rule[nrules] */
 	uint32_t outs_off, nouts;	/* struct ms_out[nouts] */
+	uint32_t expects_off, nexpects;	/* struct ms_expect[nexpects] */
+	uint32_t orders_off, norders;	/* struct ms_order[norders], declaration order */
 	uint32_t pool_off, pool_size;	/* bytes; strings are NUL-terminated */
 	uint32_t events_off, events_cap;	/* struct ms_event[events_cap] */
 	/* (shared) */
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
 	uint32_t failures;	/* failed checks recorded by the shims */
-	uint32_t reserved;
+	uint32_t order_cursor;	/* first call-order entry not yet done */
+	uint32_t order_seq;	/* calls that took part in call ordering */
+	uint32_t consume_dropped;	/* consume events not logged, to keep room */
 };
 
-/* Per catalog function: its rules are rules[first_rule .. +nrules). */
+enum ms_fn_flags {
+	MS_FF_ORDERED = 1u << 0,	/* has expect_function_call entries */
+	MS_FF_IGNORED = 1u << 1,	/* ignore_function_calls */
+	MS_FF_NO_CALL = 1u << 2,	/* expect_no_call */
+};
+
+/* Per catalog function: its rules are rules[first_rule .. +nrules), its
+ * expectations expects[first_expect .. +nexpects). */
 struct ms_chan_fn {
 	uint32_t first_rule;
 	uint32_t nrules;
+	uint32_t first_expect;
+	uint32_t nexpects;
+	uint32_t flags;		/* enum ms_fn_flags */
 	uint32_t calls;		/* (shared) armed calls seen */
-	uint32_t reserved;
 };
 
 enum ms_rule_kind {
@@ -106,15 +123,87 @@ struct ms_out {
 	uint32_t data, len;	/* pool */
 };
 
+enum ms_expect_kind {
+	MS_X_VALUE = 1,
+	MS_X_NOT_VALUE,
+	MS_X_STRING,
+	MS_X_NOT_STRING,
+	MS_X_MEMORY,
+	MS_X_NOT_MEMORY,
+	MS_X_RANGE,
+	MS_X_NOT_RANGE,
+	MS_X_SET,
+	MS_X_NOT_SET,
+	MS_X_ANY,
+};
+
+/* expect_*(FN, PARAM, ...): checked against every call of FN. */
+struct ms_expect {
+	uint32_t fn;
+	uint8_t kind;		/* enum ms_expect_kind */
+	uint8_t param;		/* argument index */
+	uint8_t psize;		/* bytes of an integer parameter (4 or 8) */
+	uint8_t psigned;
+	int32_t count;		/* > 0, MS_COUNT_ALWAYS, MS_COUNT_MAYBE */
+	uint32_t reserved0;
+	int64_t lo, hi;		/* VALUE: lo; RANGE: lo..hi */
+	uint32_t data, len;	/* STRING/MEMORY: pool bytes; SET: len int64s */
+	uint32_t in_glob, from_glob;
+	uint32_t src, line, col, text;
+	uint32_t consumed;	/* (shared) */
+	uint32_t reserved1;
+};
+
+enum ms_order_kind {
+	MS_ORD_CALL = 1,	/* expect_function_call(s): count calls, in sequence */
+	MS_ORD_IGNORE,		/* ignore_function_calls: never out of order */
+	MS_ORD_NO_CALL,		/* expect_no_call: any call fails */
+};
+
+struct ms_order {
+	uint32_t fn;
+	uint16_t kind;		/* enum ms_order_kind */
+	uint16_t reserved0;
+	int32_t count;		/* MS_ORD_CALL: > 0 */
+	uint32_t in_glob, from_glob;
+	uint32_t src, line, col, text;
+	uint32_t consumed;	/* (shared) */
+};
+
 enum ms_event_type {
 	MS_EV_ATTACH = 1,	/* a process attached: text = executable basename;
 				 * value 0: at start (exec), 1: a forked child */
 	MS_EV_CONSUME,		/* a rule took a turn: rule, value */
-	MS_EV_FAIL,		/* a failed check: rule (or ~0u), text = message */
+	MS_EV_FAIL,		/* a failed check: kind says which, see below */
 	MS_EV_WARN,		/* something the user should know: text */
 };
 
-#define MS_EV_TEXT 88
+/*
+ * Failure kinds.  "rule" indexes the table the kind names; the actual
+ * value is in value (integers) or text[at..] (len bytes of a string or
+ * memory, MS_EVF_TRUNCATED when longer).
+ */
+enum ms_failure_kind {
+	MS_FAIL_OUTPUT_NULL = 1,	/* rules: an output pointer was NULL */
+	MS_FAIL_CHECK,		/* expects: the parameter did not pass */
+	MS_FAIL_NO_EXPECT,	/* expects (the last for the parameter): none left */
+	MS_FAIL_ORDER,		/* orders: expected this entry; seq = actual position,
+				 * value = expected position */
+	MS_FAIL_ORDER_EXTRA,	/* orders (the function's last): more calls than expected */
+	MS_FAIL_NO_CALL,	/* orders: a call expect_no_call forbids */
+};
+
+enum ms_event_flags {
+	MS_EVF_NULL = 1u << 0,		/* the pointer was NULL */
+	MS_EVF_FAULT = 1u << 1,		/* the pointer could not be read */
+	MS_EVF_TRUNCATED = 1u << 2,	/* the actual bytes go on beyond text */
+	MS_EVF_UNTERMINATED = 1u << 3,	/* no NUL within the bound */
+};
+
+#define MS_EV_TEXT 96
+#define MS_EV_CALLER 64
+#define MS_EV_SYM 40
+#define MS_STRING_BOUND 4096	/* bytes of a string parameter read at most */
 
 struct ms_event {
 	uint32_t state;		/* (shared) 0 = being written, 1 = complete */
@@ -125,12 +214,21 @@ struct ms_event {
 	int32_t pid;
 	int32_t tid;
 	int64_t value;
-	uint64_t caller_off;	/* caller offset within its object */
+	uint16_t kind;		/* MS_EV_FAIL: enum ms_failure_kind */
+	uint8_t param;
+	uint8_t flags;		/* enum ms_event_flags */
+	uint32_t len;		/* bytes of the actual string/memory */
+	uint32_t at;		/* offset in it of text[0] */
+	uint32_t seq;		/* call-order position */
+	uint64_t caller_off;	/* return address offset in its object */
+	char caller[MS_EV_CALLER];	/* the object's basename */
+	char sym[MS_EV_SYM];	/* the nearest symbol, "" when unknown */
 	char text[MS_EV_TEXT];
 };
 
-_Static_assert(sizeof(struct ms_event) == 128, "event layout");
+_Static_assert(sizeof(struct ms_event) == 256, "event layout");
 _Static_assert(sizeof(struct ms_rule) % 8 == 0, "rule layout");
+_Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
 
 static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)
 {

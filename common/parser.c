@@ -29,6 +29,8 @@ void ms_spec_fini(struct ms_spec *spec)
 		return;
 	spec->free_fn(spec->rules);
 	spec->free_fn(spec->outs);
+	spec->free_fn(spec->expects);
+	spec->free_fn(spec->orders);
 	spec->free_fn(spec->pool);
 	memset(spec, 0, sizeof(*spec));
 }
@@ -333,7 +335,7 @@ static int decode_str(struct parser *ps, const struct tok *t, char *buf, size_t 
 
 /* ---- values ---- */
 
-enum val_kind { V_INT = 1, V_DBL, V_STR, V_NULL, V_BOOL, V_PH, V_STRUCT, V_DUR };
+enum val_kind { V_INT = 1, V_DBL, V_STR, V_NULL, V_BOOL, V_PH, V_STRUCT, V_DUR, V_IDENT };
 
 #define MAX_FIELDS 16
 #define MAX_ARGS 16
@@ -349,6 +351,8 @@ struct field {
 struct val {
 	enum val_kind kind;
 	uint32_t line, col;
+	const char *name;	/* V_IDENT: a name that is no constant (a parameter?) */
+	size_t name_n;
 	int64_t i;
 	double d;
 	uint32_t str, len;	/* V_STR: pool */
@@ -384,6 +388,7 @@ static const char *kind_name(enum val_kind k)
 	case V_PH: return "'_'";
 	case V_STRUCT: return "a struct literal";
 	case V_DUR: return "a duration";
+	case V_IDENT: return "a name";
 	}
 	return "?";
 }
@@ -461,7 +466,10 @@ static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 		} else if (ms_name_value(t->s, t->n, &v->i)) {
 			v->kind = V_INT;
 		} else {
-			return fail_tok(ps, t, "unknown name '%.*s'", (int)t->n, t->s);
+			/* resolved by the statement: a parameter name, or an error */
+			v->kind = V_IDENT;
+			v->name = t->s;
+			v->name_n = t->n;
 		}
 		break;
 	default:
@@ -525,6 +533,9 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 	while (is_punct(t, '|')) {
 		struct val rhs;
 
+		if (v->kind == V_IDENT)
+			return fail_at(ps, v->line, v->col, "unknown name '%.*s'", (int)v->name_n,
+				       v->name);
 		if (v->kind != V_INT)
 			return fail_at(ps, v->line, v->col, "'|' joins integers, not %s",
 				       kind_name(v->kind));
@@ -533,6 +544,9 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 		memset(&rhs, 0, sizeof(rhs));
 		if (parse_scalar(ps, &rhs, scratch))
 			return -1;
+		if (rhs.kind == V_IDENT)
+			return fail_at(ps, rhs.line, rhs.col, "unknown name '%.*s'", (int)rhs.name_n,
+				       rhs.name);
 		if (rhs.kind != V_INT)
 			return fail_at(ps, rhs.line, rhs.col, "'|' joins integers, not %s",
 				       kind_name(rhs.kind));
@@ -625,22 +639,44 @@ static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 
 /* ---- compiling a statement into a rule ---- */
 
+enum stmt_type { ST_RULE, ST_EXPECT, ST_ORDER };
+
 struct stmt_kind {
 	const char *name;
-	uint16_t kind;
-	int32_t count;		/* 0: taken from the positional COUNT */
+	uint8_t type;		/* enum stmt_type */
+	uint16_t kind;		/* rule, expectation or order kind */
+	int32_t count;		/* 0: taken from the last positional, COUNT */
 	uint8_t npos_min, npos_max;	/* positional values after FN */
 	const char *usage;
 };
 
 static const struct stmt_kind stmt_kinds[] = {
-	{ "will_return", MS_R_RETURN, 1, 1, 1, "will_return(FN, VALUE [, OUT=...] [, OPTION=...])" },
-	{ "will_return_count", MS_R_RETURN, 0, 2, 2, "will_return_count(FN, VALUE, COUNT [, ...])" },
-	{ "will_return_always", MS_R_RETURN, MS_COUNT_ALWAYS, 1, 1, "will_return_always(FN, VALUE [, ...])" },
-	{ "will_return_maybe", MS_R_RETURN, MS_COUNT_MAYBE, 1, 1, "will_return_maybe(FN, VALUE [, ...])" },
-	{ "will_fail", MS_R_FAIL, 1, 0, 1, "will_fail(FN [, ERR] [, ...])" },
-	{ "will_fail_count", MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
-	{ "will_call_real", MS_R_REAL, 0, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
+	{ "will_return", ST_RULE, MS_R_RETURN, 1, 1, 1, "will_return(FN, VALUE [, OUT=...] [, OPTION=...])" },
+	{ "will_return_count", ST_RULE, MS_R_RETURN, 0, 2, 2, "will_return_count(FN, VALUE, COUNT [, ...])" },
+	{ "will_return_always", ST_RULE, MS_R_RETURN, MS_COUNT_ALWAYS, 1, 1, "will_return_always(FN, VALUE [, ...])" },
+	{ "will_return_maybe", ST_RULE, MS_R_RETURN, MS_COUNT_MAYBE, 1, 1, "will_return_maybe(FN, VALUE [, ...])" },
+	{ "will_fail", ST_RULE, MS_R_FAIL, 1, 0, 1, "will_fail(FN [, ERR] [, ...])" },
+	{ "will_fail_count", ST_RULE, MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
+	{ "will_call_real", ST_RULE, MS_R_REAL, 1, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
+#define X(name, kind, n, args)                                                              \
+	{ name, ST_EXPECT, kind, 1, n, n, name "(FN, PARAM" args ")" },                      \
+	{ name "_count", ST_EXPECT, kind, 0, n + 1, n + 1, name "_count(FN, PARAM" args ", COUNT)" },
+	X("expect_value", MS_X_VALUE, 2, ", VALUE")
+	X("expect_not_value", MS_X_NOT_VALUE, 2, ", VALUE")
+	X("expect_string", MS_X_STRING, 2, ", STRING")
+	X("expect_not_string", MS_X_NOT_STRING, 2, ", STRING")
+	X("expect_memory", MS_X_MEMORY, 3, ", BYTES, SIZE")
+	X("expect_not_memory", MS_X_NOT_MEMORY, 3, ", BYTES, SIZE")
+	X("expect_in_range", MS_X_RANGE, 3, ", MIN, MAX")
+	X("expect_not_in_range", MS_X_NOT_RANGE, 3, ", MIN, MAX")
+	X("expect_in_set", MS_X_SET, 2, ", {A, B, ...}")
+	X("expect_not_in_set", MS_X_NOT_SET, 2, ", {A, B, ...}")
+	X("expect_any", MS_X_ANY, 1, "")
+#undef X
+	{ "expect_function_call", ST_ORDER, MS_ORD_CALL, 1, 0, 0, "expect_function_call(FN)" },
+	{ "expect_function_calls", ST_ORDER, MS_ORD_CALL, 0, 1, 1, "expect_function_calls(FN, COUNT)" },
+	{ "ignore_function_calls", ST_ORDER, MS_ORD_IGNORE, 1, 0, 0, "ignore_function_calls(FN)" },
+	{ "expect_no_call", ST_ORDER, MS_ORD_NO_CALL, 1, 0, 0, "expect_no_call(FN)" },
 };
 
 static const struct stmt_kind *find_stmt_kind(struct parser *ps, const struct tok *name)
@@ -648,14 +684,28 @@ static const struct stmt_kind *find_stmt_kind(struct parser *ps, const struct to
 	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++)
 		if (tok_is(name, stmt_kinds[i].name))
 			return &stmt_kinds[i];
-	if (name->n > 7 && memcmp(name->s, "expect_", 7) == 0)
-		fail_tok(ps, name, "'%.*s': parameter expectations are not implemented yet",
-			 (int)name->n, name->s);
-	else if (tok_is(name, "mock"))
+	if (tok_is(name, "mock"))
 		fail_tok(ps, name, "'mock' prototypes are not implemented yet");
 	else
 		fail_tok(ps, name, "unknown statement '%.*s'", (int)name->n, name->s);
 	return NULL;
+}
+
+static int unknown_name(struct parser *ps, const struct val *v)
+{
+	return fail_at(ps, v->line, v->col, "unknown name '%.*s'", (int)v->name_n, v->name);
+}
+
+/* COUNT: a positive integer, or -1 (always) / -2 (maybe) where allowed. */
+static int parse_count(struct parser *ps, const struct val *c, int specials, int32_t *out)
+{
+	if (c->kind != V_INT || c->i == 0 || c->i > INT32_MAX ||
+	    c->i < (specials ? MS_COUNT_MAYBE : 1))
+		return fail_at(ps, c->line, c->col,
+			       specials ? "COUNT must be a positive integer, -1 (always) or -2 (maybe)"
+					: "COUNT must be a positive integer");
+	*out = (int32_t)c->i;
+	return 0;
 }
 
 static int check_int_range(struct parser *ps, const struct val *v, const struct ms_type *t,
@@ -878,6 +928,12 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 	return add_out(ps, &o);
 }
 
+static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const struct ms_fn_meta *m,
+			  struct stmt *st, struct arg **pos, unsigned npos, uint32_t in_glob,
+			  uint32_t from_glob);
+static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct stmt *st, int fn,
+			 struct arg **pos, unsigned npos, uint32_t in_glob, uint32_t from_glob);
+
 static int compile(struct parser *ps, struct stmt *st)
 {
 	const struct stmt_kind *sk = NULL;
@@ -911,6 +967,17 @@ static int compile(struct parser *ps, struct stmt *st)
 	r.col = st->name.col;
 	r.rd_kind = MS_RD_NONE;
 
+	/* Names that are no constant are only a parameter of expect_*. */
+	for (unsigned i = 1; i < st->nargs; i++) {
+		const struct val *v = &st->args[i].v;
+
+		if (v->kind == V_IDENT && !(sk->type == ST_EXPECT && i == 1 && !st->args[i].key))
+			return unknown_name(ps, v);
+		for (unsigned k = 0; v->kind == V_STRUCT && k < v->nfields; k++)
+			if (v->fields[k].v->kind == V_IDENT)
+				return unknown_name(ps, v->fields[k].v);
+	}
+
 	/* Keyword arguments: options and outputs. */
 	for (unsigned i = 1; i < st->nargs; i++) {
 		struct arg *a = &st->args[i];
@@ -923,7 +990,21 @@ static int compile(struct parser *ps, struct stmt *st)
 			continue;
 		}
 		named = 1;
-		if (!a->deref && a->key_n == 5 && memcmp(a->key, "errno", 5) == 0) {
+		if (!a->deref && ((a->key_n == 2 && memcmp(a->key, "in", 2) == 0) ||
+				  (a->key_n == 4 && memcmp(a->key, "from", 4) == 0))) {
+			if (a->v.kind != V_STR || a->v.len == 0)
+				return fail_at(ps, a->v.line, a->v.col,
+					       "%.*s= needs a non-empty glob string, not %s",
+					       (int)a->key_n, a->key, kind_name(a->v.kind));
+			if (a->key_n == 2)
+				r.in_glob = a->v.str;
+			else
+				r.from_glob = a->v.str;
+		} else if (sk->type != ST_RULE) {
+			return fail_at(ps, a->line, a->col,
+				       "%.*s takes no '%.*s=' (only the options in= and from=)",
+				       (int)st->name.n, st->name.s, (int)a->key_n, a->key);
+		} else if (!a->deref && a->key_n == 5 && memcmp(a->key, "errno", 5) == 0) {
 			if (a->v.kind != V_INT)
 				return fail_at(ps, a->v.line, a->v.col,
 					       "errno= needs an errno name or number, not %s",
@@ -933,16 +1014,6 @@ static int compile(struct parser *ps, struct stmt *st)
 					       (long long)a->v.i);
 			r.flags |= MS_RF_ERRNO;
 			r.err = (int32_t)a->v.i;
-		} else if (!a->deref && ((a->key_n == 2 && memcmp(a->key, "in", 2) == 0) ||
-					 (a->key_n == 4 && memcmp(a->key, "from", 4) == 0))) {
-			if (a->v.kind != V_STR || a->v.len == 0)
-				return fail_at(ps, a->v.line, a->v.col,
-					       "%.*s= needs a non-empty glob string, not %s",
-					       (int)a->key_n, a->key, kind_name(a->v.kind));
-			if (a->key_n == 2)
-				r.in_glob = a->v.str;
-			else
-				r.from_glob = a->v.str;
 		} else if (!a->deref && a->key_n == 5 && memcmp(a->key, "delay", 5) == 0) {
 			if (a->v.kind != V_DUR)
 				return fail_at(ps, a->v.line, a->v.col,
@@ -957,17 +1028,15 @@ static int compile(struct parser *ps, struct stmt *st)
 	}
 	if (npos < sk->npos_min || npos > sk->npos_max)
 		return fail_tok(ps, &st->name, "wrong number of arguments: %s", sk->usage);
+	if (sk->type == ST_EXPECT)
+		return compile_expect(ps, sk, m, st, pos, npos, r.in_glob, r.from_glob);
+	if (sk->type == ST_ORDER)
+		return compile_order(ps, sk, st, fn, pos, npos, r.in_glob, r.from_glob);
 
 	if (sk->kind == MS_R_RETURN) {
 		value = &pos[0]->v;
-		if (sk->count == 0) {
-			struct val *c = &pos[1]->v;
-
-			if (c->kind != V_INT || c->i == 0 || c->i < MS_COUNT_MAYBE || c->i > INT32_MAX)
-				return fail_at(ps, c->line, c->col,
-					       "COUNT must be a positive integer, -1 (always) or -2 (maybe)");
-			r.count = (int32_t)c->i;
-		}
+		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
+			return -1;
 		if (value->kind == V_PH) {
 			r.flags |= MS_RF_DEFAULT;
 			r.rd_kind = m->rd_kind;
@@ -1027,14 +1096,8 @@ static int compile(struct parser *ps, struct stmt *st)
 		if (m->fail_kind == MS_FK_NEVER)
 			return fail_tok(ps, &st->fn, "%s() cannot fail: use will_return(%s, VALUE)",
 					m->name, m->name);
-		if (sk->count == 0) {
-			struct val *c = &pos[1]->v;
-
-			if (c->kind != V_INT || c->i == 0 || c->i < MS_COUNT_MAYBE || c->i > INT32_MAX)
-				return fail_at(ps, c->line, c->col,
-					       "COUNT must be a positive integer, -1 (always) or -2 (maybe)");
-			r.count = (int32_t)c->i;
-		}
+		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
+			return -1;
 		if (e && e->kind == V_PH)
 			e = NULL;
 		if (e && e->kind != V_INT)
@@ -1062,16 +1125,8 @@ static int compile(struct parser *ps, struct stmt *st)
 					return -1;
 			}
 		}
-	} else {
-		r.count = 1;
-		if (npos == 1) {
-			struct val *c = &pos[0]->v;
-
-			if (c->kind != V_INT || c->i == 0 || c->i < MS_COUNT_MAYBE || c->i > INT32_MAX)
-				return fail_at(ps, c->line, c->col,
-					       "COUNT must be a positive integer, -1 (always) or -2 (maybe)");
-			r.count = (int32_t)c->i;
-		}
+	} else if (npos == 1 && parse_count(ps, &pos[0]->v, 1, &r.count)) {
+		return -1;
 	}
 	/* Outputs every mocked reply writes, like libc (time's *tloc). */
 	if (sk->kind != MS_R_REAL) {
@@ -1104,6 +1159,193 @@ static int compile(struct parser *ps, struct stmt *st)
 	return 0;
 }
 
+static uint32_t stmt_text(struct parser *ps, const struct stmt *st)
+{
+	uint32_t off = ms_spec_str(ps->spec, st->start, (size_t)(st->stop - st->start));
+
+	if (!off)
+		ps->err = -ENOMEM;
+	return off;
+}
+
+static int is_int_class(const struct ms_type *t)
+{
+	return t->tclass == MS_T_INT || t->tclass == MS_T_UINT;
+}
+
+static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const struct ms_fn_meta *m,
+			  struct stmt *st, struct arg **pos, unsigned npos, uint32_t in_glob,
+			  uint32_t from_glob)
+{
+	struct ms_spec *spec = ps->spec;
+	struct ms_expect x;
+	const struct val *pv = &pos[0]->v, *v = npos > 1 ? &pos[1]->v : NULL;
+	const struct ms_param *p;
+	char list[200];
+	int pi;
+
+	memset(&x, 0, sizeof(x));
+	param_list(m, list, sizeof(list));
+	if (pv->kind != V_IDENT)
+		return fail_at(ps, pv->line, pv->col,
+			       "expected a parameter name of %s() (parameters: %s)", m->name, list);
+	pi = ms_catalog_param(m, pv->name, pv->name_n);
+	if (pi < 0)
+		return fail_at(ps, pv->line, pv->col, "%s() has no parameter '%.*s' (parameters: %s)",
+			       m->name, (int)pv->name_n, pv->name, list);
+	p = &m->params[pi];
+	x.fn = (uint32_t)ms_catalog_find(m->name, strlen(m->name));
+	x.kind = (uint8_t)sk->kind;
+	x.param = (uint8_t)pi;
+	x.psize = p->type.size == 4 ? 4 : 8;
+	x.psigned = p->type.tclass == MS_T_INT;
+	x.count = sk->count;
+	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 1, &x.count))
+		return -1;
+	switch (sk->kind) {
+	case MS_X_VALUE:
+	case MS_X_NOT_VALUE:
+		if (is_int_class(&p->type)) {
+			if (v->kind != V_INT && v->kind != V_BOOL)
+				return fail_at(ps, v->line, v->col, "'%s' is %s: expected an integer, not %s",
+					       p->name, p->type.text, kind_name(v->kind));
+			if (check_int_range(ps, v, &p->type, "value"))
+				return -1;
+			x.lo = v->i;
+		} else if (v->kind == V_NULL) {
+			x.lo = 0;
+		} else if (v->kind == V_INT) {
+			x.lo = v->i;
+		} else {
+			return fail_at(ps, v->line, v->col,
+				       "'%s' is %s: expected NULL or an address, not %s%s", p->name,
+				       p->type.text, kind_name(v->kind),
+				       v->kind == V_STR ? " (use expect_string or expect_memory)" : "");
+		}
+		break;
+	case MS_X_STRING:
+	case MS_X_NOT_STRING:
+	case MS_X_MEMORY:
+	case MS_X_NOT_MEMORY:
+		if (is_int_class(&p->type))
+			return fail_at(ps, pv->line, pv->col, "'%s' is %s, not a pointer: use expect_value",
+				       p->name, p->type.text);
+		if (v->kind != V_STR)
+			return fail_at(ps, v->line, v->col, "expected a string, not %s", kind_name(v->kind));
+		x.data = v->str;
+		x.len = v->len;
+		if (sk->kind == MS_X_STRING || sk->kind == MS_X_NOT_STRING) {
+			if (memchr(spec->pool + v->str, '\0', v->len))
+				return fail_at(ps, v->line, v->col,
+					       "the string has a NUL byte: use expect_memory");
+			if (v->len >= MS_STRING_BOUND)
+				return fail_at(ps, v->line, v->col, "strings are compared up to %d bytes",
+					       MS_STRING_BOUND - 1);
+		} else {
+			const struct val *n = &pos[2]->v;
+
+			if (n->kind != V_INT || n->i < 1 || n->i > (int64_t)v->len)
+				return fail_at(ps, n->line, n->col,
+					       "SIZE must be 1..%u, the length of the bytes given", v->len);
+			x.len = (uint32_t)n->i;
+		}
+		break;
+	case MS_X_RANGE:
+	case MS_X_NOT_RANGE: {
+		const struct val *hi = &pos[2]->v;
+
+		if (!is_int_class(&p->type))
+			return fail_at(ps, pv->line, pv->col, "'%s' is %s, not an integer", p->name,
+				       p->type.text);
+		if (v->kind != V_INT || hi->kind != V_INT)
+			return fail_at(ps, (v->kind != V_INT ? v : hi)->line,
+				       (v->kind != V_INT ? v : hi)->col, "MIN and MAX must be integers");
+		if (check_int_range(ps, v, &p->type, "MIN") || check_int_range(ps, hi, &p->type, "MAX"))
+			return -1;
+		if (v->i > hi->i)
+			return fail_at(ps, v->line, v->col, "MIN %lld is greater than MAX %lld",
+				       (long long)v->i, (long long)hi->i);
+		x.lo = v->i;
+		x.hi = hi->i;
+		break;
+	}
+	case MS_X_SET:
+	case MS_X_NOT_SET: {
+		int64_t vals[MAX_FIELDS];
+
+		if (v->kind != V_STRUCT || v->nfields == 0)
+			return fail_at(ps, v->line, v->col, "expected a set of integers {A, B, ...}");
+		for (unsigned k = 0; k < v->nfields; k++) {
+			const struct field *f = &v->fields[k];
+
+			if (f->name)
+				return fail_at(ps, f->line, f->col, "a set has no field names");
+			if (f->v->kind == V_NULL && !is_int_class(&p->type)) {
+				vals[k] = 0;
+				continue;
+			}
+			if (f->v->kind != V_INT && f->v->kind != V_BOOL)
+				return fail_at(ps, f->v->line, f->v->col, "set members must be integers, not %s",
+					       kind_name(f->v->kind));
+			if (is_int_class(&p->type) && check_int_range(ps, f->v, &p->type, "set member"))
+				return -1;
+			vals[k] = f->v->i;
+		}
+		x.data = ms_spec_str(spec, (const char *)vals, v->nfields * sizeof(vals[0]));
+		if (!x.data) {
+			ps->err = -ENOMEM;
+			return -1;
+		}
+		x.len = v->nfields;
+		break;
+	}
+	default:
+		break;
+	}
+	x.in_glob = in_glob;
+	x.from_glob = from_glob;
+	x.src = ps->src_off;
+	x.line = st->name.line;
+	x.col = st->name.col;
+	x.text = stmt_text(ps, st);
+	if (!x.text)
+		return -1;
+	if (grow(spec, (void **)&spec->expects, &spec->cap_expects, spec->nexpects + 1, sizeof(x))) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	spec->expects[spec->nexpects++] = x;
+	return 0;
+}
+
+static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct stmt *st, int fn,
+			 struct arg **pos, unsigned npos, uint32_t in_glob, uint32_t from_glob)
+{
+	struct ms_spec *spec = ps->spec;
+	struct ms_order o;
+
+	memset(&o, 0, sizeof(o));
+	o.fn = (uint32_t)fn;
+	o.kind = sk->kind;
+	o.count = sk->count;
+	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 0, &o.count))
+		return -1;
+	o.in_glob = in_glob;
+	o.from_glob = from_glob;
+	o.src = ps->src_off;
+	o.line = st->name.line;
+	o.col = st->name.col;
+	o.text = stmt_text(ps, st);
+	if (!o.text)
+		return -1;
+	if (grow(spec, (void **)&spec->orders, &spec->cap_orders, spec->norders + 1, sizeof(o))) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	spec->orders[spec->norders++] = o;
+	return 0;
+}
+
 int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len,
 	     struct ms_diag *diag)
 {
@@ -1111,6 +1353,7 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	struct stmt *st = NULL;
 	char *scratch = NULL;
 	uint32_t nrules = spec->nrules, nouts = spec->nouts, pool_len = spec->pool_len;
+	uint32_t nexpects = spec->nexpects, norders = spec->norders;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(diag, 0, sizeof(*diag));
@@ -1171,6 +1414,8 @@ out:
 	if (ps.err) {
 		spec->nrules = nrules;
 		spec->nouts = nouts;
+		spec->nexpects = nexpects;
+		spec->norders = norders;
 		spec->pool_len = pool_len;
 		if (ps.err == -ENOMEM && !diag->msg[0]) {
 			snprintf(diag->msg, sizeof(diag->msg), "out of memory");

@@ -18,6 +18,10 @@ struct ms_spec {
 	uint32_t nrules, cap_rules;
 	struct ms_out *outs;
 	uint32_t nouts, cap_outs;
+	struct ms_expect *expects;
+	uint32_t nexpects, cap_expects;
+	struct ms_order *orders;
+	uint32_t norders, cap_orders;
 	char *pool;
 	uint32_t pool_len, pool_cap;
 	void *(*realloc_fn)(void *, size_t);
@@ -47,9 +51,10 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 
 /* The channel that carries spec, with room for events_cap events. */
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
-/* Lays spec out in map (size bytes, zeroed), rules grouped by function. */
+/* Lays spec out in map (size bytes, zeroed), rules and expectations grouped
+ * by function, call-order entries as declared; flags: enum ms_chan_flags. */
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,
-		      uint32_t events_cap);
+		      uint32_t events_cap, uint32_t flags);
 
 /* Named integer constants: errno, EAI_*, O_*, S_*, SIG*, AF_*, SOCK_*, CLOCK_*. */
 int ms_name_value(const char *name, size_t len, int64_t *value);

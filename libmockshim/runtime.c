@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,6 +32,8 @@ static struct ms_chan_hdr *chan;
 static struct ms_chan_fn *fns;
 static struct ms_rule *rules;
 static const struct ms_out *outs;
+static struct ms_expect *expects;
+static struct ms_order *orders;
 static struct ms_event *events;
 static const char *pool;
 static char exe_name[64];
@@ -135,25 +139,37 @@ static void read_exe_name(void)
 	exe_name[n] = '\0';
 }
 
-static void emit(uint16_t type, unsigned fn, uint32_t rule, uint32_t call, int64_t value,
-		 const void *caller, const char *text)
+/*
+ * Takes an event slot and fills the common fields; NULL when the log is
+ * full.  Consume events leave the last quarter of the log to failures.
+ * The caller fills the rest and calls ev_commit().
+ */
+static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
 {
 	int32_t pid = (int32_t)syscall(SYS_getpid), last = __atomic_load_n(&my_pid, __ATOMIC_RELAXED);
-	uint32_t i;
 	struct ms_event *e;
-	size_t n;
+	uint32_t i;
 
 	/* A child forked without exec shares our mapping and our memory: the
 	 * first event it writes announces it, so reports can name it. */
 	if (type != MS_EV_ATTACH && pid != last &&
 	    __atomic_compare_exchange_n(&my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
 		__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
-		emit(MS_EV_ATTACH, 0, UINT32_MAX, 0, 1, NULL, exe_name);
+		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
+		if (e) {
+			e->value = 1;
+			memcpy(e->text, exe_name, sizeof(exe_name) < MS_EV_TEXT ? sizeof(exe_name) : MS_EV_TEXT);
+			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+		}
+	}
+	if (type == MS_EV_CONSUME &&
+	    __atomic_load_n(&chan->events_next, __ATOMIC_RELAXED) >= chan->events_cap / 4 * 3) {
+		__atomic_fetch_add(&chan->consume_dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
 	}
 	i = __atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
-
 	if (i >= chan->events_cap)
-		return;
+		return NULL;
 	e = &events[i];
 	e->type = type;
 	e->fn = (uint16_t)fn;
@@ -161,14 +177,22 @@ static void emit(uint16_t type, unsigned fn, uint32_t rule, uint32_t call, int64
 	e->call = call;
 	e->pid = pid;
 	e->tid = (int32_t)syscall(SYS_gettid);
-	e->value = value;
-	e->caller_off = (uint64_t)(uintptr_t)caller;
-	n = slen(text);
-	if (n >= MS_EV_TEXT)
-		n = MS_EV_TEXT - 1;
-	memcpy(e->text, text, n);
-	e->text[n] = '\0';
+	return e;
+}
+
+static void ev_commit(struct ms_event *e)
+{
 	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+}
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = slen(src);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
 }
 
 static void warn_unmocked(const char *path, const char *why)
@@ -222,13 +246,22 @@ static void attach(void)
 	fns = ms_chan_at(map, ((struct ms_chan_hdr *)map)->fns_off);
 	rules = ms_chan_at(map, ((struct ms_chan_hdr *)map)->rules_off);
 	outs = ms_chan_at(map, ((struct ms_chan_hdr *)map)->outs_off);
+	expects = ms_chan_at(map, ((struct ms_chan_hdr *)map)->expects_off);
+	orders = ms_chan_at(map, ((struct ms_chan_hdr *)map)->orders_off);
 	events = ms_chan_at(map, ((struct ms_chan_hdr *)map)->events_off);
 	pool = ms_chan_at(map, ((struct ms_chan_hdr *)map)->pool_off);
 	read_exe_name();
 	chan = map;
 	my_pid = (int32_t)syscall(SYS_getpid);
 	__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
-	emit(MS_EV_ATTACH, 0, UINT32_MAX, 0, 0, NULL, exe_name);
+	{
+		struct ms_event *e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
+
+		if (e) {
+			copy_str(e->text, MS_EV_TEXT, exe_name);
+			ev_commit(e);
+		}
+	}
 done:
 	__atomic_store_n(&attach_state, ATTACH_DONE, __ATOMIC_RELEASE);
 	ms_rearm();
@@ -242,7 +275,7 @@ void ms_rearm(void)
 	if (!done)
 		return; /* everything stays on the slow path until attached */
 	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
-		uint8_t on = chan && fns[i].nrules > 0;
+		uint8_t on = chan && (fns[i].nrules || fns[i].nexpects || fns[i].flags);
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
 			on = 1;
@@ -257,17 +290,18 @@ __attribute__((constructor)) static void shim_init(void)
 
 /* ---- consulting the rules ---- */
 
-static int claim(struct ms_rule *r)
+/* Takes one turn of an entry with count turns (< 0: unlimited). */
+static int claim_turn(uint32_t *consumed, int32_t count)
 {
 	uint32_t c;
 
-	if (r->count < 0) {
-		__atomic_fetch_add(&r->consumed, 1, __ATOMIC_RELAXED);
+	if (count < 0) {
+		__atomic_fetch_add(consumed, 1, __ATOMIC_RELAXED);
 		return 1;
 	}
-	c = __atomic_load_n(&r->consumed, __ATOMIC_RELAXED);
-	while (c < (uint32_t)r->count)
-		if (__atomic_compare_exchange_n(&r->consumed, &c, c + 1, 1, __ATOMIC_ACQ_REL,
+	c = __atomic_load_n(consumed, __ATOMIC_RELAXED);
+	while (c < (uint32_t)count)
+		if (__atomic_compare_exchange_n(consumed, &c, c + 1, 1, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
 			return 1;
 	return 0;
@@ -283,14 +317,399 @@ static const char *basename_of(const char *p)
 	return b;
 }
 
-static int from_matches(const char *glob, const void *caller)
+/* The basename of the object containing addr ("" dli_fname: the program). */
+static const char *object_of(const void *addr, Dl_info *info)
+{
+	if (!addr || !dladdr(addr, info) || !info->dli_fname)
+		return NULL;
+	return info->dli_fname[0] ? basename_of(info->dli_fname) : exe_name;
+}
+
+/* in= and from= of a statement against this call. */
+static int in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
 {
 	Dl_info info;
+	const char *obj;
 
-	if (!caller || !dladdr(caller, &info) || !info.dli_fname)
+	if (in_glob && !ms_glob_match(pool + in_glob, exe_name))
 		return 0;
-	/* The loader names the main program "": it is the executable. */
-	return ms_glob_match(glob, info.dli_fname[0] ? basename_of(info.dli_fname) : exe_name);
+	if (from_glob) {
+		obj = object_of(caller, &info);
+		if (!obj || !ms_glob_match(pool + from_glob, obj))
+			return 0;
+	}
+	return 1;
+}
+
+static char *put_hex(char *p, char *end, uint64_t v)
+{
+	char tmp[16];
+	int n = 0;
+
+	do
+		tmp[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) && n < 16);
+	if (p + 2 + n >= end)
+		return p;
+	*p++ = '0';
+	*p++ = 'x';
+	while (n)
+		*p++ = tmp[--n];
+	*p = '\0';
+	return p;
+}
+
+struct failure {
+	uint16_t kind;
+	uint8_t param, flags;
+	int64_t value;
+	const void *bytes;	/* actual bytes for text, nbytes of them */
+	uint32_t nbytes, len, at, seq;
+};
+
+/*
+ * Records a failed check as it happens, so a crash afterwards loses
+ * nothing; with --on-fail=abort, stops the program here.
+ */
+static void record_failure(unsigned id, uint32_t idx, uint32_t call, const void *caller,
+			   const struct failure *f)
+{
+	struct ms_event *e;
+	Dl_info info;
+	const char *obj;
+
+	__atomic_fetch_add(&chan->failures, 1, __ATOMIC_RELAXED);
+	e = ev_begin(MS_EV_FAIL, id, idx, call);
+	if (e) {
+		e->kind = f->kind;
+		e->param = f->param;
+		e->flags = f->flags;
+		e->value = f->value;
+		e->len = f->len;
+		e->at = f->at;
+		e->seq = f->seq;
+		if (f->nbytes)
+			memcpy(e->text, f->bytes, f->nbytes < MS_EV_TEXT ? f->nbytes : MS_EV_TEXT);
+		obj = object_of(caller, &info);
+		if (obj) {
+			e->caller_off = (uint64_t)((uintptr_t)caller - (uintptr_t)info.dli_fbase);
+			copy_str(e->caller, MS_EV_CALLER, obj);
+			if (info.dli_sname && info.dli_saddr) {
+				char *p, *end = e->sym + MS_EV_SYM;
+
+				copy_str(e->sym, MS_EV_SYM - 20, info.dli_sname);
+				p = e->sym + slen(e->sym);
+				if (p + 1 < end) {
+					*p++ = '+';
+					put_hex(p, end, (uintptr_t)caller - (uintptr_t)info.dli_saddr);
+				}
+			}
+		} else {
+			e->caller_off = (uint64_t)(uintptr_t)caller;
+		}
+		ev_commit(e);
+	}
+	if (chan->flags & MS_CHAN_ABORT_ON_FAIL) {
+		ms_diag("a check failed: aborting (--on-fail=abort)", NULL);
+		abort();
+	}
+}
+
+/*
+ * Copies n bytes from the program's memory, stopping at the first page
+ * that cannot be read: process_vm_readv on ourselves faults into an error,
+ * never into a crash.  Returns the bytes copied.
+ */
+static size_t safe_read(void *dst, const void *src, size_t n)
+{
+	long pid = syscall(SYS_getpid);
+	size_t done = 0;
+
+	while (done < n) {
+		uintptr_t addr = (uintptr_t)src + done;
+		size_t chunk = 4096 - (addr & 4095);
+		struct iovec l, r;
+		long k;
+
+		if (chunk > n - done)
+			chunk = n - done;
+		l.iov_base = (char *)dst + done;
+		l.iov_len = chunk;
+		r.iov_base = (void *)addr;
+		r.iov_len = chunk;
+		k = syscall(SYS_process_vm_readv, pid, &l, 1, &r, 1, 0);
+		if (k < 0 && errno != EFAULT) {
+			/* not permitted here (seccomp): plain reads, as libc would */
+			memcpy(l.iov_base, r.iov_base, chunk);
+			k = (long)chunk;
+		}
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+		if ((size_t)k < chunk)
+			break;
+	}
+	return done;
+}
+
+static int64_t norm(uint64_t v, const struct ms_expect *x)
+{
+	if (x->psize == 4)
+		return x->psigned ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
+	return (int64_t)v;
+}
+
+/* String and memory expectations, compared in bounded chunks. */
+static int check_bytes(const struct ms_expect *x, const char *ptr, struct failure *f, char *shown)
+{
+	const unsigned char *want = (const unsigned char *)pool + x->data;
+	int string = x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING;
+	size_t need = string ? x->len + 1 : x->len, off = 0, diff = (size_t)-1;
+	unsigned char chunk[256];
+
+	if (!ptr) {
+		f->flags |= MS_EVF_NULL;
+		return 0;
+	}
+	/* what the report shows: the start of a string, around a difference */
+	f->nbytes = (uint32_t)safe_read(shown, ptr, MS_EV_TEXT);
+	while (off < need) {
+		size_t n = need - off < sizeof(chunk) ? need - off : sizeof(chunk);
+		size_t got = safe_read(chunk, ptr + off, n);
+
+		for (size_t i = 0; i < got && diff == (size_t)-1; i++)
+			if (chunk[i] != (off + i < x->len ? want[off + i] : 0))
+				diff = off + i;
+		if (got < n && diff == (size_t)-1) {
+			f->flags |= MS_EVF_FAULT;
+			diff = off + got;
+		}
+		if (diff != (size_t)-1 || got < n)
+			break;
+		off += n;
+	}
+	if (string) {
+		/* the actual length, up to the bound */
+		size_t len = 0;
+
+		for (;;) {
+			size_t got = safe_read(chunk, ptr + len, sizeof(chunk));
+			const unsigned char *z = memchr(chunk, 0, got);
+
+			if (z) {
+				len += (size_t)(z - chunk);
+				break;
+			}
+			len += got;
+			if (got < sizeof(chunk)) {
+				f->flags |= MS_EVF_FAULT;
+				break;
+			}
+			if (len >= MS_STRING_BOUND) {
+				f->flags |= MS_EVF_UNTERMINATED;
+				break;
+			}
+		}
+		f->len = (uint32_t)len;
+		if (f->nbytes > len)
+			f->nbytes = (uint32_t)len;
+	} else {
+		f->len = x->len;
+		if (diff != (size_t)-1 && diff > 16) {
+			f->at = (uint32_t)(diff - 16);
+			f->nbytes = (uint32_t)safe_read(shown, ptr + f->at,
+							x->len - f->at < MS_EV_TEXT ? x->len - f->at : MS_EV_TEXT);
+		} else if (f->nbytes > x->len) {
+			f->nbytes = x->len;
+		}
+	}
+	if (f->len > f->nbytes || (f->at + f->nbytes < f->len))
+		f->flags |= MS_EVF_TRUNCATED;
+	return diff == (size_t)-1;
+}
+
+static int check_one(const struct ms_expect *x, uint64_t arg, struct failure *f, char *shown)
+{
+	int64_t v = norm(arg, x), lo = norm((uint64_t)x->lo, x), hi = norm((uint64_t)x->hi, x);
+	int in;
+
+	f->value = v;
+	switch (x->kind) {
+	case MS_X_VALUE:
+		return v == lo;
+	case MS_X_NOT_VALUE:
+		return v != lo;
+	case MS_X_RANGE:
+	case MS_X_NOT_RANGE:
+		in = x->psigned ? v >= lo && v <= hi
+				: (uint64_t)v >= (uint64_t)lo && (uint64_t)v <= (uint64_t)hi;
+		return x->kind == MS_X_RANGE ? in : !in;
+	case MS_X_SET:
+	case MS_X_NOT_SET:
+		in = 0;
+		for (uint32_t i = 0; i < x->len && !in; i++) {
+			int64_t m;
+
+			memcpy(&m, pool + x->data + 8 * i, 8);
+			in = norm((uint64_t)m, x) == v;
+		}
+		return x->kind == MS_X_SET ? in : !in;
+	case MS_X_STRING:
+	case MS_X_MEMORY:
+		return check_bytes(x, (const char *)(uintptr_t)arg, f, shown);
+	case MS_X_NOT_STRING:
+	case MS_X_NOT_MEMORY:
+		/* NULL or unreadable is not "different": it fails too */
+		in = check_bytes(x, (const char *)(uintptr_t)arg, f, shown);
+		return !in && !(f->flags & (MS_EVF_NULL | MS_EVF_FAULT));
+	default:
+		return 1;
+	}
+}
+
+/*
+ * CMocka's rule: once a parameter has expectations, every call (in their
+ * scope) takes the next one, in declaration order; none left is a failure.
+ */
+static void check_params(unsigned id, const uint64_t *a, uint32_t call, const void *caller)
+{
+	const struct ms_chan_fn *f = &fns[id];
+	uint32_t done = 0;
+
+	for (uint32_t k = 0; k < f->nexpects; k++) {
+		const struct ms_expect *x = &expects[f->first_expect + k];
+		uint32_t last = f->first_expect + k, taken = UINT32_MAX;
+		int scoped = 0;
+
+		if (done & (1u << x->param))
+			continue;
+		done |= 1u << x->param;
+		for (uint32_t j = k; j < f->nexpects; j++) {
+			struct ms_expect *y = &expects[f->first_expect + j];
+
+			if (y->param != x->param)
+				continue;
+			last = f->first_expect + j;
+			if (!in_scope(y->in_glob, y->from_glob, caller))
+				continue;
+			scoped = 1;
+			if (claim_turn(&y->consumed, y->count)) {
+				taken = f->first_expect + j;
+				break;
+			}
+		}
+		if (taken != UINT32_MAX) {
+			struct failure fl = { .kind = MS_FAIL_CHECK, .param = x->param };
+			char shown[MS_EV_TEXT];
+
+			fl.bytes = shown;
+			if (!check_one(&expects[taken], a[x->param], &fl, shown))
+				record_failure(id, taken, call, caller, &fl);
+		} else if (scoped) {
+			struct failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = x->param,
+					      .value = norm(a[x->param], x) };
+
+			record_failure(id, last, call, caller, &fl);
+		}
+	}
+}
+
+static int order_done(const struct ms_order *o)
+{
+	return o->kind != MS_ORD_CALL ||
+	       __atomic_load_n(&o->consumed, __ATOMIC_RELAXED) >= (uint32_t)o->count;
+}
+
+/* The position in the expected sequence of entry c's next call. */
+static uint32_t expected_position(uint32_t c)
+{
+	uint32_t p = 1;
+
+	for (uint32_t i = 0; i < c; i++)
+		if (orders[i].kind == MS_ORD_CALL)
+			p += (uint32_t)orders[i].count;
+	return p + __atomic_load_n(&orders[c].consumed, __ATOMIC_RELAXED);
+}
+
+/*
+ * expect_function_call(s): the calls of the functions named there must come
+ * in the declared sequence.  The cursor is shared by every process: the
+ * sequence is the order in which the calls claim their turn.
+ */
+static void check_order(unsigned id, uint32_t call, const void *caller)
+{
+	const struct ms_chan_fn *f = &fns[id];
+	uint32_t n = chan->norders, last = UINT32_MAX, seq;
+	int scoped = 0;
+
+	if (f->flags & MS_FF_NO_CALL) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (orders[i].fn == id && orders[i].kind == MS_ORD_NO_CALL &&
+			    in_scope(orders[i].in_glob, orders[i].from_glob, caller)) {
+				struct failure fl = { .kind = MS_FAIL_NO_CALL };
+
+				__atomic_fetch_add(&orders[i].consumed, 1, __ATOMIC_RELAXED);
+				record_failure(id, i, call, caller, &fl);
+				break;
+			}
+		}
+	}
+	if (!(f->flags & MS_FF_ORDERED))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (orders[i].fn == id && orders[i].kind == MS_ORD_CALL) {
+			last = i;
+			scoped |= in_scope(orders[i].in_glob, orders[i].from_glob, caller);
+		}
+	}
+	if (!scoped)
+		return;
+	seq = __atomic_add_fetch(&chan->order_seq, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		uint32_t c = __atomic_load_n(&chan->order_cursor, __ATOMIC_ACQUIRE);
+		struct ms_order *o;
+
+		while (c < n && order_done(&orders[c])) {
+			__atomic_compare_exchange_n(&chan->order_cursor, &c, c + 1, 0, __ATOMIC_ACQ_REL,
+						    __ATOMIC_ACQUIRE);
+			c = __atomic_load_n(&chan->order_cursor, __ATOMIC_ACQUIRE);
+		}
+		if (c >= n) {
+			if (!(f->flags & MS_FF_IGNORED)) {
+				struct failure fl = { .kind = MS_FAIL_ORDER_EXTRA, .seq = seq };
+
+				record_failure(id, last, call, caller, &fl);
+			}
+			return;
+		}
+		o = &orders[c];
+		if (o->fn == id && in_scope(o->in_glob, o->from_glob, caller)) {
+			if (claim_turn(&o->consumed, o->count))
+				return;
+			continue; /* someone took the last turn: look again */
+		}
+		if (f->flags & MS_FF_IGNORED)
+			return;
+		{
+			struct failure fl = { .kind = MS_FAIL_ORDER, .seq = seq,
+					      .value = expected_position(c) };
+
+			record_failure(id, c, call, caller, &fl);
+		}
+		/* Resynchronise on this function's next entry, so one call out
+		 * of place is one failure, not a cascade. */
+		for (uint32_t j = c + 1; j < n; j++) {
+			o = &orders[j];
+			if (o->kind == MS_ORD_CALL && o->fn == id &&
+			    in_scope(o->in_glob, o->from_glob, caller) &&
+			    claim_turn(&o->consumed, o->count)) {
+				__atomic_compare_exchange_n(&chan->order_cursor, &c, j, 0,
+							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+				break;
+			}
+		}
+		return;
+	}
 }
 
 static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
@@ -305,11 +724,11 @@ static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
 	return cap;
 }
 
-static void record_failure(unsigned id, uint32_t ri, uint32_t call, const void *caller,
-			   const char *msg)
+static void output_null(unsigned id, uint32_t ri, uint32_t call, const void *caller, uint8_t param)
 {
-	__atomic_fetch_add(&chan->failures, 1, __ATOMIC_RELAXED);
-	emit(MS_EV_FAIL, id, ri, call, 0, caller, msg);
+	struct failure fl = { .kind = MS_FAIL_OUTPUT_NULL, .param = param };
+
+	record_failure(id, ri, call, caller, &fl);
 }
 
 static void sleep_ns(uint64_t ns)
@@ -343,8 +762,7 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			n = o->len < cap ? o->len : cap;
 			if (!p) {
 				if (n)
-					record_failure(id, ri, call, caller,
-						       "output buffer is NULL: nothing copied");
+					output_null(id, ri, call, caller, o->param);
 				break;
 			}
 			memcpy(p, pool + o->data, n);
@@ -354,8 +772,7 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			break;
 		case MS_O_STORE:
 			if (!p) {
-				record_failure(id, ri, call, caller,
-					       "output pointer is NULL: nothing stored");
+				output_null(id, ri, call, caller, o->param);
 				break;
 			}
 			memcpy(p, pool + o->data, o->len);
@@ -406,29 +823,34 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 static int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller, int *err)
 {
 	struct ms_chan_fn *f = &fns[id];
+	struct ms_event *e;
 	uint32_t call = __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
+
+	if (f->flags)
+		check_order(id, call, caller);
+	if (f->nexpects)
+		check_params(id, a, call, caller);
 
 	for (uint32_t k = 0; k < f->nrules; k++) {
 		uint32_t ri = f->first_rule + k;
 		struct ms_rule *r = &rules[ri];
 
-		if (r->in_glob && !ms_glob_match(pool + r->in_glob, exe_name))
-			continue;
-		if (r->from_glob && !from_matches(pool + r->from_glob, caller))
-			continue;
-		if (!claim(r))
+		if (!in_scope(r->in_glob, r->from_glob, caller) || !claim_turn(&r->consumed, r->count))
 			continue;
 		if (r->delay_ns)
 			sleep_ns(r->delay_ns);
-		if (r->kind == MS_R_REAL) {
-			emit(MS_EV_CONSUME, id, ri, call, 0, caller, "");
-			return 0;
+		if (r->kind != MS_R_REAL) {
+			*ret = reply(id, ri, r, a, call, caller);
+			if (r->flags & MS_RF_ERRNO)
+				*err = r->err;
 		}
-		*ret = reply(id, ri, r, a, call, caller);
-		if (r->flags & MS_RF_ERRNO)
-			*err = r->err;
-		emit(MS_EV_CONSUME, id, ri, call, *ret, caller, "");
-		return 1;
+		e = ev_begin(MS_EV_CONSUME, id, ri, call);
+		if (e) {
+			e->value = r->kind == MS_R_REAL ? 0 : *ret;
+			e->caller_off = (uint64_t)(uintptr_t)caller;
+			ev_commit(e);
+		}
+		return r->kind != MS_R_REAL;
 	}
 	return 0;
 }
@@ -442,7 +864,7 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 	depth++;
 	if (ms_unlikely(__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE))
 		attach();
-	if (chan && id < MS_FN_COUNT && fns[id].nrules)
+	if (chan && id < MS_FN_COUNT)
 		mocked = decide(id, args, ret, caller, &saved);
 	depth--;
 	errno = saved;

@@ -26,6 +26,9 @@ static void usage(FILE *out)
 	      "  -o, --output FILE         write the report there\n"
 	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
 	      "      --error-exitcode N    exit status when a check fails (default 123)\n"
+	      "      --on-fail MODE        continue (default): the call goes on and the run\n"
+	      "                            fails at the end; abort: SIGABRT in the program at\n"
+	      "                            the first failed check (for a core dump or debugger)\n"
 	      "      --list [FN]           the catalog, or one function's details\n"
 	      "  -q, --quiet               report failures only\n"
 	      "  -v, --verbose             report every consumed value\n"
@@ -46,6 +49,7 @@ enum {
 	OPT_ERROR_EXITCODE,
 	OPT_LIST,
 	OPT_VERSION,
+	OPT_ON_FAIL,
 	OPT_LATER,
 };
 
@@ -82,7 +86,7 @@ int main(int argc, char **argv)
 		{ "trace-file", required_argument, NULL, OPT_LATER },
 		{ "record", required_argument, NULL, OPT_LATER },
 		{ "record-fns", required_argument, NULL, OPT_LATER },
-		{ "on-fail", required_argument, NULL, OPT_LATER },
+		{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
 		{ "check", no_argument, NULL, OPT_LATER },
 		{ "test", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
@@ -162,6 +166,16 @@ int main(int argc, char **argv)
 			mockshim_session_destroy(s);
 			return 0;
 		}
+		case OPT_ON_FAIL:
+			if (strcmp(optarg, "continue") == 0) {
+				mockshim_session_set_abort_on_fail(s, 0);
+			} else if (strcmp(optarg, "abort") == 0) {
+				mockshim_session_set_abort_on_fail(s, 1);
+			} else {
+				fprintf(stderr, "mockrun: --on-fail: '%s' is not continue or abort\n", optarg);
+				goto fail;
+			}
+			break;
 		case 'q':
 			verbosity = MOCKSHIM_QUIET;
 			break;

@@ -35,39 +35,14 @@ static uint32_t nevents(const struct mockshim_session *s)
 	return n < hdr(s)->events_cap ? n : hdr(s)->events_cap;
 }
 
-static int leftover(const struct ms_rule *r)
+static const struct ms_expect *expect_at(const struct mockshim_session *s, uint32_t i)
 {
-	if (r->count > 0)
-		return r->consumed < (uint32_t)r->count;
-	return r->count == MS_COUNT_ALWAYS && r->consumed == 0;
+	return (const struct ms_expect *)ms_chan_at(hdr(s), hdr(s)->expects_off) + i;
 }
 
-unsigned ms_count_failures(const struct mockshim_session *s)
+static const struct ms_order *order_at(const struct mockshim_session *s, uint32_t i)
 {
-	unsigned n = hdr(s)->failures;
-
-	for (uint32_t i = 0; i < hdr(s)->nrules; i++)
-		n += leftover(rule_at(s, i));
-	return n;
-}
-
-/* The executable a pid had at event i: the latest attach before it. */
-static const char *exe_of(const struct mockshim_session *s, int32_t pid, uint32_t upto)
-{
-	const char *name = NULL;
-
-	for (uint32_t i = 0; i < upto && i < nevents(s); i++) {
-		const struct ms_event *e = event_at(s, i);
-
-		if (e->state == 1 && e->type == MS_EV_ATTACH && e->pid == pid)
-			name = e->text;
-	}
-	if (!name) {
-		/* a forked child that did not exec: its parent's name is unknown
-		 * here; say so rather than guess */
-		return "?";
-	}
-	return name;
+	return (const struct ms_order *)ms_chan_at(hdr(s), hdr(s)->orders_off) + i;
 }
 
 static const char *str(const struct mockshim_session *s, uint32_t off)
@@ -84,14 +59,129 @@ static const char *fn_name(unsigned id)
 	return m ? m->name : "?";
 }
 
-static void count_str(char *buf, size_t n, const struct ms_rule *r)
+static const char *param_name(unsigned fn, unsigned param)
 {
-	if (r->count == MS_COUNT_ALWAYS)
-		snprintf(buf, n, "used %u times (always)", r->consumed);
-	else if (r->count == MS_COUNT_MAYBE)
-		snprintf(buf, n, "used %u times (maybe)", r->consumed);
+	const struct ms_fn_meta *m = ms_catalog_get(fn);
+
+	return m && param < m->nparams ? m->params[param].name : "?";
+}
+
+/*
+ * Every statement is an item of the report: where it was declared, how
+ * often it was used, and whether it is a leftover.
+ */
+enum item_table { IT_RULE, IT_EXPECT, IT_ORDER };
+
+struct item {
+	enum item_table table;
+	uint32_t index;
+	unsigned fn;
+	int32_t count;
+	uint32_t consumed;
+	uint32_t src, line, col, text;
+	int kind;		/* the table's own kind */
+};
+
+static uint32_t nitems(const struct mockshim_session *s)
+{
+	return hdr(s)->nrules + hdr(s)->nexpects + hdr(s)->norders;
+}
+
+static struct item item_at(const struct mockshim_session *s, uint32_t i)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	struct item it;
+
+	memset(&it, 0, sizeof(it));
+	if (i < h->nrules) {
+		const struct ms_rule *r = rule_at(s, i);
+
+		it = (struct item){ IT_RULE, i, r->fn, r->count, r->consumed, r->src, r->line,
+				    r->col, r->text, r->kind };
+	} else if ((i -= h->nrules) < h->nexpects) {
+		const struct ms_expect *x = expect_at(s, i);
+
+		it = (struct item){ IT_EXPECT, i, x->fn, x->count, x->consumed, x->src, x->line,
+				    x->col, x->text, x->kind };
+	} else {
+		const struct ms_order *o = order_at(s, i -= h->nexpects);
+
+		it = (struct item){ IT_ORDER, i, o->fn, o->count, o->consumed, o->src, o->line,
+				    o->col, o->text, o->kind };
+	}
+	return it;
+}
+
+/* Items are reported in declaration order. */
+static int item_cmp(const void *a, const void *b)
+{
+	const struct item *x = a, *y = b;
+
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->col < y->col ? -1 : x->col > y->col;
+}
+
+static int leftover(const struct item *it)
+{
+	if (it->table == IT_ORDER)
+		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->count;
+	if (it->count > 0)
+		return it->consumed < (uint32_t)it->count;
+	return it->count == MS_COUNT_ALWAYS && it->consumed == 0;
+}
+
+static uint32_t failure_events(const struct mockshim_session *s)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < nevents(s); i++)
+		n += event_at(s, i)->state == 1 && event_at(s, i)->type == MS_EV_FAIL;
+	return n;
+}
+
+unsigned ms_count_failures(const struct mockshim_session *s)
+{
+	unsigned n = hdr(s)->failures;
+
+	for (uint32_t i = 0; i < nitems(s); i++) {
+		struct item it = item_at(s, i);
+
+		n += leftover(&it);
+	}
+	return n;
+}
+
+/* The executable a pid had at event i: the latest attach before it. */
+static const char *exe_of(const struct mockshim_session *s, int32_t pid, uint32_t upto)
+{
+	const char *name = "?";
+
+	for (uint32_t i = 0; i < upto && i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state == 1 && e->type == MS_EV_ATTACH && e->pid == pid)
+			name = e->text;
+	}
+	return name;
+}
+
+static void count_str(char *buf, size_t n, const struct item *it)
+{
+	const char *verb = it->table == IT_RULE	    ? "used"
+			   : it->table == IT_EXPECT ? "checked"
+						    : "called";
+
+	if (it->table == IT_ORDER && it->kind != MS_ORD_CALL)
+		snprintf(buf, n, "called %u times", it->consumed);
+	else if (it->count == MS_COUNT_ALWAYS)
+		snprintf(buf, n, "%s %u times (always)", verb, it->consumed);
+	else if (it->count == MS_COUNT_MAYBE)
+		snprintf(buf, n, "%s %u times (maybe)", verb, it->consumed);
 	else
-		snprintf(buf, n, "%u of %d used", r->consumed, r->count);
+		snprintf(buf, n, "%u of %d %s", it->consumed, it->count, verb);
 }
 
 /* "cat[12], sh[11]": the distinct processes that consumed rule ri. */
@@ -127,14 +217,14 @@ static void consumers(const struct mockshim_session *s, uint32_t ri, char *buf, 
 static void describe_status(const struct mockshim_session *s, char *buf, size_t n)
 {
 	const struct mockshim_result *r = &s->result;
+	const char *sig = r->signal ? sigabbrev_np(r->signal) : NULL;
 
 	if (r->exec_errno)
 		snprintf(buf, n, "could not be started: %s", strerror(r->exec_errno));
 	else if (r->timed_out)
-		snprintf(buf, n, "timed out and was killed%s%s", r->signal ? " by " : "",
-			 r->signal ? sigabbrev_np(r->signal) : "");
+		snprintf(buf, n, "timed out and was killed%s%s", sig ? " by SIG" : "", sig ? sig : "");
 	else if (r->signal)
-		snprintf(buf, n, "was killed by SIG%s", sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+		snprintf(buf, n, "was killed by SIG%s", sig ? sig : "?");
 	else
 		snprintf(buf, n, "exited with status %d", r->exit_status);
 }
@@ -158,11 +248,268 @@ static void processes(const struct mockshim_session *s, char *buf, size_t cap)
 	}
 }
 
+/* ---- failure messages ---- */
+
+static void put_escaped(FILE *f, const unsigned char *p, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = p[i];
+
+		switch (c) {
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		default:
+			if (c < 0x20 || c >= 0x7f)
+				fprintf(f, "\\x%02x", c);
+			else
+				fputc((int)c, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void put_hexbytes(FILE *f, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%02x", i ? " " : "", p[i]);
+}
+
+static void put_int(FILE *f, int64_t v, const struct ms_expect *x)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(x->fn);
+	int is_ptr = m && x->param < m->nparams && m->params[x->param].type.tclass >= MS_T_PTR;
+
+	if (is_ptr)
+		v ? fprintf(f, "%#llx", (unsigned long long)v) : fputs("NULL", f);
+	else if (m && strcmp(m->params[x->param].type.text, "mode_t") == 0)
+		fprintf(f, "0%llo", (unsigned long long)(uint32_t)v);
+	else if (x->psigned)
+		fprintf(f, "%lld", (long long)v);
+	else
+		fprintf(f, "%llu", (unsigned long long)(x->psize == 4 ? (uint32_t)v : (uint64_t)v));
+}
+
+static void put_set(FILE *f, const struct mockshim_session *s, const struct ms_expect *x)
+{
+	const char *data = ms_chan_at(hdr(s), hdr(s)->pool_off + x->data);
+
+	fputc('{', f);
+	for (uint32_t i = 0; i < x->len; i++) {
+		int64_t v;
+
+		memcpy(&v, data + 8 * i, 8);
+		if (i)
+			fputs(", ", f);
+		put_int(f, v, x);
+	}
+	fputc('}', f);
+}
+
+/* What the actual bytes of a string or memory parameter were. */
+static void put_actual_bytes(FILE *f, const struct ms_event *e, int string)
+{
+	size_t n = e->len - e->at < MS_EV_TEXT ? e->len - e->at : MS_EV_TEXT;
+
+	if (e->flags & MS_EVF_NULL) {
+		fputs("NULL", f);
+		return;
+	}
+	if ((e->flags & MS_EVF_FAULT) && e->len == 0) {
+		fprintf(f, "an unreadable pointer, %#llx", (unsigned long long)e->value);
+		return;
+	}
+	if (string) {
+		put_escaped(f, (const unsigned char *)e->text, n);
+		if (e->flags & MS_EVF_UNTERMINATED)
+			fprintf(f, "... (no NUL within %d bytes)", MS_STRING_BOUND);
+		else if (e->flags & MS_EVF_TRUNCATED)
+			fprintf(f, "... (%u bytes)", e->len);
+		if (e->flags & MS_EVF_FAULT)
+			fputs(" (then unreadable)", f);
+	} else {
+		put_hexbytes(f, (const unsigned char *)e->text, n > 24 ? 24 : n);
+		if (n > 24 || e->at + n < e->len)
+			fputs(" ...", f);
+		if (e->flags & MS_EVF_FAULT)
+			fputs(" (then unreadable)", f);
+	}
+}
+
+static void check_message(FILE *f, const struct mockshim_session *s, const struct ms_event *e,
+			  const struct ms_expect *x)
+{
+	const unsigned char *want = (const unsigned char *)ms_chan_at(hdr(s), hdr(s)->pool_off + x->data);
+
+	fprintf(f, "parameter %s: ", param_name(x->fn, x->param));
+	switch (x->kind) {
+	case MS_X_VALUE:
+	case MS_X_NOT_VALUE:
+		fputs(x->kind == MS_X_VALUE ? "expected " : "expected anything but ", f);
+		put_int(f, x->lo, x);
+		fputs(", got ", f);
+		put_int(f, e->value, x);
+		break;
+	case MS_X_RANGE:
+	case MS_X_NOT_RANGE:
+		fputs(x->kind == MS_X_RANGE ? "expected within " : "expected outside ", f);
+		put_int(f, x->lo, x);
+		fputs("..", f);
+		put_int(f, x->hi, x);
+		fputs(", got ", f);
+		put_int(f, e->value, x);
+		break;
+	case MS_X_SET:
+	case MS_X_NOT_SET:
+		fputs(x->kind == MS_X_SET ? "expected one of " : "expected none of ", f);
+		put_set(f, s, x);
+		fputs(", got ", f);
+		put_int(f, e->value, x);
+		break;
+	case MS_X_STRING:
+	case MS_X_NOT_STRING:
+		fputs(x->kind == MS_X_STRING ? "expected " : "expected anything but ", f);
+		put_escaped(f, want, x->len);
+		fputs(", got ", f);
+		put_actual_bytes(f, e, 1);
+		break;
+	case MS_X_MEMORY:
+	case MS_X_NOT_MEMORY: {
+		size_t at = e->at, n = x->len - at < 24 ? x->len - at : 24;
+
+		if (x->kind == MS_X_NOT_MEMORY) {
+			fprintf(f, "expected %u bytes other than ", x->len);
+			put_hexbytes(f, want, x->len < 24 ? x->len : 24);
+			fputs(x->len > 24 ? " ..., got them" : ", got them", f);
+			if (e->flags & (MS_EVF_NULL | MS_EVF_FAULT)) {
+				fputs(": ", f);
+				put_actual_bytes(f, e, 0);
+			}
+			break;
+		}
+		if (e->flags & MS_EVF_NULL) {
+			fprintf(f, "expected %u bytes, got NULL", x->len);
+			break;
+		}
+		fprintf(f, "%u bytes differ from the expected ones%s\n", x->len,
+			e->flags & MS_EVF_FAULT ? " (unreadable)" : "");
+		fprintf(f, "      offset %zu expected: ", at);
+		put_hexbytes(f, want + at, n);
+		fprintf(f, "\n      offset %zu actual:   ", at);
+		put_actual_bytes(f, e, 0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+/* Where a failure was declared: the statement its event names. */
+static struct item failure_item(const struct mockshim_session *s, const struct ms_event *e)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	struct item none;
+
+	memset(&none, 0, sizeof(none));
+	none.fn = e->fn;
+	switch (e->kind) {
+	case MS_FAIL_OUTPUT_NULL:
+		return e->rule < h->nrules ? item_at(s, e->rule) : none;
+	case MS_FAIL_CHECK:
+	case MS_FAIL_NO_EXPECT:
+		return e->rule < h->nexpects ? item_at(s, h->nrules + e->rule) : none;
+	default:
+		return e->rule < h->norders ? item_at(s, h->nrules + h->nexpects + e->rule) : none;
+	}
+}
+
+/* One failure: "SRC:LINE:COL: error: FN() call N in EXE[PID]: what" and
+ * the statement and caller lines; indent starts the continuation lines. */
+static void failure_text(FILE *f, const struct mockshim_session *s, const struct ms_event *e,
+			 uint32_t i, const char *indent)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	struct item it = failure_item(s, e);
+
+	fprintf(f, "%s:%u:%u: error: %s() call %u in %s[%d]: ", str(s, it.src), it.line, it.col,
+		fn_name(e->fn), e->call, exe_of(s, e->pid, i), e->pid);
+	switch (e->kind) {
+	case MS_FAIL_OUTPUT_NULL:
+		fprintf(f, "output %s is NULL: nothing written", param_name(e->fn, e->param));
+		break;
+	case MS_FAIL_CHECK:
+		check_message(f, s, e, expect_at(s, e->rule));
+		break;
+	case MS_FAIL_NO_EXPECT:
+		fprintf(f, "parameter %s: no expected value left (all %u declared were checked); got ",
+			param_name(e->fn, e->param), it.consumed);
+		if (e->rule < h->nexpects)
+			put_int(f, e->value, expect_at(s, e->rule));
+		break;
+	case MS_FAIL_ORDER:
+		fprintf(f, "called out of order: this is call #%u of the sequence, but the next "
+			   "expected one, #%lld, is %s()",
+			e->seq, (long long)e->value, fn_name(it.fn));
+		break;
+	case MS_FAIL_ORDER_EXTRA:
+		fprintf(f, "called more often than expected: call #%u of the sequence comes after "
+			   "every expected call",
+			e->seq);
+		break;
+	case MS_FAIL_NO_CALL:
+		fputs("called, but expect_no_call forbids any call", f);
+		break;
+	default:
+		fputs("failed", f);
+	}
+	fprintf(f, "\n%s%s\n", indent, str(s, it.text));
+	if (e->caller[0])
+		fprintf(f, "%scalled from %s+%#llx%s%s%s\n", indent, e->caller,
+			(unsigned long long)e->caller_off, e->sym[0] ? " (" : "", e->sym,
+			e->sym[0] ? ")" : "");
+}
+
+static void leftover_text(FILE *f, const struct mockshim_session *s, const struct item *it,
+			  const char *indent)
+{
+	char count[80];
+
+	count_str(count, sizeof(count), it);
+	fprintf(f, "%s:%u:%u: error: ", str(s, it->src), it->line, it->col);
+	if (it->table == IT_RULE)
+		fprintf(f, "%s() has remaining non-returned values", fn_name(it->fn));
+	else if (it->table == IT_EXPECT)
+		fprintf(f, "%s(): `%s` parameter still has values that haven't been checked",
+			fn_name(it->fn), param_name(it->fn, expect_at(s, it->index)->param));
+	else
+		fprintf(f, "%s() was expected to be called but was not", fn_name(it->fn));
+	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
+		str(s, it->text), indent, str(s, it->src), it->line);
+}
+
+static struct item *sorted_items(const struct mockshim_session *s)
+{
+	uint32_t n = nitems(s);
+	struct item *v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return NULL;
+	for (uint32_t i = 0; i < n; i++)
+		v[i] = item_at(s, i);
+	qsort(v, n, sizeof(*v), item_cmp);
+	return v;
+}
+
 static void report_text(struct mockshim_session *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	char status[160], procs[600], buf[600];
 	unsigned failures = ms_count_failures(s);
+	uint32_t shown = failure_events(s), n = nitems(s);
+	struct item *items = sorted_items(s);
 
 	describe_status(s, status, sizeof(status));
 	processes(s, procs, sizeof(procs));
@@ -170,61 +517,57 @@ static void report_text(struct mockshim_session *s, FILE *out)
 		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", s->program, status,
 			h->attached, h->attached == 1 ? "" : "es", h->attached ? " (" : "", procs,
 			h->attached ? ")" : "");
-		if (h->attached == 0 && h->nrules > 0 && !s->result.exec_errno)
+		if (h->attached == 0 && n > 0 && !s->result.exec_errno)
 			fprintf(out, "mockshim: warning: no process attached: the program may be "
 				     "static or setuid, or it cleared LD_PRELOAD\n");
 	}
-	if (s->verbosity >= MOCKSHIM_NORMAL) {
-		for (uint32_t i = 0; i < h->nrules; i++) {
-			const struct ms_rule *r = rule_at(s, i);
-
-			count_str(status, sizeof(status), r);
-			consumers(s, i, buf, sizeof(buf));
-			fprintf(out, "  %s:%u:%u: %s: %s%s%s\n", str(s, r->src), r->line, r->col,
-				str(s, r->text), status, buf[0] ? ", by " : "", buf);
+	if (s->verbosity >= MOCKSHIM_NORMAL && items) {
+		for (uint32_t i = 0; i < n; i++) {
+			count_str(status, sizeof(status), &items[i]);
+			buf[0] = '\0';
+			if (items[i].table == IT_RULE)
+				consumers(s, items[i].index, buf, sizeof(buf));
+			fprintf(out, "  %s:%u:%u: %s: %s%s%s\n", str(s, items[i].src), items[i].line,
+				items[i].col, str(s, items[i].text), status, buf[0] ? ", by " : "",
+				buf);
 		}
 	}
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
-		const struct ms_rule *r;
 
 		if (e->state != 1)
 			continue;
 		if (e->type == MS_EV_CONSUME && s->verbosity >= MOCKSHIM_VERBOSE) {
-			r = rule_at(s, e->rule);
-			fprintf(out, "  %s() call %u in %s[%d] (thread %d): %s:%u: returned %lld\n",
+			const struct ms_rule *r = rule_at(s, e->rule);
+
+			fprintf(out, "  %s() call %u in %s[%d] (thread %d): %s:%u: %s %lld\n",
 				fn_name(e->fn), e->call, exe_of(s, e->pid, i), e->pid, e->tid,
-				str(s, r->src), r->line, (long long)e->value);
+				str(s, r->src), r->line,
+				r->kind == MS_R_REAL ? "passed to the real function" : "returned",
+				(long long)e->value);
 		} else if (e->type == MS_EV_FAIL) {
-			r = e->rule < h->nrules ? rule_at(s, e->rule) : NULL;
-			fprintf(out, "%s:%u:%u: error: %s() call %u in %s[%d]: %s\n",
-				r ? str(s, r->src) : "?", r ? r->line : 0, r ? r->col : 0,
-				fn_name(e->fn), e->call, exe_of(s, e->pid, i), e->pid, e->text);
-		} else if (e->type == MS_EV_WARN) {
-			fprintf(out, "mockshim: warning: %s[%d]: %s\n", exe_of(s, e->pid, i), e->pid,
-				e->text);
+			failure_text(out, s, e, i, "    ");
 		}
 	}
-	for (uint32_t i = 0; i < h->nrules; i++) {
-		const struct ms_rule *r = rule_at(s, i);
-
-		if (!leftover(r))
-			continue;
-		count_str(status, sizeof(status), r);
-		fprintf(out, "%s:%u:%u: error: %s() has remaining non-returned values (%s)\n",
-			str(s, r->src), r->line, r->col, fn_name(r->fn), status);
-		fprintf(out, "    %s\n  note: remaining item was declared here: %s:%u\n",
-			str(s, r->text), str(s, r->src), r->line);
-	}
+	if (h->failures > shown)
+		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
+			h->failures - shown, h->events_cap);
+	for (uint32_t i = 0; items && i < n; i++)
+		if (leftover(&items[i]))
+			leftover_text(out, s, &items[i], "    ");
 	if (h->events_next > h->events_cap)
-		fprintf(out, "mockshim: %u more events not recorded (the event log holds %u)\n",
+		fprintf(out, "mockshim: %u events not recorded (the event log holds %u)\n",
 			h->events_next - h->events_cap, h->events_cap);
+	if (h->consume_dropped && s->verbosity >= MOCKSHIM_VERBOSE)
+		fprintf(out, "mockshim: %u consumed values not listed (room is kept for failures)\n",
+			h->consume_dropped);
 	for (size_t i = 0; i < s->nstill_running; i++)
 		fprintf(out, "mockshim: still running at the timeout: %s\n", s->still_running[i]);
 	if (failures)
 		fprintf(out, "mockshim: FAILED: %u check%s failed\n", failures, failures == 1 ? "" : "s");
 	else if (s->verbosity >= MOCKSHIM_NORMAL)
 		fprintf(out, "mockshim: all checks passed\n");
+	free(items);
 }
 
 static void tap_escape(FILE *out, const char *p)
@@ -233,37 +576,74 @@ static void tap_escape(FILE *out, const char *p)
 		fputc(*p == '\n' ? ' ' : *p == '#' ? '_' : *p, out);
 }
 
+/* Lines of text as YAML block lines, indented. */
+static void yaml_block(FILE *out, const char *key, const char *text)
+{
+	fprintf(out, "  %s: |\n", key);
+	while (*text) {
+		const char *nl = strchr(text, '\n');
+		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+
+		fprintf(out, "    %.*s\n", (int)n, text);
+		text += n + (nl ? 1 : 0);
+	}
+}
+
 static void report_tap(struct mockshim_session *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
-	unsigned n = 0;
+	uint32_t n = nitems(s), k = 0;
+	struct item *items = sorted_items(s);
 	char status[160];
 
-	fprintf(out, "TAP version 14\n1..%u\n", h->nrules + 1);
-	for (uint32_t i = 0; i < h->nrules; i++) {
-		const struct ms_rule *r = rule_at(s, i);
+	fprintf(out, "TAP version 14\n1..%u\n", n + 1);
+	for (uint32_t i = 0; items && i < n; i++) {
+		const struct item *it = &items[i];
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m;
+		int bad = leftover(it);
 
-		count_str(status, sizeof(status), r);
-		fprintf(out, "%s %u - %s:%u: ", leftover(r) ? "not ok" : "ok", ++n, str(s, r->src),
-			r->line);
-		tap_escape(out, str(s, r->text));
+		count_str(status, sizeof(status), it);
+		fprintf(out, "%s %u - %s:%u: ", bad ? "not ok" : "ok", ++k, str(s, it->src), it->line);
+		tap_escape(out, str(s, it->text));
 		fprintf(out, " (%s)\n", status);
-		if (leftover(r))
-			fprintf(out, "  ---\n  message: \"%s() has remaining non-returned values\"\n"
-				     "  at: \"%s:%u:%u\"\n  ...\n",
-				fn_name(r->fn), str(s, r->src), r->line, r->col);
+		if (!bad)
+			continue;
+		m = open_memstream(&msg, &len);
+		if (!m)
+			continue;
+		leftover_text(m, s, it, "");
+		fclose(m);
+		fprintf(out, "  ---\n");
+		yaml_block(out, "message", msg);
+		fprintf(out, "  at: \"%s:%u:%u\"\n  ...\n", str(s, it->src), it->line, it->col);
+		free(msg);
 	}
 	describe_status(s, status, sizeof(status));
 	fprintf(out, "%s %u - %s %s, %u failed check%s in the program\n",
-		h->failures ? "not ok" : "ok", ++n, s->program, status, h->failures,
+		h->failures ? "not ok" : "ok", ++k, s->program, status, h->failures,
 		h->failures == 1 ? "" : "s");
-	for (uint32_t i = 0; i < nevents(s); i++) {
-		const struct ms_event *e = event_at(s, i);
+	if (h->failures) {
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&msg, &len);
 
-		if (e->state == 1 && e->type == MS_EV_FAIL)
-			fprintf(out, "# %s() call %u in %s[%d]: %s\n", fn_name(e->fn), e->call,
-				exe_of(s, e->pid, i), e->pid, e->text);
+		if (m) {
+			for (uint32_t i = 0; i < nevents(s); i++) {
+				const struct ms_event *e = event_at(s, i);
+
+				if (e->state == 1 && e->type == MS_EV_FAIL)
+					failure_text(m, s, e, i, "  ");
+			}
+			fclose(m);
+			fprintf(out, "  ---\n");
+			yaml_block(out, "failures", msg);
+			fprintf(out, "  ...\n");
+			free(msg);
+		}
 	}
+	free(items);
 }
 
 static void json_str(FILE *out, const char *p)
@@ -286,6 +666,9 @@ static void report_json(struct mockshim_session *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	const struct mockshim_result *res = &s->result;
+	static const char *const tables[] = { "rule", "expectation", "order" };
+	uint32_t n = nitems(s);
+	struct item *items = sorted_items(s);
 	int first = 1;
 
 	fprintf(out, "{\"program\":");
@@ -304,38 +687,47 @@ static void report_json(struct mockshim_session *s, FILE *out)
 		fputc('}', out);
 		first = 0;
 	}
-	fprintf(out, "],\"rules\":[");
-	for (uint32_t i = 0; i < h->nrules; i++) {
-		const struct ms_rule *r = rule_at(s, i);
+	fprintf(out, "],\"statements\":[");
+	for (uint32_t i = 0; items && i < n; i++) {
+		const struct item *it = &items[i];
 
-		fprintf(out, "%s{\"source\":", i ? "," : "");
-		json_str(out, str(s, r->src));
-		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", r->line, r->col);
-		json_str(out, str(s, r->text));
+		fprintf(out, "%s{\"kind\":\"%s\",\"source\":", i ? "," : "", tables[it->table]);
+		json_str(out, str(s, it->src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->line, it->col);
+		json_str(out, str(s, it->text));
 		fprintf(out, ",\"function\":\"%s\",\"count\":%d,\"consumed\":%u,\"leftover\":%s}",
-			fn_name(r->fn), r->count, r->consumed, leftover(r) ? "true" : "false");
+			fn_name(it->fn), it->count, it->consumed, leftover(it) ? "true" : "false");
 	}
-	fprintf(out, "],\"events\":[");
+	fprintf(out, "],\"failures\":[");
 	first = 1;
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
-		static const char *const types[] = { "?", "attach", "consume", "failure", "warning" };
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m;
 
-		if (e->state != 1 || e->type > MS_EV_WARN)
+		if (e->state != 1 || e->type != MS_EV_FAIL)
 			continue;
-		fprintf(out, "%s{\"type\":\"%s\",\"pid\":%d,\"tid\":%d", first ? "" : ",",
-			types[e->type], e->pid, e->tid);
-		if (e->type != MS_EV_ATTACH)
-			fprintf(out, ",\"function\":\"%s\",\"call\":%u,\"rule\":%d,\"value\":%lld",
-				fn_name(e->fn), e->call, e->rule < h->nrules ? (int)e->rule : -1,
-				(long long)e->value);
-		fprintf(out, ",\"text\":");
-		json_str(out, e->text);
+		m = open_memstream(&msg, &len);
+		if (!m)
+			continue;
+		failure_text(m, s, e, i, "    ");
+		fclose(m);
+		fprintf(out, "%s{\"function\":\"%s\",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":",
+			first ? "" : ",", fn_name(e->fn), e->call, e->pid, e->tid);
+		json_str(out, exe_of(s, e->pid, i));
+		fprintf(out, ",\"caller\":");
+		json_str(out, e->caller);
+		fprintf(out, ",\"caller_offset\":%llu,\"message\":", (unsigned long long)e->caller_off);
+		json_str(out, msg);
 		fputc('}', out);
+		free(msg);
 		first = 0;
 	}
-	fprintf(out, "],\"events_dropped\":%u}\n",
+	fprintf(out, "],\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
+		h->failures > failure_events(s) ? h->failures - failure_events(s) : 0,
 		h->events_next > h->events_cap ? h->events_next - h->events_cap : 0);
+	free(items);
 }
 
 int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)

@@ -214,6 +214,14 @@ int mockshim_session_set_timeout(struct mockshim_session *s, double seconds)
 	return 0;
 }
 
+void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on)
+{
+	if (on)
+		s->chan_flags |= MS_CHAN_ABORT_ON_FAIL;
+	else
+		s->chan_flags &= ~(uint32_t)MS_CHAN_ABORT_ON_FAIL;
+}
+
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity)
 {
 	s->verbosity = verbosity;
@@ -407,7 +415,7 @@ static int make_channel(struct mockshim_session *s)
 		return -errno;
 	}
 	s->map_size = size;
-	ms_channel_write(&s->spec, s->map, size, s->events_cap);
+	ms_channel_write(&s->spec, s->map, size, s->events_cap, s->chan_flags);
 	return 0;
 }
 

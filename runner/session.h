@@ -24,6 +24,7 @@ struct mockshim_session {
 	double timeout;
 	int verbosity;
 	uint32_t events_cap;
+	uint32_t chan_flags;	/* enum ms_chan_flags */
 
 	/* the last run */
 	int ran;

@@ -78,6 +78,8 @@ const char *mockshim_session_error(const struct mockshim_session *s);
 int mockshim_session_set_shim(struct mockshim_session *s, const char *path);
 /** Kills the process tree after @p seconds (0: never). */
 int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
+/** With @p on, the program gets SIGABRT at its first failed check. */
+void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);
 /** Sets how much the text report says. */
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity);
 

@@ -208,7 +208,7 @@ run "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" daemon 300 "$T/grandchild
 want_rc 0; [ -e "$T/grandchild" ] || problem "mockrun returned before the grandchild finished"; done_t
 
 t "an invalid channel: warn once, run unmocked"
-printf 'not a channel, just bytes that are long enough to be read as a header....................' > "$T/bogus"
+head -c 4096 /dev/zero | tr '\0' x > "$T/bogus"
 run env LD_PRELOAD="$SHIM" MOCKSHIM_CHANNEL="$T/bogus" "$PROBE" getuid 1
 want_rc 0; want_out "$uid"; want_err_has "warning: ignoring the channel $T/bogus: bad magic"
 [ "$(printf '%s\n' "$err" | grep -c warning)" -eq 1 ] || problem "warned more than once"; done_t

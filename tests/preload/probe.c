@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -241,6 +242,37 @@ int main(int argc, char **argv)
 			return 2;
 		execvp(argv[3], argv + 3);
 		return 127;
+	} else if (strcmp(cmd, "badptr") == 0) {
+		/* a pointer the program should never pass: the checks must cope */
+		int fd = open((const char *)16, O_RDONLY);
+
+		printf("open: %d %s\n", fd, ename(errno));
+	} else if (strcmp(cmd, "edgeptr") == 0) {
+		/* a string that runs into an unmapped page without a NUL */
+		char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		int fd;
+
+		if (p == MAP_FAILED || mprotect(p + 4096, 4096, PROT_NONE) != 0)
+			return 2;
+		memset(p, 'a', 4096);
+		fd = open(p + 4096 - 10, O_RDONLY);
+		printf("open: %d %s\n", fd, ename(errno));
+	} else if (strcmp(cmd, "order") == 0) {
+		/* getuid, geteuid, getgid, getegid: in this order */
+		uid_t u = getuid(), eu = geteuid();
+		gid_t g = getgid(), eg = getegid();
+
+		printf("%u %u %u %u\n", u, eu, g, eg);
+	} else if (strcmp(cmd, "clockloop") == 0 && argc == 3) {
+		struct timespec ts;
+
+		for (long i = 0, n = atol(argv[2]); i < n; i++)
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+		printf("done\n");
+	} else if (strcmp(cmd, "write") == 0 && argc == 3) {
+		ssize_t r = write(1, argv[2], strlen(argv[2]));
+
+		printf("\nwrite: %zd\n", r);
 	} else if (strcmp(cmd, "signal") == 0 && argc == 3) {
 		raise(atoi(argv[2]));
 		return 0;

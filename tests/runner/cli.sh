@@ -91,7 +91,7 @@ t "--report json on -o FILE"
 run "$M" --report json -o "$T/r.json" -e 'will_return(geteuid, 5)' id -u
 want_rc 0
 if command -v python3 >/dev/null; then
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["rules"][0]["consumed"] == 1 and d["rules"][0]["function"] == "geteuid" and d["processes"][0]["exe"] == "id", d' "$T/r.json" 2>"$T/json.err" || problem "bad JSON: $(cat "$T/json.err")"
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["statements"][0]["consumed"] == 1 and d["statements"][0]["function"] == "geteuid" and d["processes"][0]["exe"] == "id", d' "$T/r.json" 2>"$T/json.err" || problem "bad JSON: $(cat "$T/json.err")"
 fi; done_t
 
 t "--report tap marks a leftover not ok"

@@ -90,4 +90,55 @@ else
 	skip_t "python3: os.urandom reads the mocked getrandom" "/usr/bin/python3 not installed"
 fi
 
+# ---- expectations on real programs ----
+
+t "cat: expect_string on open passes, and the real open runs"
+run "$M" -q -e 'expect_string(open, pathname, "/etc/hostname")' cat /etc/hostname
+want_rc 0; want_out "$(cat /etc/hostname)"; done_t
+
+t "cat: expect_string on open fails with both strings"
+run "$M" -e 'expect_string(open, pathname, "/etc/passwd")' cat /etc/hostname
+want_rc 123; want_out "$(cat /etc/hostname)"
+want_err_has 'open() call 1 in cat['; want_err_has 'parameter pathname: expected "/etc/passwd", got "/etc/hostname"'
+want_err_has "called from cat+0x"; done_t
+
+t "cp: copy_file_range flags are 0 on every call"
+echo data > "$T/cp-src"
+run "$M" -q -e 'expect_value_count(copy_file_range, flags, 0, -1)' cp "$T/cp-src" "$T/cp-dst"
+want_rc 0; done_t
+
+t "cp: a wrong expectation on copy_file_range fails"
+rm -f "$T/cp-dst"
+run "$M" -e 'expect_value(copy_file_range, flags, 1)' cp "$T/cp-src" "$T/cp-dst"
+want_rc 123; want_err_has "copy_file_range() call 1 in cp["; want_err_has "parameter flags: expected 1, got 0"; done_t
+
+t "rm: unlinkat gets the path given"
+mkdir -p "$T/rmdir"; touch "$T/rmdir/victim"
+run "$M" -q -e "expect_string(unlinkat, pathname, \"$T/rmdir/victim\")" rm "$T/rmdir/victim"
+want_rc 0; [ ! -e "$T/rmdir/victim" ] || problem "not removed"; done_t
+
+t "rm: expect_no_call(unlinkat) catches the removal"
+touch "$T/rmdir/victim"
+run "$M" -e 'expect_no_call(unlinkat)' rm "$T/rmdir/victim"
+want_rc 123; want_err_has "unlinkat() call 1 in rm["; want_err_has "called, but expect_no_call forbids any call"; done_t
+
+t "mkdir: the mode is 0777 (the umask is the kernel's business)"
+run "$M" -q -e "expect_value(mkdir, mode, 0777); expect_string(mkdir, pathname, \"$T/md1\")" mkdir "$T/md1"
+want_rc 0; [ -d "$T/md1" ] || problem "not created"; done_t
+
+t "mkdir: a wrong mode expectation shows both modes in octal"
+run "$M" -e 'expect_value(mkdir, mode, 0700)' mkdir "$T/md2"
+want_rc 123; want_err_has "parameter mode: expected 0700, got 0777"; done_t
+
+t "sh -c: expectations scoped with in= check only the cats, in order"
+echo a > "$T/a"; echo b > "$T/b"
+run "$M" -q -e "expect_string(open, pathname, \"$T/a\", in=\"cat\"); expect_string(open, pathname, \"$T/b\", in=\"cat\")" sh -c "cat $T/a; cat $T/b"
+want_rc 0; want_out "a
+b"; done_t
+
+t "sh -c: the second cat breaks the expected order"
+run "$M" -e "expect_string(open, pathname, \"$T/b\", in=\"cat\"); expect_string(open, pathname, \"$T/a\", in=\"cat\")" sh -c "cat $T/a; cat $T/b"
+want_rc 123; want_err_has "parameter pathname: expected \"$T/b\", got \"$T/a\""
+want_err_has "parameter pathname: expected \"$T/a\", got \"$T/b\""; done_t
+
 finish

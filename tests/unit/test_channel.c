@@ -41,7 +41,7 @@ static int setup(void **state)
 	f->map = calloc(1, f->size);
 	if (!f->map)
 		return -1;
-	ms_channel_write(&f->spec, f->map, f->size, 16);
+	ms_channel_write(&f->spec, f->map, f->size, 16, 0);
 	*state = f;
 	return 0;
 }

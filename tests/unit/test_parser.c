@@ -297,9 +297,113 @@ static void test_errors(void **state)
 	expect_error(state, "will_return(read, 1 | \"x\")", 1, 23, "'|' joins integers");
 	expect_error(state, "will_return(read, 1, errno=\"x\")", 1, 28, "errno= needs");
 	expect_error(state, "will_return(read, 1, in=\"\")", 1, 25, "non-empty glob");
-	expect_error(state, "expect_value(read, fd, 3)", 1, 1, "not implemented yet");
 	expect_error(state, "mock int f(int x)", 1, 1, "not implemented yet");
 	expect_error(state, "will_return(read, 1) @", 1, 22, "unexpected character '@'");
+}
+
+static const struct ms_expect *expect(void **state, uint32_t i)
+{
+	struct fixture *f = *state;
+
+	assert_true(i < f->spec.nexpects);
+	return &f->spec.expects[i];
+}
+
+static void test_expectations(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_expect *x;
+	int64_t set[3];
+
+	assert_int_equal(parse(f, "expect_value(read, fd, 3)\n"
+				  "expect_string_count(open, pathname, \"/etc/hostname\", -1)\n"
+				  "expect_memory(write, buf, \"ab\\0cd\", 4)\n"
+				  "expect_in_range(read, count, 1, 4096)\n"
+				  "expect_not_in_set_count(socket, domain, {AF_INET, AF_INET6, 1}, 2, in=\"curl\")\n"
+				  "expect_any(open, flags); expect_not_value(open, pathname, NULL)"),
+			 0);
+	assert_int_equal(f->spec.nexpects, 7);
+	assert_int_equal(f->spec.nrules, 0);
+	x = expect(state, 0);
+	assert_int_equal(x->fn, MS_ID_read);
+	assert_int_equal(x->kind, MS_X_VALUE);
+	assert_int_equal(x->param, 0);
+	assert_int_equal(x->psize, 4);
+	assert_true(x->psigned);
+	assert_int_equal(x->lo, 3);
+	assert_int_equal(x->count, 1);
+	x = expect(state, 1);
+	assert_int_equal(x->kind, MS_X_STRING);
+	assert_int_equal(x->count, MS_COUNT_ALWAYS);
+	assert_int_equal(x->len, 13);
+	assert_string_equal(pool(state, x->data), "/etc/hostname");
+	x = expect(state, 2);
+	assert_int_equal(x->kind, MS_X_MEMORY);
+	assert_int_equal(x->len, 4);
+	assert_memory_equal(pool(state, x->data), "ab\0c", 4);
+	x = expect(state, 3);
+	assert_int_equal(x->kind, MS_X_RANGE);
+	assert_int_equal(x->psize, 8);
+	assert_false(x->psigned);
+	assert_int_equal(x->lo, 1);
+	assert_int_equal(x->hi, 4096);
+	x = expect(state, 4);
+	assert_int_equal(x->kind, MS_X_NOT_SET);
+	assert_int_equal(x->count, 2);
+	assert_int_equal(x->len, 3);
+	memcpy(set, pool(state, x->data), sizeof(set));
+	assert_int_equal(set[0], 2);
+	assert_int_equal(set[1], 10);
+	assert_int_equal(set[2], 1);
+	assert_string_equal(pool(state, x->in_glob), "curl");
+	assert_int_equal(expect(state, 5)->kind, MS_X_ANY);
+	assert_int_equal(expect(state, 6)->kind, MS_X_NOT_VALUE);
+	assert_int_equal(expect(state, 6)->lo, 0);
+	assert_int_equal(expect(state, 6)->line, 6);
+	assert_int_equal(expect(state, 6)->col, 26);
+}
+
+static void test_call_order(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "expect_function_call(open); expect_function_calls(read, 3)\n"
+				  "ignore_function_calls(close); expect_no_call(unlink)"),
+			 0);
+	assert_int_equal(f->spec.norders, 4);
+	assert_int_equal(f->spec.orders[0].fn, MS_ID_open);
+	assert_int_equal(f->spec.orders[0].kind, MS_ORD_CALL);
+	assert_int_equal(f->spec.orders[0].count, 1);
+	assert_int_equal(f->spec.orders[1].count, 3);
+	assert_int_equal(f->spec.orders[2].kind, MS_ORD_IGNORE);
+	assert_int_equal(f->spec.orders[3].kind, MS_ORD_NO_CALL);
+	assert_int_equal(f->spec.orders[3].line, 2);
+}
+
+static void test_expectation_errors(void **state)
+{
+	expect_error(state, "expect_value(read, nofd, 3)", 1, 20, "read() has no parameter 'nofd' (parameters: fd, buf, count)");
+	expect_error(state, "expect_value(read, 3, 3)", 1, 20, "expected a parameter name of read()");
+	expect_error(state, "expect_value(read, fd, \"3\")", 1, 24, "expected an integer, not a string");
+	expect_error(state, "expect_value(read, fd, 5000000000)", 1, 24, "does not fit in int");
+	expect_error(state, "expect_value(read, buf, \"x\")", 1, 25, "use expect_string or expect_memory");
+	expect_error(state, "expect_string(read, fd, \"x\")", 1, 21, "not a pointer: use expect_value");
+	expect_error(state, "expect_string(open, pathname, \"a\\0b\")", 1, 31, "NUL byte: use expect_memory");
+	expect_error(state, "expect_memory(write, buf, \"ab\", 3)", 1, 33, "SIZE must be 1..2");
+	expect_error(state, "expect_in_range(read, count, 9, 1)", 1, 30, "MIN 9 is greater than MAX 1");
+	expect_error(state, "expect_in_range(open, pathname, 1, 2)", 1, 23, "not an integer");
+	expect_error(state, "expect_in_set(read, fd, 3)", 1, 25, "expected a set of integers");
+	expect_error(state, "expect_in_set(read, fd, {.a = 1})", 1, 27, "a set has no field names");
+	expect_error(state, "expect_in_set(read, fd, {\"x\"})", 1, 26, "set members must be integers");
+	expect_error(state, "expect_value(read, fd)", 1, 1, "wrong number of arguments: expect_value(FN, PARAM, VALUE)");
+	expect_error(state, "expect_value_count(read, fd, 3, 0)", 1, 33, "COUNT must be");
+	expect_error(state, "expect_value(read, fd, 3, errno=EIO)", 1, 27, "takes no 'errno='");
+	expect_error(state, "expect_function_calls(read, -1)", 1, 29, "COUNT must be a positive integer");
+	expect_error(state, "expect_function_call(nosuch)", 1, 22, "unknown function 'nosuch'");
+	expect_error(state, "expect_no_call(read, 3)", 1, 1, "wrong number of arguments");
+	expect_error(state, "expect_any(read, fd, BOGUS_NAME)", 1, 22, "unknown name 'BOGUS_NAME'");
+	expect_error(state, "expect_any(read, fd, 3)", 1, 1, "wrong number of arguments");
+	expect_error(state, "expect_value(read, fd, BOGUS_NAME)", 1, 24, "unknown name 'BOGUS_NAME'");
 }
 
 static void test_failed_parse_keeps_nothing(void **state)
@@ -328,6 +432,9 @@ int main(void)
 		T(test_strings_and_null),
 		T(test_aliases_and_comments),
 		T(test_errors),
+		T(test_expectations),
+		T(test_call_order),
+		T(test_expectation_errors),
 		T(test_failed_parse_keeps_nothing),
 #undef T
 	};
