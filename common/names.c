@@ -177,7 +177,12 @@ int ms_glob_match(const char *p, const char *s)
 
 			if (neg)
 				q++;
-			do {
+			/* a ']' first is a member, as in fnmatch; never read past the NUL */
+			if (*q == ']') {
+				hit |= *s == ']';
+				q++;
+			}
+			while (*q && *q != ']') {
 				if (q[1] == '-' && q[2] && q[2] != ']') {
 					hit |= *s >= q[0] && *s <= q[2];
 					q += 3;
@@ -185,8 +190,15 @@ int ms_glob_match(const char *p, const char *s)
 					hit |= *s == *q;
 					q++;
 				}
-			} while (*q && *q != ']');
-			if (*q == ']' && hit != neg) {
+			}
+			/* an unclosed '[' is an ordinary character */
+			if (*q != ']') {
+				if (*s == '[') {
+					p++;
+					s++;
+					continue;
+				}
+			} else if (hit != neg) {
 				p = q + 1;
 				s++;
 				continue;

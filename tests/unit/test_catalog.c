@@ -154,6 +154,13 @@ static void test_names(void **state)
 	assert_false(ms_glob_match("c?", "cat"));
 	assert_true(ms_glob_match("*", ""));
 	assert_false(ms_glob_match("cat", "cats"));
+	/* unclosed brackets never read past the pattern (run under ASan) */
+	assert_false(ms_glob_match("[", "x"));
+	assert_true(ms_glob_match("[", "["));
+	assert_true(ms_glob_match("ab[", "ab["));
+	assert_false(ms_glob_match("[!", "x"));
+	assert_true(ms_glob_match("[]]", "]"));
+	assert_true(ms_glob_match("[]a]", "a"));
 }
 
 int main(void)
