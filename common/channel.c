@@ -109,6 +109,52 @@ static int pool_ok(const struct ms_chan_hdr *h, uint32_t off)
 	return memchr(pool + off, '\0', h->pool_size - off) != NULL;
 }
 
+/*
+ * An output must be one the function's catalog row describes, with the
+ * same parameter and capacity: the shim writes through the program's
+ * pointers, and only the catalog knows which are buffers of which size.
+ */
+static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t pool_size)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(r->fn);
+
+	if (!m || o->data > pool_size || o->len > pool_size - o->data)
+		return 0;
+	for (unsigned i = 0; i < m->nouts; i++) {
+		const struct ms_out_desc *d = &m->outs[i];
+		const struct ms_struct_desc *sd;
+
+		if (d->param != o->param)
+			continue;
+		switch (o->kind) {
+		case MS_O_BYTES:
+		case MS_O_STR:
+			if (d->kind == (o->kind == MS_O_BYTES ? MS_OK_BYTES : MS_OK_STR) &&
+			    d->cap1 == o->cap1 && d->cap2 == o->cap2)
+				return 1;
+			break;
+		case MS_O_STORE:
+			if (d->kind == MS_OK_SCALAR && o->len == d->size)
+				return 1;
+			sd = d->kind == MS_OK_STRUCT ? ms_struct_find(d->strct) : NULL;
+			if (sd && o->len == sd->size)
+				return 1;
+			break;
+		case MS_O_RETSTORE:
+			if (d->kind == MS_OK_SCALAR && d->mirror_ret && o->len == d->size)
+				return 1;
+			break;
+		case MS_O_FERROR:
+			if (d->kind == MS_OK_FERROR)
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
 static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
 {
 	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
@@ -141,10 +187,25 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
-	if (h->fns_off < sizeof(*h) || h->rules_off < sizeof(*h) || h->outs_off < sizeof(*h) ||
-	    h->expects_off < sizeof(*h) || h->orders_off < sizeof(*h) ||
-	    h->pool_off < sizeof(*h) || h->events_off < sizeof(*h))
-		return "section overlaps the header";
+	/* Sections in layout order, none overlapping another: the shim writes
+	 * events and counters, which must never land on what it reads. */
+	{
+		const uint64_t ends[] = {
+			sizeof(*h),
+			(uint64_t)h->fns_off + (uint64_t)h->nfns * sizeof(*fns),
+			(uint64_t)h->rules_off + (uint64_t)h->nrules * sizeof(*rules),
+			(uint64_t)h->outs_off + (uint64_t)h->nouts * sizeof(*outs),
+			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
+			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
+			(uint64_t)h->pool_off + h->pool_size,
+		};
+		const uint64_t starts[] = { h->fns_off, h->rules_off, h->outs_off, h->expects_off,
+					    h->orders_off, h->pool_off, h->events_off };
+
+		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
+			if (starts[i] < ends[i])
+				return i == 0 ? "section overlaps the header" : "sections overlap";
+	}
 	fns = (const void *)((const char *)h + h->fns_off);
 	rules = (const void *)((const char *)h + h->rules_off);
 	outs = (const void *)((const char *)h + h->outs_off);
@@ -193,6 +254,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	}
 	for (uint32_t i = 0; i < h->nrules; i++) {
 		const struct ms_rule *r = &rules[i];
+		const struct ms_fn_meta *m;
 		unsigned np;
 
 		if (r->fn >= h->nfns || r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
@@ -204,17 +266,19 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		/* argument indices must exist: the shim's argument arrays hold
 		 * exactly the function's parameters */
 		np = ms_catalog_nparams(r->fn);
+		m = ms_catalog_get(r->fn);
 		if (r->rd_kind == MS_RD_PARAM && r->rd_param >= np)
 			return "bad rule default";
 		if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
 			return "bad rule default";
-		for (uint32_t k = 0; k < r->nouts; k++) {
-			const struct ms_out *o = &outs[r->outs_first + k];
-
-			if (o->param >= np || (o->cap1 != MS_NONE8 && o->cap1 >= np) ||
-			    (o->cap2 != MS_NONE8 && o->cap2 >= np))
-				return "bad output parameter";
-		}
+		for (uint32_t k = 0; k < r->nouts; k++)
+			if (!output_ok(r, &outs[r->outs_first + k], h->pool_size))
+				return "output not of the catalog's layout";
+		if ((r->flags & MS_RF_STRVAL) && m->ret.tclass != MS_T_STR)
+			return "string value for a function that returns no string";
+		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
+		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
+			return "bad rule default";
 		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
 		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
 			return "rule string out of bounds";

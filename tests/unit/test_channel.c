@@ -76,6 +76,11 @@ static void test_valid(void **state)
 	assert_true(h->events_off + 16 * sizeof(struct ms_event) <= f->size);
 }
 
+static uint32_t h_first_rules(const struct fixture *f)
+{
+	return ((const struct ms_chan_hdr *)f->map)->rules_off;
+}
+
 #define CORRUPT(field, value, reason)                                             \
 	do {                                                                      \
 		struct ms_chan_hdr *h_ = f->map;                                  \
@@ -105,6 +110,8 @@ static void test_header_checks(void **state)
 	CORRUPT(pool_size, (uint32_t)f->size, "out of bounds");
 	CORRUPT(events_cap, 1u << 30, "out of bounds");
 	CORRUPT(fns_off, 0, "overlaps the header");
+	CORRUPT(events_off, h_first_rules(f), "sections overlap");
+	CORRUPT(pool_off, h_first_rules(f), "sections overlap");
 	assert_non_null(ms_channel_validate(f->map, sizeof(struct ms_chan_hdr) - 1));
 	assert_null(ms_channel_validate(f->map, f->size));
 }
@@ -128,6 +135,41 @@ static void test_rule_checks(void **state)
 	r->nouts = 1000;
 	assert_non_null(ms_channel_validate(f->map, f->size));
 	*r = saved;
+	assert_null(ms_channel_validate(f->map, f->size));
+}
+
+/* Outputs must be the catalog's: the shim writes through program pointers. */
+static void test_output_checks(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_hdr *h = f->map;
+	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	struct ms_rule *read_rule = &rules[fns[MS_ID_read].first_rule];
+	struct ms_rule *getuid_rule = &rules[fns[MS_ID_getuid].first_rule];
+	struct ms_out *outs = ms_chan_at(h, h->outs_off);
+	struct ms_out *o = &outs[read_rule->outs_first], saved = *o;
+	struct ms_rule saved_rule = *getuid_rule;
+
+	assert_int_equal(read_rule->nouts, 1);
+	o->cap1 = MS_NONE8; /* an unbounded copy into read's buf */
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*o = saved;
+	o->kind = MS_O_STORE; /* a store through read's fd */
+	o->param = 0;
+	o->len = 8;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*o = saved;
+	o->param = 2; /* a copy into count */
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*o = saved;
+	getuid_rule->flags |= MS_RF_STRVAL; /* getuid returns no string */
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*getuid_rule = saved_rule;
+	getuid_rule->rd_kind = MS_RD_PARAM;
+	getuid_rule->flags |= MS_RF_DEFAULT;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*getuid_rule = saved_rule;
 	assert_null(ms_channel_validate(f->map, f->size));
 }
 
@@ -176,6 +218,7 @@ int main(void)
 		T(test_valid),
 		T(test_header_checks),
 		T(test_rule_checks),
+		T(test_output_checks),
 		T(test_string_must_end_in_pool),
 		T(test_random_corruption),
 #undef T
