@@ -1072,6 +1072,13 @@ static int compile(struct parser *ps, struct stmt *st)
 				r.value = value->i;
 				break;
 			case MS_T_STR:
+				if (value->kind == V_STR && m->rd_kind == MS_RD_PARAM)
+					/* the caller owns and may edit the line it gets
+					 * back: it must be its own buffer */
+					return fail_at(ps, value->line, value->col,
+						       "%s() returns its %s argument: write will_return(%s, _, %s=\"...\")",
+						       m->name, m->params[m->rd_param].name, m->name,
+						       m->params[m->rd_param].name);
 				if (value->kind == V_STR) {
 					r.flags |= MS_RF_STRVAL;
 					r.value_str = value->str;

@@ -280,6 +280,8 @@ static void test_errors(void **state)
 	expect_error(state, "will_fail(getpid)", 1, 11, "cannot fail");
 	expect_error(state, "will_return(fopen, 3)", 1, 20, "only NULL");
 	expect_error(state, "will_return(free, 0)", 1, 19, "returns void");
+	expect_error(state, "will_return(fgets, \"line\")", 1, 20,
+		     "fgets() returns its s argument: write will_return(fgets, _, s=\"...\")");
 	expect_error(state, "will_return_count(getuid, 1, 0)", 1, 30, "COUNT must be");
 	expect_error(state, "will_return(read, 0, in=\"x\", 3)", 1, 30, "positional value after");
 	expect_error(state, "will_return(read, 0, delay=5)", 1, 28, "needs a duration");
