@@ -11,7 +11,7 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, expects, orders, pool, events, size;
+	uint64_t fns, rules, outs, expects, orders, pool, events, pids, size;
 };
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
@@ -23,7 +23,8 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
 	l->pool = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
 	l->events = align8(l->pool + (spec->pool_len ? spec->pool_len : 1));
-	l->size = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
+	l->pids = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
+	l->size = l->pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t);
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
@@ -65,6 +66,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->pool_size = spec->pool_len ? spec->pool_len : 1;
 	h->events_off = (uint32_t)l.events;
 	h->events_cap = events_cap;
+	h->pids_off = (uint32_t)l.pids;
+	h->pids_cap = MS_CHAN_PIDS;
 	fns = ms_chan_at(h, h->fns_off);
 	rules = ms_chan_at(h, h->rules_off);
 	expects = ms_chan_at(h, h->expects_off);
@@ -185,6 +188,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
 	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
 	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
+	    !range_ok(size, h->pids_off, h->pids_cap, sizeof(int32_t)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
 	/* Sections in layout order, none overlapping another: the shim writes
@@ -198,9 +202,10 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
 			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
 			(uint64_t)h->pool_off + h->pool_size,
+			(uint64_t)h->events_off + (uint64_t)h->events_cap * sizeof(struct ms_event),
 		};
 		const uint64_t starts[] = { h->fns_off, h->rules_off, h->outs_off, h->expects_off,
-					    h->orders_off, h->pool_off, h->events_off };
+					    h->orders_off, h->pool_off, h->events_off, h->pids_off };
 
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
 			if (starts[i] < ends[i])

@@ -23,8 +23,9 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 2u
+#define MS_CHAN_ABI 3u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
+#define MS_CHAN_PIDS 4096	/* processes a session tells apart */
 
 enum ms_chan_flags {
 	MS_CHAN_ABORT_ON_FAIL = 1u << 0,	/* --on-fail=abort: SIGABRT at a failed check */
@@ -45,6 +46,7 @@ struct ms_chan_hdr {
 	uint32_t orders_off, norders;	/* struct ms_order[norders], declaration order */
 	uint32_t pool_off, pool_size;	/* bytes; strings are NUL-terminated */
 	uint32_t events_off, events_cap;	/* struct ms_event[events_cap] */
+	uint32_t pids_off, pids_cap;	/* int32_t[pids_cap]: processes announced */
 	/* (shared) */
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
@@ -52,6 +54,8 @@ struct ms_chan_hdr {
 	uint32_t order_cursor;	/* first call-order entry not yet done */
 	uint32_t order_seq;	/* calls that took part in call ordering */
 	uint32_t consume_dropped;	/* consume events not logged, to keep room */
+	uint32_t npids;		/* pids[] used; > pids_cap: full */
+	uint32_t reserved;
 };
 
 enum ms_fn_flags {

@@ -139,6 +139,21 @@ static void read_exe_name(void)
 	exe_name[n] = '\0';
 }
 
+/* Records pid in the channel's table: 1 if it was not there yet. */
+static int register_pid(int32_t pid)
+{
+	int32_t *pids = ms_chan_at(chan, chan->pids_off);
+	uint32_t n = __atomic_load_n(&chan->npids, __ATOMIC_ACQUIRE), slot;
+
+	for (uint32_t i = 0; i < n && i < chan->pids_cap; i++)
+		if (__atomic_load_n(&pids[i], __ATOMIC_RELAXED) == pid)
+			return 0;
+	slot = __atomic_fetch_add(&chan->npids, 1, __ATOMIC_ACQ_REL);
+	if (slot < chan->pids_cap)
+		__atomic_store_n(&pids[slot], pid, __ATOMIC_RELEASE);
+	return 1;
+}
+
 /*
  * Takes an event slot and fills the common fields; NULL when the log is
  * full.  Consume events leave the last quarter of the log to failures.
@@ -151,9 +166,12 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 	uint32_t i;
 
 	/* A child forked without exec shares our mapping and our memory: the
-	 * first event it writes announces it, so reports can name it. */
+	 * first event it writes announces it, so reports can name it.  A
+	 * vfork child even shares my_pid; the pid table tells the parent
+	 * that it was announced already. */
 	if (type != MS_EV_ATTACH && pid != last &&
-	    __atomic_compare_exchange_n(&my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	    __atomic_compare_exchange_n(&my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+	    register_pid(pid)) {
 		__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
 		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
 		if (e) {
@@ -253,6 +271,7 @@ static void attach(void)
 	read_exe_name();
 	chan = map;
 	my_pid = (int32_t)syscall(SYS_getpid);
+	register_pid(my_pid);
 	__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
 	{
 		struct ms_event *e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);

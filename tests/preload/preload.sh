@@ -53,6 +53,10 @@ run "$M" -e 'will_return_count(getpid, 42, 1000)' "$PROBE" fork-threads 2 1 600 
 want_rc 0; want_out "1000"; want_err_has "3 processes attached"
 want_err_lacks "?["; done_t
 
+t "a vfork child is counted once, and its parent is not counted again"
+run "$M" -e 'will_return_count(getuid, 7, 2)' "$PROBE" vfork
+want_rc 0; want_out "parent 7"; want_err_has "2 processes attached"; done_t
+
 t "from= matches the calling object; the main program by its executable name"
 run "$M" -q -e 'will_return(getuid, 5, from="probe")' "$PROBE" getuid 2
 want_rc 0; want_out "5 $uid"; done_t

@@ -242,6 +242,16 @@ int main(int argc, char **argv)
 			return 2;
 		execvp(argv[3], argv + 3);
 		return 127;
+	} else if (strcmp(cmd, "vfork") == 0) {
+		/* a vfork child that calls getuid before it exits */
+		pid_t pid = vfork();
+
+		if (pid == 0) {
+			(void)getuid();
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+		printf("parent %u\n", getuid());
 	} else if (strcmp(cmd, "badptr") == 0) {
 		/* a pointer the program should never pass: the checks must cope */
 		int fd = open((const char *)16, O_RDONLY);
