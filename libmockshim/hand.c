@@ -118,8 +118,12 @@ static void *boot_alloc(size_t n)
 					      __ATOMIC_RELAXED));
 	h = (struct boot_hdr *)(boot_arena + top);
 	h->size = n;
-	if (!__atomic_exchange_n(&ms_boot_used, 1, __ATOMIC_RELAXED))
-		ms_rearm();
+	/* From now on free and realloc must look at every pointer: arm them
+	 * after publishing the flag; ms_rearm() reads it after disarming
+	 * (both sequentially consistent), so one of the two re-arms them. */
+	__atomic_store_n(&ms_boot_used, 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ms_armed[MS_ID_free], 1, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&ms_armed[MS_ID_realloc], 1, __ATOMIC_SEQ_CST);
 	return h + 1; /* zeroed: the arena is never reused */
 }
 
@@ -172,10 +176,16 @@ void *ms_bind_calloc(size_t nmemb, size_t size)
 	return ms_real.calloc.fn(nmemb, size);
 }
 
+/* glibc's own allocator, for pointers that are not ours while dlsym runs
+ * (see NOTES.md: exported by glibc 2.36). */
+extern void *__libc_realloc(void *ptr, size_t size);
+extern void __libc_free(void *ptr);
+
 static void *boot_realloc(void *ptr, size_t size)
 {
 	const struct boot_hdr *h = (const struct boot_hdr *)ptr - 1;
-	void *q = ms_binding ? boot_alloc(size) : malloc(size);
+	/* never our own malloc: it could take a rule's turn */
+	void *q = ms_binding ? boot_alloc(size) : ms_real.malloc.fn(size);
 
 	if (q)
 		memcpy(q, ptr, h->size < size ? h->size : size);
@@ -198,8 +208,10 @@ MS_EXPORT void *realloc(void *ptr, size_t size)
 
 void *ms_bind_realloc(void *ptr, size_t size)
 {
-	if (boot_owns(ptr) || ms_binding)
-		return ptr ? boot_realloc(ptr, size) : boot_alloc(size);
+	if (boot_owns(ptr))
+		return boot_realloc(ptr, size);
+	if (ms_binding)
+		return ptr ? __libc_realloc(ptr, size) : boot_alloc(size);
 	ms_real.realloc.ptr = ms_lookup("realloc");
 	return ms_real.realloc.fn(ptr, size);
 }
@@ -220,8 +232,12 @@ MS_EXPORT void free(void *ptr)
 
 void ms_bind_free(void *ptr)
 {
-	if (boot_owns(ptr) || ms_binding)
+	if (boot_owns(ptr))
 		return;
+	if (ms_binding) {
+		__libc_free(ptr);
+		return;
+	}
 	ms_real.free.ptr = ms_lookup("free");
 	ms_real.free.fn(ptr);
 }

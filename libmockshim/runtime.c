@@ -298,7 +298,12 @@ void ms_rearm(void)
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
 			on = 1;
-		__atomic_store_n(&ms_armed[i], on, __ATOMIC_RELAXED);
+		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
+	}
+	/* the bootstrap arena may have been used meanwhile: see boot_alloc() */
+	if (__atomic_load_n(&ms_boot_used, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&ms_armed[MS_ID_free], 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&ms_armed[MS_ID_realloc], 1, __ATOMIC_SEQ_CST);
 	}
 }
 
@@ -883,7 +888,10 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 	depth++;
 	if (ms_unlikely(__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE))
 		attach();
-	if (chan && id < MS_FN_COUNT)
+	/* chan and the section pointers are only read once attach is done
+	 * (acquire): another thread may be attaching right now */
+	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && chan &&
+	    id < MS_FN_COUNT)
 		mocked = decide(id, args, ret, caller, &saved);
 	depth--;
 	errno = saved;
