@@ -13,7 +13,17 @@
 
 #define MAX_NAMED 8
 
+/*
+ * Static data (statements, strings) comes from the driver's own snapshot
+ * of the channel as written; only the counters and the events come from
+ * the shared mapping, which the program could have scribbled over.
+ */
 static const struct ms_chan_hdr *hdr(const struct mockshim_session *s)
+{
+	return s->snapshot;
+}
+
+static const struct ms_chan_hdr *live(const struct mockshim_session *s)
 {
 	return s->map;
 }
@@ -25,12 +35,12 @@ static const struct ms_rule *rule_at(const struct mockshim_session *s, uint32_t 
 
 static const struct ms_event *event_at(const struct mockshim_session *s, uint32_t i)
 {
-	return (const struct ms_event *)ms_chan_at(hdr(s), hdr(s)->events_off) + i;
+	return (const struct ms_event *)ms_chan_at(live(s), hdr(s)->events_off) + i;
 }
 
 static uint32_t nevents(const struct mockshim_session *s)
 {
-	uint32_t n = hdr(s)->events_next;
+	uint32_t n = live(s)->events_next;
 
 	return n < hdr(s)->events_cap ? n : hdr(s)->events_cap;
 }
@@ -96,18 +106,21 @@ static struct item item_at(const struct mockshim_session *s, uint32_t i)
 	if (i < h->nrules) {
 		const struct ms_rule *r = rule_at(s, i);
 
-		it = (struct item){ IT_RULE, i, r->fn, r->count, r->consumed, r->src, r->line,
-				    r->col, r->text, r->kind };
+		it = (struct item){ IT_RULE, i, r->fn, r->count,
+				    ((const struct ms_rule *)ms_chan_at(live(s), h->rules_off))[i].consumed,
+				    r->src, r->line, r->col, r->text, r->kind };
 	} else if ((i -= h->nrules) < h->nexpects) {
 		const struct ms_expect *x = expect_at(s, i);
 
-		it = (struct item){ IT_EXPECT, i, x->fn, x->count, x->consumed, x->src, x->line,
-				    x->col, x->text, x->kind };
+		it = (struct item){ IT_EXPECT, i, x->fn, x->count,
+				    ((const struct ms_expect *)ms_chan_at(live(s), h->expects_off))[i].consumed,
+				    x->src, x->line, x->col, x->text, x->kind };
 	} else {
 		const struct ms_order *o = order_at(s, i -= h->nexpects);
 
-		it = (struct item){ IT_ORDER, i, o->fn, o->count, o->consumed, o->src, o->line,
-				    o->col, o->text, o->kind };
+		it = (struct item){ IT_ORDER, i, o->fn, o->count,
+				    ((const struct ms_order *)ms_chan_at(live(s), h->orders_off))[i].consumed,
+				    o->src, o->line, o->col, o->text, o->kind };
 	}
 	return it;
 }
@@ -144,7 +157,7 @@ static uint32_t failure_events(const struct mockshim_session *s)
 
 unsigned ms_count_failures(const struct mockshim_session *s)
 {
-	unsigned n = hdr(s)->failures;
+	unsigned n = live(s)->failures;
 
 	for (uint32_t i = 0; i < nitems(s); i++) {
 		struct item it = item_at(s, i);
@@ -515,9 +528,9 @@ static void report_text(struct mockshim_session *s, FILE *out)
 	processes(s, procs, sizeof(procs));
 	if (s->verbosity >= MOCKSHIM_NORMAL || failures) {
 		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", s->program, status,
-			h->attached, h->attached == 1 ? "" : "es", h->attached ? " (" : "", procs,
-			h->attached ? ")" : "");
-		if (h->attached == 0 && n > 0 && !s->result.exec_errno)
+			live(s)->attached, live(s)->attached == 1 ? "" : "es", live(s)->attached ? " (" : "", procs,
+			live(s)->attached ? ")" : "");
+		if (live(s)->attached == 0 && n > 0 && !s->result.exec_errno)
 			fprintf(out, "mockshim: warning: no process attached: the program may be "
 				     "static or setuid, or it cleared LD_PRELOAD\n");
 	}
@@ -549,18 +562,18 @@ static void report_text(struct mockshim_session *s, FILE *out)
 			failure_text(out, s, e, i, "    ");
 		}
 	}
-	if (h->failures > shown)
+	if (live(s)->failures > shown)
 		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
-			h->failures - shown, h->events_cap);
+			live(s)->failures - shown, h->events_cap);
 	for (uint32_t i = 0; items && i < n; i++)
 		if (leftover(&items[i]))
 			leftover_text(out, s, &items[i], "    ");
-	if (h->events_next > h->events_cap)
+	if (live(s)->events_next > h->events_cap)
 		fprintf(out, "mockshim: %u events not recorded (the event log holds %u)\n",
-			h->events_next - h->events_cap, h->events_cap);
-	if (h->consume_dropped && s->verbosity >= MOCKSHIM_VERBOSE)
+			live(s)->events_next - h->events_cap, h->events_cap);
+	if (live(s)->consume_dropped && s->verbosity >= MOCKSHIM_VERBOSE)
 		fprintf(out, "mockshim: %u consumed values not listed (room is kept for failures)\n",
-			h->consume_dropped);
+			live(s)->consume_dropped);
 	for (size_t i = 0; i < s->nstill_running; i++)
 		fprintf(out, "mockshim: still running at the timeout: %s\n", s->still_running[i]);
 	if (failures)
@@ -591,7 +604,6 @@ static void yaml_block(FILE *out, const char *key, const char *text)
 
 static void report_tap(struct mockshim_session *s, FILE *out)
 {
-	const struct ms_chan_hdr *h = hdr(s);
 	uint32_t n = nitems(s), k = 0;
 	struct item *items = sorted_items(s);
 	char status[160];
@@ -622,9 +634,9 @@ static void report_tap(struct mockshim_session *s, FILE *out)
 	}
 	describe_status(s, status, sizeof(status));
 	fprintf(out, "%s %u - %s %s, %u failed check%s in the program\n",
-		h->failures ? "not ok" : "ok", ++k, s->program, status, h->failures,
-		h->failures == 1 ? "" : "s");
-	if (h->failures) {
+		live(s)->failures ? "not ok" : "ok", ++k, s->program, status, live(s)->failures,
+		live(s)->failures == 1 ? "" : "s");
+	if (live(s)->failures) {
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&msg, &len);
@@ -725,15 +737,32 @@ static void report_json(struct mockshim_session *s, FILE *out)
 		first = 0;
 	}
 	fprintf(out, "],\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
-		h->failures > failure_events(s) ? h->failures - failure_events(s) : 0,
-		h->events_next > h->events_cap ? h->events_next - h->events_cap : 0);
+		live(s)->failures > failure_events(s) ? live(s)->failures - failure_events(s) : 0,
+		live(s)->events_next > h->events_cap ? live(s)->events_next - h->events_cap : 0);
 	free(items);
+}
+
+/* Event strings are NUL-terminated before anything prints them: every
+ * process has exited, and what they left is data, not trusted. */
+static void terminate_event_strings(struct mockshim_session *s)
+{
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		struct ms_event *e = (struct ms_event *)event_at(s, i);
+
+		e->caller[MS_EV_CALLER - 1] = '\0';
+		e->sym[MS_EV_SYM - 1] = '\0';
+		if (e->type != MS_EV_FAIL)
+			e->text[MS_EV_TEXT - 1] = '\0';
+		if (e->at > e->len)
+			e->at = e->len;
+	}
 }
 
 int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
 {
-	if (!s->ran || !s->map)
+	if (!s->ran || !s->map || !s->snapshot)
 		return -EINVAL;
+	terminate_event_strings(s);
 	switch (format) {
 	case MOCKSHIM_REPORT_TEXT:
 		report_text(s, out);

@@ -45,6 +45,8 @@ static void release_run(struct mockshim_session *s)
 	if (s->map)
 		munmap(s->map, s->map_size);
 	s->map = NULL;
+	free(s->snapshot);
+	s->snapshot = NULL;
 	if (s->memfd >= 0)
 		close(s->memfd);
 	s->memfd = -1;
@@ -416,6 +418,11 @@ static int make_channel(struct mockshim_session *s)
 	}
 	s->map_size = size;
 	ms_channel_write(&s->spec, s->map, size, s->events_cap, s->chan_flags);
+	/* everything before the events: what the programs only read */
+	s->snapshot = malloc(((struct ms_chan_hdr *)s->map)->events_off);
+	if (!s->snapshot)
+		return -ENOMEM;
+	memcpy(s->snapshot, s->map, ((struct ms_chan_hdr *)s->map)->events_off);
 	return 0;
 }
 

@@ -31,7 +31,8 @@ struct mockshim_session {
 	struct mockshim_result result;
 	char *program;
 	int memfd;
-	void *map;
+	void *map;		/* the shared channel */
+	void *snapshot;		/* the channel as written, private */
 	uint64_t map_size;
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;

@@ -211,6 +211,13 @@ rm -f "$T/grandchild"
 run "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" daemon 300 "$T/grandchild"
 want_rc 0; [ -e "$T/grandchild" ] || problem "mockrun returned before the grandchild finished"; done_t
 
+t "a program that overwrites the channel cannot crash or mislead the report"
+run "$M" -e 'will_return(getuid, 5); expect_string(open, pathname, "/dev/null")' "$PROBE" scribble
+want_rc 123; want_out "scribbled: 1"
+want_err_has "  -e#1:1:1: will_return(getuid, 5): "
+want_err_has "  -e#1:1:25: expect_string(open, pathname, \"/dev/null\"): "
+want_err_has "FAILED"; done_t
+
 t "an invalid channel: warn once, run unmocked"
 head -c 4096 /dev/zero | tr '\0' x > "$T/bogus"
 run env LD_PRELOAD="$SHIM" MOCKSHIM_CHANNEL="$T/bogus" "$PROBE" getuid 1

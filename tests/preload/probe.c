@@ -242,6 +242,21 @@ int main(int argc, char **argv)
 			return 2;
 		execvp(argv[3], argv + 3);
 		return 127;
+	} else if (strcmp(cmd, "scribble") == 0) {
+		/* a hostile program: overwrites the whole channel mapping */
+		FILE *maps = fopen("/proc/self/maps", "r");
+		char line[512];
+		int done = 0;
+
+		while (maps && fgets(line, sizeof(line), maps)) {
+			unsigned long lo, hi;
+
+			if (strstr(line, "memfd:mockshim") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+				memset((void *)lo, 'x', hi - lo);
+				done = 1;
+			}
+		}
+		printf("scribbled: %d\n", done);
 	} else if (strcmp(cmd, "vfork") == 0) {
 		/* a vfork child that calls getuid before it exits */
 		pid_t pid = vfork();
