@@ -402,6 +402,22 @@ static void note_still_running(struct mockshim_session *s)
 	}
 }
 
+/*
+ * The program stopped (^Z, SIGTTIN): on a terminal, stop with it, as the
+ * shell expects of a job, and when continued give it back the terminal
+ * and continue it.  Off a terminal, someone else stopped it: wait.
+ */
+static void job_stopped(int tty, pid_t child)
+{
+	if (tty < 0)
+		return;
+	tcsetpgrp(tty, getpgrp());
+	raise(SIGTSTP);
+	/* continued by the shell */
+	tcsetpgrp(tty, child);
+	kill(-child, SIGCONT);
+}
+
 static int make_channel(struct mockshim_session *s)
 {
 	uint64_t size = ms_channel_size(&s->spec, s->events_cap);
@@ -487,16 +503,30 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	}
 	/* Orphans of the tree come to us, so we can wait for all of them. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	/* The program gets the terminal, as under a shell: both sides hand it
+	 * over, so the program never reads it before it is in the foreground
+	 * (SIGTTIN).  SIGTTOU is ignored meanwhile, as shells do. */
+	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
+		tty = STDIN_FILENO;
+		sigaction(SIGTTOU, &ign, &old_ttou);
+	}
 	child = fork();
 	if (child < 0) {
 		r = -errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+		if (tty >= 0)
+			sigaction(SIGTTOU, &old_ttou, NULL);
 		goto out;
 	}
 	if (child == 0) {
 		int e;
 
 		setpgid(0, 0);
+		if (tty >= 0) {
+			tcsetpgrp(tty, getpid());
+			sigaction(SIGTTOU, &old_ttou, NULL);
+		}
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		execvpe(argv[0], argv, env);
 		e = errno;
@@ -507,12 +537,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	setpgid(child, child);
 	close(errpipe[1]);
 	errpipe[1] = -1;
-	/* The program gets the terminal, as under a shell. */
-	if (isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp()) {
-		tty = STDIN_FILENO;
-		sigaction(SIGTTOU, &ign, &old_ttou);
+	if (tty >= 0)
 		tcsetpgrp(tty, child);
-	}
 	got = read(errpipe[0], &exec_err, sizeof(exec_err));
 	if (got != (ssize_t)sizeof(exec_err))
 		exec_err = 0;
@@ -526,7 +552,13 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		pid_t p;
 		int st;
 
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+			if (p == child && WIFSTOPPED(st)) {
+				job_stopped(tty, child);
+				continue;
+			}
+			if (WIFSTOPPED(st))
+				continue;
 			if (p == child) {
 				status = st;
 				main_done = 1;

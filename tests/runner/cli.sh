@@ -87,6 +87,19 @@ wait "$mpid"; rc=$?
 want_rc 143
 kill -0 "$(cat "$T/pid")" 2>/dev/null && problem "the program survived"; done_t
 
+t "on a terminal the program gets the foreground and reads it"
+if command -v script >/dev/null; then
+	out=$(printf 'hello\n' | timeout 20 script -qec "$M -q sh -c 'read x; echo got \$x'" /dev/null 2>&1 | tr -d '\r')
+	case "$out" in *"got hello"*) ;; *) problem "the program did not read the terminal: [$out]" ;; esac
+	done_t
+else
+	skip_t "on a terminal the program gets the foreground and reads it" "no script(1)"
+fi
+
+t "a program stopped and continued off a terminal is waited for"
+run "$M" -q sh -c 'sh -c "sleep 0.3; kill -CONT $$" & kill -STOP $$; echo resumed'
+want_rc 0; want_out "resumed"; done_t
+
 t "--report json on -o FILE"
 run "$M" --report json -o "$T/r.json" -e 'will_return(geteuid, 5)' id -u
 want_rc 0
