@@ -609,7 +609,11 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		}
 	}
 	s->result.processes = ((struct ms_chan_hdr *)s->map)->attached;
-	s->result.failures = ms_count_failures(s);
+	{
+		struct ms_report_in in = ms_session_report_in(s);
+
+		s->result.failures = ms_report_failures(&in);
+	}
 	if (result)
 		*result = s->result;
 out:
@@ -626,4 +630,29 @@ out:
 		close(s->memfd);
 	s->memfd = -1;
 	return r;
+}
+
+struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
+{
+	struct ms_report_in in = {
+		.map = s->map,
+		.snapshot = s->snapshot,
+		.program = s->program,
+		.result = s->result,
+		.verbosity = s->verbosity,
+		.still_running = s->still_running,
+		.nstill_running = s->nstill_running,
+	};
+
+	return in;
+}
+
+int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
+{
+	struct ms_report_in in;
+
+	if (!s->ran)
+		return -EINVAL;
+	in = ms_session_report_in(s);
+	return ms_report_write(&in, out, format);
 }

@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "mockshim/driver.h"
+#include "report.h"
 #include "spec.h"
 
 struct source {
@@ -41,7 +42,7 @@ struct mockshim_session {
 /* Source line `line` (1-based) of source `src`, its length in *n. */
 const char *ms_source_line(const struct mockshim_session *s, const char *src, uint32_t line,
 			   size_t *n);
-/* Failed checks of the last run: shim failures + leftovers. */
-unsigned ms_count_failures(const struct mockshim_session *s);
+/* The report's view of the last run. */
+struct ms_report_in ms_session_report_in(const struct mockshim_session *s);
 
 #endif

@@ -9,7 +9,8 @@
 
 #include "catalog.h"
 #include "channel.h"
-#include "session.h"
+#include "report.h"
+#include "spec.h"
 
 #define MAX_NAMED 8
 
@@ -18,44 +19,44 @@
  * of the channel as written; only the counters and the events come from
  * the shared mapping, which the program could have scribbled over.
  */
-static const struct ms_chan_hdr *hdr(const struct mockshim_session *s)
+static const struct ms_chan_hdr *hdr(const struct ms_report_in *s)
 {
 	return s->snapshot;
 }
 
-static const struct ms_chan_hdr *live(const struct mockshim_session *s)
+static const struct ms_chan_hdr *live(const struct ms_report_in *s)
 {
 	return s->map;
 }
 
-static const struct ms_rule *rule_at(const struct mockshim_session *s, uint32_t i)
+static const struct ms_rule *rule_at(const struct ms_report_in *s, uint32_t i)
 {
 	return (const struct ms_rule *)ms_chan_at(hdr(s), hdr(s)->rules_off) + i;
 }
 
-static const struct ms_event *event_at(const struct mockshim_session *s, uint32_t i)
+static const struct ms_event *event_at(const struct ms_report_in *s, uint32_t i)
 {
 	return (const struct ms_event *)ms_chan_at(live(s), hdr(s)->events_off) + i;
 }
 
-static uint32_t nevents(const struct mockshim_session *s)
+static uint32_t nevents(const struct ms_report_in *s)
 {
 	uint32_t n = live(s)->events_next;
 
 	return n < hdr(s)->events_cap ? n : hdr(s)->events_cap;
 }
 
-static const struct ms_expect *expect_at(const struct mockshim_session *s, uint32_t i)
+static const struct ms_expect *expect_at(const struct ms_report_in *s, uint32_t i)
 {
 	return (const struct ms_expect *)ms_chan_at(hdr(s), hdr(s)->expects_off) + i;
 }
 
-static const struct ms_order *order_at(const struct mockshim_session *s, uint32_t i)
+static const struct ms_order *order_at(const struct ms_report_in *s, uint32_t i)
 {
 	return (const struct ms_order *)ms_chan_at(hdr(s), hdr(s)->orders_off) + i;
 }
 
-static const char *str(const struct mockshim_session *s, uint32_t off)
+static const char *str(const struct ms_report_in *s, uint32_t off)
 {
 	const char *p = ms_chan_str(hdr(s), off);
 
@@ -92,12 +93,12 @@ struct item {
 	int kind;		/* the table's own kind */
 };
 
-static uint32_t nitems(const struct mockshim_session *s)
+static uint32_t nitems(const struct ms_report_in *s)
 {
 	return hdr(s)->nrules + hdr(s)->nexpects + hdr(s)->norders;
 }
 
-static struct item item_at(const struct mockshim_session *s, uint32_t i)
+static struct item item_at(const struct ms_report_in *s, uint32_t i)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	struct item it;
@@ -146,7 +147,7 @@ static int leftover(const struct item *it)
 	return it->count == MS_COUNT_ALWAYS && it->consumed == 0;
 }
 
-static uint32_t failure_events(const struct mockshim_session *s)
+static uint32_t failure_events(const struct ms_report_in *s)
 {
 	uint32_t n = 0;
 
@@ -155,7 +156,7 @@ static uint32_t failure_events(const struct mockshim_session *s)
 	return n;
 }
 
-unsigned ms_count_failures(const struct mockshim_session *s)
+unsigned ms_report_failures(const struct ms_report_in *s)
 {
 	unsigned n = live(s)->failures;
 
@@ -168,7 +169,7 @@ unsigned ms_count_failures(const struct mockshim_session *s)
 }
 
 /* The executable a pid had at event i: the latest attach before it. */
-static const char *exe_of(const struct mockshim_session *s, int32_t pid, uint32_t upto)
+static const char *exe_of(const struct ms_report_in *s, int32_t pid, uint32_t upto)
 {
 	const char *name = "?";
 
@@ -198,7 +199,7 @@ static void count_str(char *buf, size_t n, const struct item *it)
 }
 
 /* "cat[12], sh[11]": the distinct processes that consumed rule ri. */
-static void consumers(const struct mockshim_session *s, uint32_t ri, char *buf, size_t cap)
+static void consumers(const struct ms_report_in *s, uint32_t ri, char *buf, size_t cap)
 {
 	int32_t seen[MAX_NAMED];
 	size_t nseen = 0, off = 0, more = 0;
@@ -227,7 +228,7 @@ static void consumers(const struct mockshim_session *s, uint32_t ri, char *buf, 
 		snprintf(buf + off, cap - off, " and more");
 }
 
-static void describe_status(const struct mockshim_session *s, char *buf, size_t n)
+static void describe_status(const struct ms_report_in *s, char *buf, size_t n)
 {
 	const struct mockshim_result *r = &s->result;
 	const char *sig = r->signal ? sigabbrev_np(r->signal) : NULL;
@@ -242,7 +243,7 @@ static void describe_status(const struct mockshim_session *s, char *buf, size_t 
 		snprintf(buf, n, "exited with status %d", r->exit_status);
 }
 
-static void processes(const struct mockshim_session *s, char *buf, size_t cap)
+static void processes(const struct ms_report_in *s, char *buf, size_t cap)
 {
 	size_t off = 0, shown = 0;
 
@@ -306,7 +307,7 @@ static void put_int(FILE *f, int64_t v, const struct ms_expect *x)
 		fprintf(f, "%llu", (unsigned long long)(x->psize == 4 ? (uint32_t)v : (uint64_t)v));
 }
 
-static void put_set(FILE *f, const struct mockshim_session *s, const struct ms_expect *x)
+static void put_set(FILE *f, const struct ms_report_in *s, const struct ms_expect *x)
 {
 	const char *data = ms_chan_at(hdr(s), hdr(s)->pool_off + x->data);
 
@@ -352,7 +353,7 @@ static void put_actual_bytes(FILE *f, const struct ms_event *e, int string)
 	}
 }
 
-static void check_message(FILE *f, const struct mockshim_session *s, const struct ms_event *e,
+static void check_message(FILE *f, const struct ms_report_in *s, const struct ms_event *e,
 			  const struct ms_expect *x)
 {
 	const unsigned char *want = (const unsigned char *)ms_chan_at(hdr(s), hdr(s)->pool_off + x->data);
@@ -421,7 +422,7 @@ static void check_message(FILE *f, const struct mockshim_session *s, const struc
 }
 
 /* Where a failure was declared: the statement its event names. */
-static struct item failure_item(const struct mockshim_session *s, const struct ms_event *e)
+static struct item failure_item(const struct ms_report_in *s, const struct ms_event *e)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	struct item none;
@@ -441,7 +442,7 @@ static struct item failure_item(const struct mockshim_session *s, const struct m
 
 /* One failure: "SRC:LINE:COL: error: FN() call N in EXE[PID]: what" and
  * the statement and caller lines; indent starts the continuation lines. */
-static void failure_text(FILE *f, const struct mockshim_session *s, const struct ms_event *e,
+static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_event *e,
 			 uint32_t i, const char *indent)
 {
 	const struct ms_chan_hdr *h = hdr(s);
@@ -485,7 +486,7 @@ static void failure_text(FILE *f, const struct mockshim_session *s, const struct
 			e->sym[0] ? ")" : "");
 }
 
-static void leftover_text(FILE *f, const struct mockshim_session *s, const struct item *it,
+static void leftover_text(FILE *f, const struct ms_report_in *s, const struct item *it,
 			  const char *indent)
 {
 	char count[80];
@@ -503,7 +504,7 @@ static void leftover_text(FILE *f, const struct mockshim_session *s, const struc
 		str(s, it->text), indent, str(s, it->src), it->line);
 }
 
-static struct item *sorted_items(const struct mockshim_session *s)
+static struct item *sorted_items(const struct ms_report_in *s)
 {
 	uint32_t n = nitems(s);
 	struct item *v = calloc(n ? n : 1, sizeof(*v));
@@ -516,11 +517,11 @@ static struct item *sorted_items(const struct mockshim_session *s)
 	return v;
 }
 
-static void report_text(struct mockshim_session *s, FILE *out)
+static void report_text(struct ms_report_in *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	char status[160], procs[600], buf[600];
-	unsigned failures = ms_count_failures(s);
+	unsigned failures = ms_report_failures(s);
 	uint32_t shown = failure_events(s), n = nitems(s);
 	struct item *items = sorted_items(s);
 
@@ -602,7 +603,7 @@ static void yaml_block(FILE *out, const char *key, const char *text)
 	}
 }
 
-static void report_tap(struct mockshim_session *s, FILE *out)
+static void report_tap(struct ms_report_in *s, FILE *out)
 {
 	uint32_t n = nitems(s), k = 0;
 	struct item *items = sorted_items(s);
@@ -674,7 +675,7 @@ static void json_str(FILE *out, const char *p)
 	fputc('"', out);
 }
 
-static void report_json(struct mockshim_session *s, FILE *out)
+static void report_json(struct ms_report_in *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	const struct mockshim_result *res = &s->result;
@@ -688,7 +689,7 @@ static void report_json(struct mockshim_session *s, FILE *out)
 	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
 		     "\"exec_errno\":%d,\"failures\":%u,\"processes\":[",
 		res->exited ? "true" : "false", res->exit_status, res->signal,
-		res->timed_out ? "true" : "false", res->exec_errno, ms_count_failures(s));
+		res->timed_out ? "true" : "false", res->exec_errno, ms_report_failures(s));
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 
@@ -744,7 +745,7 @@ static void report_json(struct mockshim_session *s, FILE *out)
 
 /* Event strings are NUL-terminated before anything prints them: every
  * process has exited, and what they left is data, not trusted. */
-static void terminate_event_strings(struct mockshim_session *s)
+static void terminate_event_strings(struct ms_report_in *s)
 {
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		struct ms_event *e = (struct ms_event *)event_at(s, i);
@@ -758,9 +759,9 @@ static void terminate_event_strings(struct mockshim_session *s)
 	}
 }
 
-int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
+int ms_report_write(struct ms_report_in *s, FILE *out, int format)
 {
-	if (!s->ran || !s->map || !s->snapshot)
+	if (!s->map || !s->snapshot)
 		return -EINVAL;
 	terminate_event_strings(s);
 	switch (format) {
@@ -777,99 +778,4 @@ int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
 		return -EINVAL;
 	}
 	return fflush(out) == 0 ? 0 : -EIO;
-}
-
-/* ---- the catalog ---- */
-
-static void fail_convention(const struct ms_fn_meta *m, char *buf, size_t n)
-{
-	const char *e = ms_errno_name(m->fail_errno);
-
-	switch (m->fail_kind) {
-	case MS_FK_NEVER:
-		snprintf(buf, n, "cannot fail");
-		break;
-	case MS_FK_RC:
-		snprintf(buf, n, "returns the error code (default %s)",
-			 ms_eai_name((int)m->fail_value) ? ms_eai_name((int)m->fail_value) : "?");
-		break;
-	default:
-		if (m->ret.tclass == MS_T_PTR || m->ret.tclass == MS_T_STR)
-			snprintf(buf, n, "returns NULL%s%s", e ? ", errno " : "", e ? e : "");
-		else
-			snprintf(buf, n, "returns %lld%s%s", (long long)m->fail_value,
-				 e ? ", errno " : "", e ? e : "");
-	}
-}
-
-int mockshim_catalog_list(FILE *out, const char *fn)
-{
-	const char *group = NULL;
-	char buf[200];
-
-	ms_catalog_init();
-	if (!fn) {
-		for (unsigned i = 0; i < MS_FN_COUNT; i++) {
-			const struct ms_fn_meta *m = ms_catalog_get(i);
-
-			if (!group || strcmp(group, m->group) != 0) {
-				fprintf(out, "%s%s:", group ? "\n" : "", m->group);
-				group = m->group;
-			}
-			fprintf(out, " %s", m->name);
-		}
-		fputc('\n', out);
-		return 0;
-	}
-	int id = ms_catalog_find(fn, strlen(fn));
-	const struct ms_fn_meta *m;
-
-	if (id < 0)
-		return -ENOENT;
-	m = ms_catalog_get((unsigned)id);
-	fprintf(out, "%s %s%s\n", m->ret.text, m->name, m->proto);
-	fprintf(out, "  group: %s\n  parameters:", m->group);
-	for (unsigned i = 0; i < m->nparams; i++)
-		fprintf(out, " %s", m->params[i].name);
-	fprintf(out, "%s\n", m->nparams ? "" : " none");
-	if (m->nouts) {
-		fprintf(out, "  outputs:");
-		for (unsigned i = 0; i < m->nouts; i++) {
-			const struct ms_out_desc *o = &m->outs[i];
-
-			switch (o->kind) {
-			case MS_OK_BYTES:
-				fprintf(out, " %s=\"bytes\"", m->params[o->param].name);
-				break;
-			case MS_OK_STR:
-				fprintf(out, " %s=\"string\"", m->params[o->param].name);
-				break;
-			case MS_OK_STRUCT:
-				fprintf(out, " *%s={struct %s}", m->params[o->param].name, o->strct);
-				break;
-			case MS_OK_SCALAR:
-				fprintf(out, " *%s=INTEGER%s", m->params[o->param].name,
-					o->mirror_ret ? " (the return value by default)" : "");
-				break;
-			default:
-				break;
-			}
-		}
-		fputc('\n', out);
-	}
-	fail_convention(m, buf, sizeof(buf));
-	fprintf(out, "  failure: %s\n", buf);
-	if (m->naliases) {
-		fprintf(out, "  aliases:");
-		for (unsigned i = 0; i < m->naliases; i++)
-			fprintf(out, " %s", m->aliases[i]);
-		fputc('\n', out);
-	}
-	if (m->fail_kind != MS_FK_NEVER)
-		fprintf(out, "  example: will_fail(%s%s%s)\n", m->name,
-			m->fail_kind == MS_FK_ERRNO && m->fail_errno ? ", " : "",
-			m->fail_kind == MS_FK_ERRNO && m->fail_errno ? ms_errno_name(m->fail_errno) : "");
-	else
-		fprintf(out, "  example: will_return(%s, 42)\n", m->name);
-	return 0;
 }

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* mockrun --list: the catalog, or one function's details. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "mockshim/driver.h"
+#include "spec.h"
+
+static void fail_convention(const struct ms_fn_meta *m, char *buf, size_t n)
+{
+	const char *e = ms_errno_name(m->fail_errno);
+
+	switch (m->fail_kind) {
+	case MS_FK_NEVER:
+		snprintf(buf, n, "cannot fail");
+		break;
+	case MS_FK_RC:
+		snprintf(buf, n, "returns the error code (default %s)",
+			 ms_eai_name((int)m->fail_value) ? ms_eai_name((int)m->fail_value) : "?");
+		break;
+	default:
+		if (m->ret.tclass == MS_T_PTR || m->ret.tclass == MS_T_STR)
+			snprintf(buf, n, "returns NULL%s%s", e ? ", errno " : "", e ? e : "");
+		else
+			snprintf(buf, n, "returns %lld%s%s", (long long)m->fail_value,
+				 e ? ", errno " : "", e ? e : "");
+	}
+}
+
+int mockshim_catalog_list(FILE *out, const char *fn)
+{
+	const char *group = NULL;
+	char buf[200];
+
+	ms_catalog_init();
+	if (!fn) {
+		for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+			const struct ms_fn_meta *m = ms_catalog_get(i);
+
+			if (!group || strcmp(group, m->group) != 0) {
+				fprintf(out, "%s%s:", group ? "\n" : "", m->group);
+				group = m->group;
+			}
+			fprintf(out, " %s", m->name);
+		}
+		fputc('\n', out);
+		return 0;
+	}
+	int id = ms_catalog_find(fn, strlen(fn));
+	const struct ms_fn_meta *m;
+
+	if (id < 0)
+		return -ENOENT;
+	m = ms_catalog_get((unsigned)id);
+	fprintf(out, "%s %s%s\n", m->ret.text, m->name, m->proto);
+	fprintf(out, "  group: %s\n  parameters:", m->group);
+	for (unsigned i = 0; i < m->nparams; i++)
+		fprintf(out, " %s", m->params[i].name);
+	fprintf(out, "%s\n", m->nparams ? "" : " none");
+	if (m->nouts) {
+		fprintf(out, "  outputs:");
+		for (unsigned i = 0; i < m->nouts; i++) {
+			const struct ms_out_desc *o = &m->outs[i];
+
+			switch (o->kind) {
+			case MS_OK_BYTES:
+				fprintf(out, " %s=\"bytes\"", m->params[o->param].name);
+				break;
+			case MS_OK_STR:
+				fprintf(out, " %s=\"string\"", m->params[o->param].name);
+				break;
+			case MS_OK_STRUCT:
+				fprintf(out, " *%s={struct %s}", m->params[o->param].name, o->strct);
+				break;
+			case MS_OK_SCALAR:
+				fprintf(out, " *%s=INTEGER%s", m->params[o->param].name,
+					o->mirror_ret ? " (the return value by default)" : "");
+				break;
+			default:
+				break;
+			}
+		}
+		fputc('\n', out);
+	}
+	fail_convention(m, buf, sizeof(buf));
+	fprintf(out, "  failure: %s\n", buf);
+	if (m->naliases) {
+		fprintf(out, "  aliases:");
+		for (unsigned i = 0; i < m->naliases; i++)
+			fprintf(out, " %s", m->aliases[i]);
+		fputc('\n', out);
+	}
+	if (m->fail_kind != MS_FK_NEVER)
+		fprintf(out, "  example: will_fail(%s%s%s)\n", m->name,
+			m->fail_kind == MS_FK_ERRNO && m->fail_errno ? ", " : "",
+			m->fail_kind == MS_FK_ERRNO && m->fail_errno ? ms_errno_name(m->fail_errno) : "");
+	else
+		fprintf(out, "  example: will_return(%s, 42)\n", m->name);
+	return 0;
+}
