@@ -1432,3 +1432,37 @@ out:
 	}
 	return ps.err;
 }
+
+size_t ms_format_diag(char *buf, size_t cap, const char *src, const char *text, size_t len,
+		      const struct ms_diag *d)
+{
+	const char *line = text, *end = text + len, *e;
+	size_t n, off;
+	int k;
+
+	if (cap == 0)
+		return 0;
+	for (uint32_t l = 1; l < d->line && line < end; l++) {
+		e = memchr(line, '\n', (size_t)(end - line));
+		line = e ? e + 1 : end;
+	}
+	e = memchr(line, '\n', (size_t)(end - line));
+	n = (size_t)((e ? e : end) - line);
+	k = snprintf(buf, cap, "%s:%u:%u: error: %s\n", src, d->line, d->col, d->msg);
+	off = k > 0 ? (size_t)k : 0;
+	if (off >= cap)
+		return cap - 1;
+	/* the line, and a caret under the column (tabs kept to line up) */
+	k = snprintf(buf + off, cap - off, "    %.*s\n    ", (int)(n > 200 ? 200 : n), line);
+	off += k > 0 ? (size_t)k : 0;
+	for (uint32_t c = 1; c < d->col && c <= 200 && c <= n && off + 2 < cap; c++)
+		buf[off++] = line[c - 1] == '\t' ? '\t' : ' ';
+	if (off + 2 < cap) {
+		buf[off++] = '^';
+		buf[off++] = '\n';
+	}
+	if (off >= cap)
+		off = cap - 1;
+	buf[off] = '\0';
+	return off;
+}

@@ -49,6 +49,11 @@ uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n);
 int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len,
 	     struct ms_diag *diag);
 
+/* "SRC:LINE:COL: error: MSG", the line and a caret, into buf (NUL-terminated);
+ * returns the length.  text/len are what was parsed. */
+size_t ms_format_diag(char *buf, size_t cap, const char *src, const char *text, size_t len,
+		      const struct ms_diag *d);
+
 /* The channel that carries spec, with room for events_cap events. */
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
 /* Lays spec out in map (size bytes, zeroed), rules and expectations grouped

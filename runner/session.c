@@ -65,11 +65,6 @@ void mockshim_session_destroy(struct mockshim_session *s)
 	if (!s)
 		return;
 	release_run(s);
-	for (size_t i = 0; i < s->nsources; i++) {
-		free(s->sources[i].name);
-		free(s->sources[i].text);
-	}
-	free(s->sources);
 	free(s->shim_path);
 	ms_spec_fini(&s->spec);
 	free(s);
@@ -80,74 +75,18 @@ const char *mockshim_session_error(const struct mockshim_session *s)
 	return s->error;
 }
 
-const char *ms_source_line(const struct mockshim_session *s, const char *src, uint32_t line,
-			   size_t *n)
-{
-	for (size_t i = 0; i < s->nsources; i++) {
-		const char *p = s->sources[i].text, *end = p + s->sources[i].len, *e;
-
-		if (strcmp(s->sources[i].name, src) != 0)
-			continue;
-		for (uint32_t l = 1; l < line && p < end; l++) {
-			e = memchr(p, '\n', (size_t)(end - p));
-			p = e ? e + 1 : end;
-		}
-		e = memchr(p, '\n', (size_t)(end - p));
-		*n = (size_t)((e ? e : end) - p);
-		return p;
-	}
-	*n = 0;
-	return NULL;
-}
-
 int mockshim_session_add(struct mockshim_session *s, const char *src, const char *text,
 			 size_t len)
 {
 	struct ms_diag diag;
-	struct source *srcs, *nsrc;
 	int r;
 
 	if (len == (size_t)-1)
 		len = strlen(text);
 	s->error[0] = '\0';
-	srcs = realloc(s->sources, (s->nsources + 1) * sizeof(*srcs));
-	if (!srcs)
-		return -ENOMEM;
-	s->sources = srcs;
-	nsrc = &srcs[s->nsources];
-	nsrc->name = strdup(src);
-	nsrc->text = malloc(len + 1);
-	nsrc->len = len;
-	if (!nsrc->name || !nsrc->text) {
-		free(nsrc->name);
-		free(nsrc->text);
-		return -ENOMEM;
-	}
-	memcpy(nsrc->text, text, len);
-	nsrc->text[len] = '\0';
-	s->nsources++;
 	r = ms_parse(&s->spec, src, text, len, &diag);
 	if (r == -EINVAL) {
-		size_t n, off;
-		const char *line = ms_source_line(s, src, diag.line, &n);
-		int k;
-
-		k = snprintf(s->error, sizeof(s->error), "%s:%u:%u: error: %s\n", src, diag.line,
-			     diag.col, diag.msg);
-		off = k > 0 ? (size_t)k : 0;
-		if (line && off < sizeof(s->error)) {
-			/* Tabs are kept so that the caret lines up under them. */
-			k = snprintf(s->error + off, sizeof(s->error) - off, "    %.*s\n    ",
-				     (int)(n > 200 ? 200 : n), line);
-			off += k > 0 ? (size_t)k : 0;
-			for (uint32_t c = 1; c < diag.col && c <= 200 && off + 2 < sizeof(s->error); c++)
-				s->error[off++] = line[c - 1] == '\t' ? '\t' : ' ';
-			if (off + 2 < sizeof(s->error)) {
-				s->error[off++] = '^';
-				s->error[off++] = '\n';
-				s->error[off] = '\0';
-			}
-		}
+		ms_format_diag(s->error, sizeof(s->error), src, text, len, &diag);
 	} else if (r < 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s\n", src, strerror(-r));
 	}

@@ -10,16 +10,8 @@
 #include "report.h"
 #include "spec.h"
 
-struct source {
-	char *name;
-	char *text;
-	size_t len;
-};
-
 struct mockshim_session {
 	struct ms_spec spec;
-	struct source *sources;
-	size_t nsources;
 	char error[2048];
 	char *shim_path;
 	double timeout;
@@ -39,9 +31,6 @@ struct mockshim_session {
 	size_t nstill_running;
 };
 
-/* Source line `line` (1-based) of source `src`, its length in *n. */
-const char *ms_source_line(const struct mockshim_session *s, const char *src, uint32_t line,
-			   size_t *n);
 /* The report's view of the last run. */
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s);
 
