@@ -23,12 +23,13 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 3u
+#define MS_CHAN_ABI 4u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 #define MS_CHAN_PIDS 4096	/* processes a session tells apart */
 
 enum ms_chan_flags {
 	MS_CHAN_ABORT_ON_FAIL = 1u << 0,	/* --on-fail=abort: SIGABRT at a failed check */
+	MS_CHAN_STANDALONE = 1u << 1,	/* made by a shim from MOCKSHIM=: owner_pid reports */
 };
 
 struct ms_chan_hdr {
@@ -55,7 +56,7 @@ struct ms_chan_hdr {
 	uint32_t order_seq;	/* calls that took part in call ordering */
 	uint32_t consume_dropped;	/* consume events not logged, to keep room */
 	uint32_t npids;		/* pids[] used; > pids_cap: full */
-	uint32_t reserved;
+	int32_t owner_pid;	/* MS_CHAN_STANDALONE: the process that reports */
 };
 
 enum ms_fn_flags {

@@ -108,7 +108,7 @@ void *ms_lookup(const char *name)
 
 /* ---- attaching the channel ---- */
 
-static const char *env_lookup(const char *key)
+const char *ms_env(const char *key)
 {
 	size_t k = slen(key);
 
@@ -222,6 +222,7 @@ static void warn_unmocked(const char *path, const char *why)
 static void attach(void)
 {
 	int expect = ATTACH_NONE;
+	static char standalone_path[64];
 	const char *path, *why;
 	struct stat st;
 	void *map;
@@ -235,9 +236,12 @@ static void attach(void)
 		__atomic_store_n(&attach_state, ATTACH_NONE, __ATOMIC_RELEASE);
 		return;
 	}
-	path = env_lookup(MS_CHAN_ENV);
-	if (!path || !*path)
-		goto done;
+	path = ms_env(MS_CHAN_ENV);
+	if (!path || !*path) {
+		path = ms_standalone_channel(standalone_path, sizeof(standalone_path));
+		if (!path)
+			goto done;
+	}
 	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		warn_unmocked(path, strerrorname_np(errno) ? strerrorname_np(errno) : "cannot open");
@@ -281,9 +285,31 @@ static void attach(void)
 			ev_commit(e);
 		}
 	}
+	if ((chan->flags & MS_CHAN_STANDALONE) && chan->owner_pid == my_pid)
+		ms_standalone_owner();
 done:
 	__atomic_store_n(&attach_state, ATTACH_DONE, __ATOMIC_RELEASE);
 	ms_rearm();
+}
+
+void ms_guard_enter(void)
+{
+	depth++;
+}
+
+void ms_guard_leave(void)
+{
+	depth--;
+}
+
+struct ms_chan_hdr *ms_channel(void)
+{
+	return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE ? chan : NULL;
+}
+
+const char *ms_exe_name(void)
+{
+	return exe_name;
 }
 
 void ms_rearm(void)

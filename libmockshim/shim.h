@@ -108,6 +108,27 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
 MS_HIDDEN void ms_rearm(void);
 extern int ms_boot_used MS_HIDDEN;
 
+/* The re-entry guard, for the shim's own work outside ms_consult (standalone
+ * set-up and report): while held, every trampoline goes to the real function. */
+MS_HIDDEN void ms_guard_enter(void);
+MS_HIDDEN void ms_guard_leave(void);
+
+/* The attached channel (NULL: none) and this program's basename. */
+MS_HIDDEN struct ms_chan_hdr *ms_channel(void);
+MS_HIDDEN const char *ms_exe_name(void);
+MS_HIDDEN const char *ms_env(const char *key);
+
+/*
+ * Standalone mode (MOCKSHIM= / MOCKSHIM_FILE=, no mockrun): compiles the
+ * statements into a new channel and returns the path to attach it by
+ * (also put in MOCKSHIM_CHANNEL for programs it execs), or NULL when
+ * neither variable is set.  A bad statement exits 125, as mockrun does.
+ */
+MS_HIDDEN const char *ms_standalone_channel(char *path, unsigned long cap);
+/* In the channel's owner: report at exit, and exit 123 instead of 0 when
+ * a check failed. */
+MS_HIDDEN void ms_standalone_owner(void);
+
 /* One line on fd 2 with a raw write(2), "mockshim: " and the NULL-terminated
  * parts: no stdio, no malloc, errno preserved, async-signal-safe. */
 MS_HIDDEN void ms_diag(const char *first, ...) __attribute__((sentinel));

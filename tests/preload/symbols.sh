@@ -27,6 +27,9 @@ done_t
 t "the shim's internal objects call no catalog function"
 # Internals bypass interposable symbols: they use syscall() and the real
 # table.  Only the trampolines may name catalog functions, as definitions.
+# standalone.c and the report library are left out on purpose: they run
+# only while the re-entry guard is held (set-up and exit), where every
+# call they make goes straight to the real function.
 for o in "$SHIM_OBJDIR"/*runtime.c.o "$SHIM_OBJDIR"/*hand.c.o "$COMMON_OBJDIR"/*.o; do
 	nm -u "$o" | awk '{print $2}' | sort -u > "$T/undef"
 	bad=$(comm -12 "$T/undef" "$T/catalog" | tr '\n' ' ')

@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Standalone mode: LD_PRELOAD=libmockshim.so MOCKSHIM='statements' ./prog
+ * (or MOCKSHIM_FILE=spec).  The shim parses the statements itself into a
+ * memfd channel, which forked children share by memory and exec'd ones
+ * by inheriting its descriptor (MOCKSHIM_CHANNEL=/proc/self/fd/N); the
+ * process that made it reports at exit, and turns an exit status of 0
+ * into 123 when a check failed.
+ *
+ * Set-up runs once, in the constructor or the first intercepted call, and
+ * the report at exit: both hold the re-entry guard, so the libc calls
+ * made here (snprintf, setenv, on_exit, stdio) go to the real functions.
+ * Memory for the parser comes from mmap, never from the program's malloc.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "report.h"
+#include "shim.h"
+#include "spec.h"
+
+#define STANDALONE_EVENTS 4096
+#define FD_FLOOR 500	/* the channel's descriptor stays out of the program's way */
+
+struct sa_block {
+	size_t size;
+	size_t pad;
+};
+
+static void *sa_realloc(void *p, size_t n)
+{
+	struct sa_block *old = p ? (struct sa_block *)p - 1 : NULL, *b;
+
+	b = (void *)syscall(SYS_mmap, NULL, n + sizeof(*b), PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (b == MAP_FAILED)
+		return NULL;
+	b->size = n;
+	if (old) {
+		memcpy(b + 1, old + 1, old->size < n ? old->size : n);
+		syscall(SYS_munmap, old, old->size + sizeof(*old));
+	}
+	return b + 1;
+}
+
+static void sa_free(void *p)
+{
+	struct sa_block *b = p ? (struct sa_block *)p - 1 : NULL;
+
+	if (b)
+		syscall(SYS_munmap, b, b->size + sizeof(*b));
+}
+
+static void die(const char *msg, size_t n)
+{
+	syscall(SYS_write, 2, msg, n);
+	syscall(SYS_exit_group, 125);
+}
+
+static void parse_or_die(struct ms_spec *spec, const char *src, const char *text, size_t len)
+{
+	struct ms_diag d;
+	char buf[1024];
+	int r = ms_parse(spec, src, text, len, &d);
+
+	if (r == -EINVAL)
+		die(buf, ms_format_diag(buf, sizeof(buf), src, text, len, &d));
+	if (r < 0) {
+		int n = snprintf(buf, sizeof(buf), "mockshim: %s: out of memory\n", src);
+
+		die(buf, n > 0 ? (size_t)n : 0);
+	}
+}
+
+/* Reads a whole file with raw syscalls into sa_realloc() memory. */
+static char *read_file(const char *path, size_t *len)
+{
+	long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = sa_realloc(NULL, cap);
+	while (buf) {
+		long k = syscall(SYS_read, fd, buf + n, cap - n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			sa_free(buf);
+			buf = NULL;
+			break;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n == cap)
+			buf = sa_realloc(buf, cap *= 2);
+	}
+	syscall(SYS_close, fd);
+	*len = n;
+	return buf;
+}
+
+const char *ms_standalone_channel(char *path, unsigned long cap)
+{
+	const char *stmts = ms_env("MOCKSHIM"), *file = ms_env("MOCKSHIM_FILE");
+	struct ms_spec spec;
+	struct ms_chan_hdr *h;
+	uint64_t size;
+	long fd, high;
+	const char *ret = NULL;
+
+	if ((!stmts || !*stmts) && (!file || !*file))
+		return NULL;
+	ms_guard_enter();
+	ms_spec_init(&spec, sa_realloc, sa_free);
+	if (file && *file) {
+		size_t len = 0;
+		char *text = read_file(file, &len);
+
+		if (!text) {
+			char buf[512];
+			int n = snprintf(buf, sizeof(buf), "mockshim: MOCKSHIM_FILE=%s: cannot read: %s\n",
+					 file, strerror(errno));
+
+			die(buf, n > 0 ? (size_t)n : 0);
+		}
+		parse_or_die(&spec, file, text, len);
+		sa_free(text);
+	}
+	if (stmts && *stmts)
+		parse_or_die(&spec, "MOCKSHIM", stmts, strlen(stmts));
+	size = ms_channel_size(&spec, STANDALONE_EVENTS);
+	fd = syscall(SYS_memfd_create, "mockshim", 0);
+	if (fd < 0 || syscall(SYS_ftruncate, fd, (off_t)size) != 0)
+		goto out;
+	h = (void *)syscall(SYS_mmap, NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED)
+		goto out;
+	ms_channel_write(&spec, h, size, STANDALONE_EVENTS, MS_CHAN_STANDALONE);
+	h->owner_pid = (int32_t)syscall(SYS_getpid);
+	syscall(SYS_munmap, h, (size_t)size);
+	/* Not close-on-exec: programs this one execs attach by it. */
+	high = syscall(SYS_fcntl, fd, F_DUPFD, FD_FLOOR);
+	if (high >= 0) {
+		syscall(SYS_close, fd);
+		fd = high;
+	}
+	snprintf(path, cap, "/proc/self/fd/%ld", fd);
+	setenv(MS_CHAN_ENV, path, 1);
+	ret = path;
+out:
+	if (!ret) {
+		ms_diag("warning: standalone mode: cannot create the channel; the program runs unmocked",
+			NULL);
+		if (fd >= 0)
+			syscall(SYS_close, fd);
+	}
+	ms_spec_fini(&spec);
+	ms_guard_leave();
+	return ret;
+}
+
+/* fd 2 as it was at start-up: coreutils' close_stdout() closes stderr in
+ * an atexit handler that runs before ours. */
+static int report_fd = -1;
+
+static void report_at_exit(int status, void *arg)
+{
+	struct ms_chan_hdr *h = ms_channel();
+	const char *dest = ms_env("MOCKSHIM_REPORT");
+	struct ms_report_in in;
+	FILE *out = NULL;
+	unsigned failures;
+
+	(void)arg;
+	/* forked children inherit this handler: only the owner reports */
+	if (!h || h->owner_pid != (int32_t)syscall(SYS_getpid))
+		return;
+	ms_guard_enter();
+	memset(&in, 0, sizeof(in));
+	in.map = h;
+	in.snapshot = h; /* the program is the only writer here */
+	in.program = ms_exe_name();
+	in.result.exited = 1;
+	in.result.exit_status = status;
+	in.result.processes = h->attached;
+	in.verbosity = MOCKSHIM_NORMAL;
+	if (dest && *dest) {
+		out = fopen(dest, "we");
+		if (!out)
+			ms_diag("warning: MOCKSHIM_REPORT=", dest, ": cannot write; reporting on stderr",
+				NULL);
+	}
+	if (!out && report_fd >= 0) {
+		out = fdopen(report_fd, "w");
+		report_fd = -1;
+	}
+	if (out) {
+		ms_report_write(&in, out, MOCKSHIM_REPORT_TEXT);
+		fclose(out);
+	}
+	failures = ms_report_failures(&in);
+	if (failures && status == 0) {
+		fflush(NULL);
+		syscall(SYS_exit_group, 123);
+	}
+	ms_guard_leave();
+}
+
+void ms_standalone_owner(void)
+{
+	ms_guard_enter();
+	report_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, FD_FLOOR);
+	on_exit(report_at_exit, NULL);
+	ms_guard_leave();
+}
