@@ -151,6 +151,11 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			if (d->kind == MS_OK_FERROR)
 				return 1;
 			break;
+		case MS_O_ADDRINFO:
+			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "addrinfo") == 0 && o->len &&
+			    o->len % sizeof(struct ms_addr) == 0)
+				return 1;
+			break;
 		default:
 			break;
 		}
@@ -295,7 +300,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	for (uint32_t i = 0; i < h->nouts; i++) {
 		const struct ms_out *o = &outs[i];
 
-		if (o->kind < MS_O_BYTES || o->kind > MS_O_FERROR || o->param >= MS_MAX_PARAMS)
+		if (o->kind < MS_O_BYTES || o->kind > MS_O_ADDRINFO || o->param >= MS_MAX_PARAMS)
 			return "bad output";
 		if ((o->cap1 != MS_NONE8 && o->cap1 >= MS_MAX_PARAMS) ||
 		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))

@@ -118,6 +118,15 @@ enum ms_out_kind_chan {
 	MS_O_STORE,		/* store len bytes through the pointer */
 	MS_O_RETSTORE,		/* store the return value (len bytes) if not NULL */
 	MS_O_FERROR,		/* on failure, set the FILE's error indicator */
+	MS_O_ADDRINFO,		/* build an addrinfo list of len / sizeof(struct
+				 * ms_addr) addresses, store it through the pointer */
+};
+
+/* One address of an MS_O_ADDRINFO output. */
+struct ms_addr {
+	uint16_t family;	/* AF_INET or AF_INET6 */
+	uint16_t port;		/* host order; 0: from the service argument */
+	uint8_t addr[16];	/* network order */
 };
 
 struct ms_out {

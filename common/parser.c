@@ -4,6 +4,7 @@
  * compiler from statements to rules.  Allocates only through the spec's
  * callbacks; never touches stdio or the environment.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -838,6 +839,77 @@ static int encode_struct(struct parser *ps, const struct val *v, const struct ms
 	return 0;
 }
 
+/* "10.1.2.3", "::1", "10.1.2.3:80", "[::1]:80" */
+static int parse_addr(const char *s, struct ms_addr *out)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':'), *h = s;
+	size_t n;
+	long port = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (*s == '[') {
+		const char *close = strchr(s, ']');
+
+		if (!close || (close[1] && close[1] != ':'))
+			return -1;
+		h = s + 1;
+		n = (size_t)(close - h);
+		colon = close[1] ? close + 1 : NULL;
+	} else if (colon && strchr(s, ':') == colon) {
+		n = (size_t)(colon - s); /* one colon: IPv4 with a port */
+	} else {
+		n = strlen(s);
+		colon = NULL;
+	}
+	if (n >= sizeof(host))
+		return -1;
+	memcpy(host, h, n);
+	host[n] = '\0';
+	if (colon) {
+		char *end;
+
+		port = strtol(colon + 1, &end, 10);
+		if (end == colon + 1 || *end || port < 0 || port > 65535)
+			return -1;
+	}
+	out->port = (uint16_t)port;
+	if (inet_pton(AF_INET, host, out->addr) == 1)
+		out->family = AF_INET;
+	else if (inet_pton(AF_INET6, host, out->addr) == 1)
+		out->family = AF_INET6;
+	else
+		return -1;
+	return 0;
+}
+
+static int encode_addrinfo(struct parser *ps, const struct val *v, struct ms_out *o)
+{
+	struct ms_addr addrs[MAX_FIELDS];
+
+	if (v->kind != V_STRUCT || v->nfields == 0)
+		return fail_at(ps, v->line, v->col,
+			       "an addrinfo result is a list of addresses: {\"10.1.2.3\", \"::1\"}");
+	for (unsigned i = 0; i < v->nfields; i++) {
+		const struct field *f = &v->fields[i];
+
+		if (f->name)
+			return fail_at(ps, f->line, f->col, "an address list has no field names");
+		if (f->v->kind != V_STR ||
+		    parse_addr(ps->spec->pool + f->v->str, &addrs[i]) != 0)
+			return fail_at(ps, f->v->line, f->v->col,
+				       "expected an IPv4 or IPv6 address (\"10.1.2.3\", \"[::1]:80\")");
+	}
+	o->kind = MS_O_ADDRINFO;
+	o->len = v->nfields * (uint32_t)sizeof(addrs[0]);
+	o->data = ms_spec_str(ps->spec, (const char *)addrs, o->len);
+	if (!o->data) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct arg *a,
 			  int *have_bytes, uint8_t *given)
 {
@@ -883,6 +955,14 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 		const struct ms_struct_desc *sd = ms_struct_find(od->strct);
 		char bytes[1024];
 
+		if (strcmp(od->strct, "addrinfo") == 0) {
+			if (!a->deref)
+				return fail_at(ps, a->line, a->col,
+					       "write *%s={\"10.1.2.3\", \"::1\"}", m->params[pi].name);
+			if (encode_addrinfo(ps, &a->v, &o))
+				return -1;
+			break;
+		}
 		if (!a->deref)
 			return fail_at(ps, a->line, a->col,
 				       "'%s' points to a struct %s: write *%s={...}",

@@ -12,6 +12,8 @@ for spec in "$(dirname "$0")"/*/*.mock; do
 	want_rc "$(sed -n 's/^# expect-exit: //p' "$spec")"
 	exp=$(sed -n 's/^# expect-stdout: //p' "$spec")
 	[ -z "$exp" ] || want_out "$exp"
+	exp=$(sed -n 's/^# expect-stdout-has: //p' "$spec")
+	[ -z "$exp" ] || want_out_has "$exp"
 	exp=$(sed -n 's/^# expect-stderr: //p' "$spec")
 	[ -z "$exp" ] || want_err_has "$exp"
 	done_t

@@ -794,6 +794,7 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 {
 	uint64_t copied = 0;
 	int64_t v = r->value;
+	int rc = 0;
 
 	for (uint32_t k = 0; k < r->nouts; k++) {
 		const struct ms_out *o = &outs[r->outs_first + k];
@@ -827,12 +828,24 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			}
 			memcpy(p, pool + o->data, o->len);
 			break;
+		case MS_O_ADDRINFO:
+			if (!p) {
+				output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			/* only getaddrinfo's row has this output (validated) */
+			rc = ms_build_addrinfo(pool + o->data, o->len, (const char *)(uintptr_t)a[0],
+					       (const char *)(uintptr_t)a[1],
+					       (const struct addrinfo *)(uintptr_t)a[2], p);
+			break;
 		default:
 			break;
 		}
 	}
 	if (r->flags & MS_RF_STRVAL)
 		v = (int64_t)(uintptr_t)(pool + r->value_str);
+	if (rc && v == 0)
+		v = rc; /* the list could not be built as asked: an EAI_* code */
 	if (r->flags & MS_RF_DEFAULT) {
 		switch (r->rd_kind) {
 		case MS_RD_BYTES:

@@ -104,6 +104,11 @@ extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec"
  */
 MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller);
 
+/* getaddrinfo's *res from an MS_O_ADDRINFO output: 0 or an EAI_* code. */
+MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node,
+				const char *service, const struct addrinfo *hints,
+				struct addrinfo **res);
+
 /* Recomputes ms_armed from the channel and the bootstrap allocator. */
 MS_HIDDEN void ms_rearm(void);
 extern int ms_boot_used MS_HIDDEN;

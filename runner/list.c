@@ -73,7 +73,10 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 				fprintf(out, " %s=\"string\"", m->params[o->param].name);
 				break;
 			case MS_OK_STRUCT:
-				fprintf(out, " *%s={struct %s}", m->params[o->param].name, o->strct);
+				if (strcmp(o->strct, "addrinfo") == 0)
+					fprintf(out, " *%s={\"ADDRESS\", ...}", m->params[o->param].name);
+				else
+					fprintf(out, " *%s={struct %s}", m->params[o->param].name, o->strct);
 				break;
 			case MS_OK_SCALAR:
 				fprintf(out, " *%s=INTEGER%s", m->params[o->param].name,

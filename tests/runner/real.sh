@@ -67,6 +67,29 @@ t "getent ahosts with a failing getaddrinfo"
 run "$M" -q -e 'will_fail(getaddrinfo, EAI_NONAME)' getent ahosts localhost
 want_rc 2; want_out ""; done_t
 
+t "getent ahosts with a mocked getaddrinfo prints the mocked addresses"
+run "$M" -q -e 'will_return(getaddrinfo, 0, *res={"10.1.2.3", "::1"})' getent ahosts example.invalid
+want_rc 0
+want_out "10.1.2.3        STREAM example.invalid
+10.1.2.3        DGRAM  
+10.1.2.3        RAW    
+::1             STREAM 
+::1             DGRAM  
+::1             RAW    "; done_t
+
+t "getent ahostsv4 filters the mocked list by family, as the resolver would"
+run "$M" -q -e 'will_return(getaddrinfo, _, *res={"::1", "192.0.2.7"})' getent ahostsv4 example.invalid
+want_rc 0; want_out_has "192.0.2.7       STREAM example.invalid"
+case "$out" in *::1*) problem "an IPv6 address came through: $out" ;; esac; done_t
+
+t "python3: socket.getaddrinfo sees the mocked address and port"
+if [ -x /usr/bin/python3 ]; then
+	run "$M" -q -e 'will_return(getaddrinfo, 0, *res={"203.0.113.9"}, in="python3*")' /usr/bin/python3 -S -c 'import socket; print(sorted({a[4] for a in socket.getaddrinfo("example.invalid", 8080)}))'
+	want_rc 0; want_out "[('203.0.113.9', 8080)]"; done_t
+else
+	skip_t "python3: socket.getaddrinfo sees the mocked address and port" "/usr/bin/python3 not installed"
+fi
+
 t "getent ahosts without mocks resolves localhost"
 run "$M" -q -e 'will_return_maybe(getaddrinfo, EAI_FAIL, in="nothing")' getent ahosts localhost
 want_rc 0; want_out_has "127.0.0.1"; done_t

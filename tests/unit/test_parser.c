@@ -217,6 +217,29 @@ static void test_struct_output(void **state)
 	assert_int_equal(f->spec.outs[rule(state, 2)->outs_first].kind, MS_O_STORE);
 }
 
+static void test_addrinfo_output(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_out *o;
+	struct ms_addr a[3];
+
+	assert_int_equal(parse(f, "will_return(getaddrinfo, _, *res={\"10.1.2.3\", \"::1\", \"[2001:db8::1]:443\"})"), 0);
+	o = &f->spec.outs[rule(state, 0)->outs_first];
+	assert_int_equal(o->kind, MS_O_ADDRINFO);
+	assert_int_equal(o->len, 3 * sizeof(struct ms_addr));
+	memcpy(a, pool(state, o->data), sizeof(a));
+	assert_int_equal(a[0].family, 2 /* AF_INET */);
+	assert_memory_equal(a[0].addr, "\x0a\x01\x02\x03", 4);
+	assert_int_equal(a[1].family, 10 /* AF_INET6 */);
+	assert_int_equal(a[1].addr[15], 1);
+	assert_int_equal(a[2].port, 443);
+	assert_int_equal(rule(state, 0)->value, 0);
+	expect_error(state, "will_return(getaddrinfo, 0, *res={\"not-an-ip\"})", 1, 35, "expected an IPv4 or IPv6 address");
+	expect_error(state, "will_return(getaddrinfo, 0, *res={\"1.2.3.4:99999\"})", 1, 35, "expected an IPv4 or IPv6 address");
+	expect_error(state, "will_return(getaddrinfo, 0, res={\"1.2.3.4\"})", 1, 29, "write *res=");
+	expect_error(state, "will_return(getaddrinfo, 0, *res=\"1.2.3.4\")", 1, 34, "list of addresses");
+}
+
 static void test_time_mirrors_return(void **state)
 {
 	struct fixture *f = *state;
@@ -430,6 +453,7 @@ int main(void)
 		T(test_options),
 		T(test_buffer_output),
 		T(test_struct_output),
+		T(test_addrinfo_output),
 		T(test_time_mirrors_return),
 		T(test_strings_and_null),
 		T(test_aliases_and_comments),
