@@ -276,18 +276,16 @@ static int hexval(int c)
 	return -1;
 }
 
-/* Decodes the string token t (with escapes) and appends it to buf. */
-static int decode_str(struct parser *ps, const struct tok *t, char *buf, size_t *len,
-		      size_t cap)
+const char *ms_unescape(const char *p, const char *e, char *buf, size_t *len, size_t cap,
+			const char **where)
 {
-	const char *p = t->s + 1, *e = t->s + t->n - 1;
-
 	while (p < e) {
 		int c = (unsigned char)*p++;
 
 		if (c == '\\') {
-			const char *esc = p - 1;
-
+			*where = p - 1;
+			if (p >= e)
+				return "a string cannot end in a backslash";
 			c = (unsigned char)*p++;
 			switch (c) {
 			case 'n': c = '\n'; break;
@@ -305,8 +303,7 @@ static int decode_str(struct parser *ps, const struct tok *t, char *buf, size_t 
 				while (k < 2 && p < e && hexval(*p) >= 0)
 					v = v * 16 + hexval(*p++), k++;
 				if (k == 0)
-					return fail_at(ps, t->line, t->col + (uint32_t)(esc - t->s),
-						       "\\x needs hex digits");
+					return "\\x needs hex digits";
 				c = v;
 				break;
 			}
@@ -317,21 +314,36 @@ static int decode_str(struct parser *ps, const struct tok *t, char *buf, size_t 
 					while (k < 3 && p < e && *p >= '0' && *p <= '7')
 						v = v * 8 + (*p++ - '0'), k++;
 					if (v > 255)
-						return fail_at(ps, t->line,
-							       t->col + (uint32_t)(esc - t->s),
-							       "octal escape out of range");
+						return "octal escape out of range";
 					c = v;
 					break;
 				}
-				return fail_at(ps, t->line, t->col + (uint32_t)(esc - t->s),
-					       "unknown escape '\\%c'", c);
+				return "unknown escape";
 			}
 		}
-		if (*len >= cap)
-			return fail_tok(ps, t, "string too long (at most %zu bytes)", cap);
+		if (*len >= cap) {
+			*where = p - 1;
+			return "string too long";
+		}
 		buf[(*len)++] = (char)c;
 	}
-	return 0;
+	return NULL;
+}
+
+/* Decodes the string token t (with escapes) and appends it to buf. */
+static int decode_str(struct parser *ps, const struct tok *t, char *buf, size_t *len,
+		      size_t cap)
+{
+	const char *where = t->s, *why = ms_unescape(t->s + 1, t->s + t->n - 1, buf, len, cap, &where);
+
+	if (!why)
+		return 0;
+	if (strcmp(why, "unknown escape") == 0)
+		return fail_at(ps, t->line, t->col + (uint32_t)(where - t->s), "unknown escape '\\%c'",
+			       where[1]);
+	if (strcmp(why, "string too long") == 0)
+		return fail_tok(ps, t, "string too long (at most %zu bytes)", cap);
+	return fail_at(ps, t->line, t->col + (uint32_t)(where - t->s), "%s", why);
 }
 
 /* ---- values ---- */

@@ -61,6 +61,13 @@ uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,
 		      uint32_t events_cap, uint32_t flags);
 
+/*
+ * C string escapes of the bytes [p, e) appended to buf (len bytes used, cap
+ * at most).  NULL when done, else why, with *where at the offending byte.
+ */
+const char *ms_unescape(const char *p, const char *e, char *buf, size_t *len, size_t cap,
+			const char **where);
+
 /* Named integer constants: errno, EAI_*, O_*, S_*, SIG*, AF_*, SOCK_*, CLOCK_*. */
 int ms_name_value(const char *name, size_t len, int64_t *value);
 /* "ENOENT" for 2, or NULL. */

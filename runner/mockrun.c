@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "testfile.h"
 
 #define EXIT_MOCKRUN 125
 #define EXIT_CANNOT_RUN 126
@@ -17,6 +19,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: mockrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	      "       mockrun [OPTIONS] -t FILE.mock...\n"
 	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
 	      "waits for it and every process it starts, and reports.\n"
 	      "\n"
@@ -24,6 +27,11 @@ static void usage(FILE *out)
 	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
 	      "      --report FMT          text (default, on stderr) | tap | json (on stdout)\n"
 	      "  -o, --output FILE         write the report there\n"
+	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
+	      "                            TAP on stdout, or --report junit|json|text\n"
+	      "  -j, --jobs N              tests at once (default: the CPUs)\n"
+	      "      --filter GLOB         only the tests whose name matches\n"
+	      "      --list-tests          list the tests, run nothing\n"
 	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
 	      "      --error-exitcode N    exit status when a check fails (default 123)\n"
 	      "      --on-fail MODE        continue (default): the call goes on and the run\n"
@@ -50,6 +58,8 @@ enum {
 	OPT_LIST,
 	OPT_VERSION,
 	OPT_ON_FAIL,
+	OPT_FILTER,
+	OPT_LIST_TESTS,
 	OPT_LATER,
 };
 
@@ -90,6 +100,8 @@ int main(int argc, char **argv)
 		{ "check", no_argument, NULL, OPT_LATER },
 		{ "test", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mockshim_session *s = mockshim_session_create();
@@ -98,6 +110,10 @@ int main(int argc, char **argv)
 	int format = MOCKSHIM_REPORT_TEXT, verbosity = MOCKSHIM_NORMAL, neval = 0, c, r, rc;
 	long error_exitcode = 123;
 	FILE *out;
+	char **tests = NULL;
+	int ntests = 0, report_given = 0;
+	double timeout = 0;
+	struct testfile_opts topts = { .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN) };
 
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");
@@ -118,6 +134,7 @@ int main(int argc, char **argv)
 				goto spec_error;
 			break;
 		case OPT_REPORT:
+			report_given = 1;
 			if (strcmp(optarg, "text") == 0) {
 				format = MOCKSHIM_REPORT_TEXT;
 			} else if (strcmp(optarg, "tap") == 0) {
@@ -125,8 +142,7 @@ int main(int argc, char **argv)
 			} else if (strcmp(optarg, "json") == 0) {
 				format = MOCKSHIM_REPORT_JSON;
 			} else if (strcmp(optarg, "junit") == 0) {
-				fprintf(stderr, "mockrun: --report junit is not implemented yet\n");
-				goto fail;
+				format = -1; /* test files only: checked below */
 			} else {
 				fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, json)\n",
 					optarg);
@@ -142,6 +158,7 @@ int main(int argc, char **argv)
 
 			errno = 0;
 			t = strtod(optarg, &end);
+			timeout = t;
 			if (errno || end == optarg || *end || mockshim_session_set_timeout(s, t) < 0 || t <= 0) {
 				fprintf(stderr, "mockrun: --timeout: '%s' is not a positive number of seconds\n",
 					optarg);
@@ -190,9 +207,26 @@ int main(int argc, char **argv)
 			printf("mockrun (mockshim) %s\n", MS_VERSION);
 			mockshim_session_destroy(s);
 			return 0;
-		case 'm':
 		case 't':
+			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
+			if (!tests)
+				goto fail;
+			tests[ntests++] = optarg;
+			break;
 		case 'j':
+			if (parse_int(optarg, 1, 1024, &v) < 0) {
+				fprintf(stderr, "mockrun: -j: '%s' is not in 1..1024\n", optarg);
+				goto fail;
+			}
+			topts.jobs = (int)v;
+			break;
+		case OPT_FILTER:
+			topts.filter = optarg;
+			break;
+		case OPT_LIST_TESTS:
+			topts.list = 1;
+			break;
+		case 'm':
 		case OPT_LATER:
 			fprintf(stderr, "mockrun: %s is not implemented yet\n", argv[optind - 1]);
 			goto fail;
@@ -200,6 +234,39 @@ int main(int argc, char **argv)
 			usage(stderr);
 			goto fail;
 		}
+	}
+	if (ntests || topts.list) {
+		/* -t FILE...: the files, then the arguments after the options */
+		for (int i = optind; i < argc; i++) {
+			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
+			if (!tests)
+				goto fail;
+			tests[ntests++] = argv[i];
+		}
+		if (!ntests) {
+			fprintf(stderr, "mockrun: --list-tests needs test files (-t FILE...)\n");
+			goto fail;
+		}
+		if (neval) {
+			fprintf(stderr, "mockrun: -e goes in the test files with -t\n");
+			goto fail;
+		}
+		topts.format = format == -1 ? TESTFILE_JUNIT
+			       : format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
+			       : format == MOCKSHIM_REPORT_TEXT && report_given ? TESTFILE_TEXT
+										: TESTFILE_TAP;
+		topts.color = topts.format == TESTFILE_TEXT && !output && isatty(STDOUT_FILENO) &&
+			      !getenv("NO_COLOR");
+		topts.output = output;
+		topts.timeout = timeout;
+		mockshim_session_destroy(s);
+		rc = ms_run_test_files(tests, ntests, &topts);
+		free(tests);
+		return rc;
+	}
+	if (format == -1) {
+		fprintf(stderr, "mockrun: --report junit is for test files (-t)\n");
+		goto fail;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "mockrun: no program given\n");
@@ -246,5 +313,6 @@ spec_error:
 	fputs(mockshim_session_error(s), stderr);
 fail:
 	mockshim_session_destroy(s);
+	free(tests);
 	return EXIT_MOCKRUN;
 }

@@ -57,6 +57,10 @@ static void release_run(struct mockshim_session *s)
 	s->nstill_running = 0;
 	free(s->program);
 	s->program = NULL;
+	for (int i = 0; i < 2; i++) {
+		free(s->out[i].data);
+		memset(&s->out[i], 0, sizeof(s->out[i]));
+	}
 	s->ran = 0;
 }
 
@@ -66,6 +70,8 @@ void mockshim_session_destroy(struct mockshim_session *s)
 		return;
 	release_run(s);
 	free(s->shim_path);
+	free(s->cwd);
+	free(s->stdin_data);
 	ms_spec_fini(&s->spec);
 	free(s);
 }
@@ -145,6 +151,48 @@ int mockshim_session_set_shim(struct mockshim_session *s, const char *path)
 	free(s->shim_path);
 	s->shim_path = p;
 	return 0;
+}
+
+int mockshim_session_set_cwd(struct mockshim_session *s, const char *dir)
+{
+	char *d = dir ? strdup(dir) : NULL;
+
+	if (dir && !d)
+		return -ENOMEM;
+	free(s->cwd);
+	s->cwd = d;
+	return 0;
+}
+
+int mockshim_session_set_stdin(struct mockshim_session *s, const void *data, size_t len)
+{
+	char *d = NULL;
+
+	if (data) {
+		d = malloc(len ? len : 1);
+		if (!d)
+			return -ENOMEM;
+		memcpy(d, data, len);
+	}
+	free(s->stdin_data);
+	s->stdin_data = d;
+	s->stdin_len = data ? len : 0;
+	s->has_stdin = data != NULL;
+	return 0;
+}
+
+void mockshim_session_set_capture(struct mockshim_session *s, int on)
+{
+	s->capture = on;
+}
+
+const char *mockshim_session_output(const struct mockshim_session *s, int fd, size_t *len)
+{
+	const struct buffer *b = fd == 1 ? &s->out[0] : fd == 2 ? &s->out[1] : NULL;
+
+	if (len)
+		*len = b ? b->len : 0;
+	return b && b->data ? b->data : "";
 }
 
 int mockshim_session_set_timeout(struct mockshim_session *s, double seconds)
@@ -357,6 +405,35 @@ static void job_stopped(int tty, pid_t child)
 	kill(-child, SIGCONT);
 }
 
+/* Reads what is there: > 0 more may come, 0 at EOF, < 0 on error. */
+static ssize_t drain(int fd, struct buffer *b)
+{
+	for (;;) {
+		ssize_t k;
+
+		if (b->cap - b->len < 4096) {
+			size_t cap = b->cap ? b->cap * 2 : 8192;
+			char *d = realloc(b->data, cap + 1);
+
+			if (!d)
+				return -1;
+			b->data = d;
+			b->cap = cap;
+		}
+		k = read(fd, b->data + b->len, b->cap - b->len);
+		if (k > 0) {
+			b->len += (size_t)k;
+			b->data[b->len] = '\0';
+			continue;
+		}
+		if (k < 0 && errno == EAGAIN)
+			return 1;
+		if (k < 0 && errno == EINTR)
+			continue;
+		return k;
+	}
+}
+
 static int make_channel(struct mockshim_session *s)
 {
 	uint64_t size = ms_channel_size(&s->spec, s->events_cap);
@@ -389,6 +466,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	char chan_path[64];
 	char **env = NULL;
 	int errpipe[2] = { -1, -1 }, sfd = -1, r = 0, tty = -1, exec_err = 0;
+	int io[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } }; /* stdin, stdout, stderr */
+	struct sigaction ign_pipe = { .sa_handler = SIG_IGN }, old_pipe;
+	size_t stdin_off = 0;
 	pid_t child = -1;
 	int64_t deadline = -1, kill_at = -1;
 	int main_done = 0, status = 0;
@@ -428,6 +508,14 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		r = -errno;
 		goto out;
 	}
+	/* stdin fed from memory, stdout and stderr captured: through pipes,
+	 * never files (a program may take another path on a regular file) */
+	if ((s->has_stdin && pipe2(io[0], O_CLOEXEC) != 0) ||
+	    (s->capture && (pipe2(io[1], O_CLOEXEC) != 0 || pipe2(io[2], O_CLOEXEC) != 0))) {
+		r = -errno;
+		goto out;
+	}
+	sigaction(SIGPIPE, &ign_pipe, &old_pipe);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
 	sigaddset(&mask, SIGINT);
@@ -438,6 +526,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	if (sfd < 0) {
 		r = -errno;
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		sigaction(SIGPIPE, &old_pipe, NULL);
 		goto out;
 	}
 	/* Orphans of the tree come to us, so we can wait for all of them. */
@@ -456,6 +545,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 		if (tty >= 0)
 			sigaction(SIGTTOU, &old_ttou, NULL);
+		sigaction(SIGPIPE, &old_pipe, NULL);
 		goto out;
 	}
 	if (child == 0) {
@@ -466,7 +556,15 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			tcsetpgrp(tty, getpid());
 			sigaction(SIGTTOU, &old_ttou, NULL);
 		}
+		sigaction(SIGPIPE, &old_pipe, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if ((io[0][0] >= 0 && dup2(io[0][0], 0) < 0) || (io[1][1] >= 0 && dup2(io[1][1], 1) < 0) ||
+		    (io[2][1] >= 0 && dup2(io[2][1], 2) < 0) || (s->cwd && chdir(s->cwd) != 0)) {
+			e = errno;
+			if (write(errpipe[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(126);
+		}
 		execvpe(argv[0], argv, env);
 		e = errno;
 		if (write(errpipe[1], &e, sizeof(e)) < 0)
@@ -476,6 +574,20 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	setpgid(child, child);
 	close(errpipe[1]);
 	errpipe[1] = -1;
+	/* keep only our ends: the program's ends close when it is done */
+	for (int i = 0; i < 3; i++) {
+		int theirs = i == 0 ? 0 : 1;
+
+		if (io[i][theirs] >= 0)
+			close(io[i][theirs]);
+		io[i][theirs] = -1;
+		if (io[i][!theirs] >= 0)
+			fcntl(io[i][!theirs], F_SETFL, O_NONBLOCK);
+	}
+	if (io[0][1] >= 0 && s->stdin_len == 0) {
+		close(io[0][1]);
+		io[0][1] = -1;
+	}
 	if (tty >= 0)
 		tcsetpgrp(tty, child);
 	got = read(errpipe[0], &exec_err, sizeof(exec_err));
@@ -485,7 +597,12 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		deadline = now_ms() + (int64_t)(s->timeout * 1000);
 
 	for (;;) {
-		struct pollfd pfd = { .fd = sfd, .events = POLLIN };
+		struct pollfd pfd[4] = {
+			{ .fd = sfd, .events = POLLIN },
+			{ .fd = io[1][0], .events = POLLIN },
+			{ .fd = io[2][0], .events = POLLIN },
+			{ .fd = io[0][1], .events = POLLOUT },
+		};
 		struct signalfd_siginfo si;
 		int64_t t = now_ms(), wait_ms = -1;
 		pid_t p;
@@ -503,7 +620,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 				main_done = 1;
 			}
 		}
-		if (p < 0 && errno == ECHILD)
+		if (p < 0 && errno == ECHILD && io[1][0] < 0 && io[2][0] < 0)
 			break;
 		if (deadline >= 0 && t >= deadline && !s->result.timed_out) {
 			s->result.timed_out = 1;
@@ -519,9 +636,26 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			wait_ms = kill_at - t;
 		else if (deadline >= 0)
 			wait_ms = deadline - t;
-		if (poll(&pfd, 1, wait_ms < 0 ? -1 : (int)(wait_ms > INT_MAX ? INT_MAX : wait_ms)) < 0 &&
+		if (poll(pfd, 4, wait_ms < 0 ? -1 : (int)(wait_ms > INT_MAX ? INT_MAX : wait_ms)) < 0 &&
 		    errno != EINTR)
 			break;
+		for (int i = 1; i <= 2; i++) {
+			if (io[i][0] >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
+			    drain(io[i][0], &s->out[i - 1]) <= 0) {
+				close(io[i][0]);
+				io[i][0] = -1;
+			}
+		}
+		if (io[0][1] >= 0 && (pfd[3].revents & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t k = write(io[0][1], s->stdin_data + stdin_off, s->stdin_len - stdin_off);
+
+			if (k > 0)
+				stdin_off += (size_t)k;
+			if ((k < 0 && errno != EAGAIN) || stdin_off == s->stdin_len) {
+				close(io[0][1]);
+				io[0][1] = -1;
+			}
+		}
 		while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 			if (si.ssi_signo == SIGCHLD)
 				continue;
@@ -535,6 +669,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		sigaction(SIGTTOU, &old_ttou, NULL);
 	}
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 
 	s->ran = 1;
@@ -556,6 +691,10 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	if (result)
 		*result = s->result;
 out:
+	for (int i = 0; i < 3; i++)
+		for (int k = 0; k < 2; k++)
+			if (io[i][k] >= 0)
+				close(io[i][k]);
 	if (sfd >= 0)
 		close(sfd);
 	if (errpipe[0] >= 0)

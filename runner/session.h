@@ -10,6 +10,11 @@
 #include "report.h"
 #include "spec.h"
 
+struct buffer {
+	char *data;
+	size_t len, cap;
+};
+
 struct mockshim_session {
 	struct ms_spec spec;
 	char error[2048];
@@ -18,6 +23,11 @@ struct mockshim_session {
 	int verbosity;
 	uint32_t events_cap;
 	uint32_t chan_flags;	/* enum ms_chan_flags */
+	char *cwd;
+	char *stdin_data;
+	size_t stdin_len;
+	int has_stdin;
+	int capture;
 
 	/* the last run */
 	int ran;
@@ -27,6 +37,7 @@ struct mockshim_session {
 	void *map;		/* the shared channel */
 	void *snapshot;		/* the channel as written, private */
 	uint64_t map_size;
+	struct buffer out[2];	/* captured stdout, stderr */
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;
 };

@@ -76,6 +76,15 @@ const char *mockshim_session_error(const struct mockshim_session *s);
 
 /** Uses @p path as libmockshim.so instead of the one found next to the driver. */
 int mockshim_session_set_shim(struct mockshim_session *s, const char *path);
+/** Runs the program in @p dir (NULL: the driver's working directory). */
+int mockshim_session_set_cwd(struct mockshim_session *s, const char *dir);
+/** Feeds @p len bytes to the program's standard input through a pipe
+ * (@p data NULL: the driver's own stdin). */
+int mockshim_session_set_stdin(struct mockshim_session *s, const void *data, size_t len);
+/** With @p on, captures the program's stdout and stderr through pipes. */
+void mockshim_session_set_capture(struct mockshim_session *s, int on);
+/** What the last run wrote on fd 1 or 2 (captured), NUL-terminated. */
+const char *mockshim_session_output(const struct mockshim_session *s, int fd, size_t *len);
 /** Kills the process tree after @p seconds (0: never). */
 int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
 /** With @p on, the program gets SIGABRT at its first failed check. */

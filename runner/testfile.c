@@ -1,0 +1,1342 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Test files (*.mock, DESIGN.md section 4): file-level statements apply to
+ * every test; test "name" { ... } blocks hold statements, one `run`, and
+ * checks; setup/teardown (each test) and setup_all/teardown_all (each
+ * file) are CMocka's fixtures.  Every test runs in a fresh session and a
+ * fresh temporary working directory, its results in TAP 14 (default),
+ * JUnit or JSON.
+ *
+ * Statements keep their file positions: each session parses a copy of
+ * the file in which every line that is not one of its statements is
+ * blanked, so errors and reports name file:line:col of the real file.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mockshim/driver.h"
+#include "spec.h"
+#include "testfile.h"
+
+enum block_kind { B_TEST, B_SETUP, B_TEARDOWN, B_SETUP_ALL, B_TEARDOWN_ALL };
+
+enum check_kind { C_STDOUT, C_STDOUT_HAS, C_STDERR, C_STDERR_HAS, C_FILE_HAS };
+
+struct check {
+	enum check_kind kind;
+	char *path;
+	char *text;
+	size_t len;
+	uint32_t line;
+};
+
+struct run {
+	char **argv;
+	uint32_t line;
+};
+
+struct block {
+	enum block_kind kind;
+	char *name;
+	uint32_t line;
+	char *stmts;		/* the file with all but this block's statements blanked */
+	int nstmts;
+	struct run *runs;
+	size_t nruns;
+	char *stdin_data;
+	size_t stdin_len;
+	int has_stdin;
+	char **env;
+	size_t nenv;
+	char *cwd;
+	int expect_exit;	/* -1: not given */
+	int expect_signal;	/* 0: not given */
+	uint32_t expect_line;
+	struct check *checks;
+	size_t nchecks;
+};
+
+struct file {
+	char *path;
+	char *dir;
+	char *text;
+	size_t len;
+	struct block global;	/* file-level statements and env */
+	struct block *blocks;
+	size_t nblocks;
+};
+
+struct result {
+	int passed;
+	int skipped;
+	char *details;		/* why it failed, and the mockshim report */
+	char *out, *err;	/* what the program wrote */
+	double seconds;
+};
+
+/* ---- small helpers ---- */
+
+static void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		exit(125);
+	}
+	return q;
+}
+
+static char *xstrndup(const char *s, size_t n)
+{
+	char *d = xrealloc(NULL, n + 1);
+
+	memcpy(d, s, n);
+	d[n] = '\0';
+	return d;
+}
+
+#define PUSH(arr, n, v)                                              \
+	do {                                                         \
+		(arr) = xrealloc((arr), ((n) + 1) * sizeof(*(arr))); \
+		(arr)[(n)++] = (v);                                  \
+	} while (0)
+
+struct strbuf {
+	char *s;
+	size_t len;
+};
+
+static void sb_printf(struct strbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	b->s = xrealloc(b->s, b->len + (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+/* ---- parsing ---- */
+
+struct lexer {
+	struct file *f;
+	const char *p, *end;	/* the current line */
+	uint32_t line;
+	const char *line_start;
+	char error[1024];
+};
+
+static int lex_error(struct lexer *lx, const char *at, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int lex_error(struct lexer *lx, const char *at, const char *fmt, ...)
+{
+	char msg[sizeof(((struct ms_diag *)0)->msg)];
+	struct ms_diag d;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	memset(&d, 0, sizeof(d));
+	d.line = lx->line;
+	d.col = (uint32_t)(at - lx->line_start) + 1;
+	memcpy(d.msg, msg, sizeof(d.msg));
+	ms_format_diag(lx->error, sizeof(lx->error), lx->f->path, lx->f->text, lx->f->len, &d);
+	return -1;
+}
+
+static const char *skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+static int is_word(int c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* A C string literal at *pp: decoded into a new string. */
+static int lex_string(struct lexer *lx, const char **pp, char **out, size_t *outlen)
+{
+	const char *p = *pp, *start = p, *where = p, *why;
+	size_t len = 0;
+	char *buf;
+
+	if (p >= lx->end || *p != '"')
+		return lex_error(lx, p, "expected a string in double quotes");
+	for (p++; p < lx->end && *p != '"'; p++)
+		if (*p == '\\')
+			p++;
+	if (p >= lx->end)
+		return lex_error(lx, start, "unterminated string");
+	buf = xrealloc(NULL, (size_t)(p - start) + 1);
+	why = ms_unescape(start + 1, p, buf, &len, (size_t)(p - start), &where);
+	if (why) {
+		free(buf);
+		return lex_error(lx, where, "%s", why);
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*outlen = len;
+	*pp = p + 1;
+	return 0;
+}
+
+/* Shell-like words: quotes, backslashes, no expansion, no shell. */
+static int lex_words(struct lexer *lx, const char *p, char ***out)
+{
+	char **argv = NULL;
+	size_t n = 0;
+
+	for (;;) {
+		struct strbuf w = { NULL, 0 };
+		int any = 0;
+
+		p = skip_ws(p, lx->end);
+		if (p >= lx->end || *p == '#')
+			break;
+		while (p < lx->end && *p != ' ' && *p != '\t' && *p != '\r') {
+			if (*p == '\'') {
+				const char *q = memchr(p + 1, '\'', (size_t)(lx->end - p - 1));
+
+				if (!q) {
+					free(w.s);
+					return lex_error(lx, p, "unterminated single quote");
+				}
+				sb_printf(&w, "%.*s", (int)(q - p - 1), p + 1);
+				p = q + 1;
+			} else if (*p == '"') {
+				const char *q = p + 1;
+
+				for (; q < lx->end && *q != '"'; q++) {
+					if (*q == '\\' && q + 1 < lx->end && strchr("\"\\$`", q[1]))
+						q++;
+					sb_printf(&w, "%c", *q);
+				}
+				if (q >= lx->end) {
+					free(w.s);
+					return lex_error(lx, p, "unterminated double quote");
+				}
+				p = q + 1;
+			} else if (*p == '\\' && p + 1 < lx->end) {
+				sb_printf(&w, "%c", p[1]);
+				p += 2;
+			} else {
+				sb_printf(&w, "%c", *p++);
+			}
+			any = 1;
+		}
+		if (any) {
+			if (!w.s)
+				w.s = xstrndup("", 0);
+			PUSH(argv, n, w.s);
+		}
+	}
+	if (n == 0)
+		return lex_error(lx, p, "run needs a program");
+	PUSH(argv, n, NULL);
+	*out = argv;
+	return 0;
+}
+
+/* NAME(ARG) with ARG a string literal, or an integer / signal name. */
+static int lex_call_args(struct lexer *lx, const char *p, int nstrings, char **a, size_t *alen,
+			 char **b, size_t *blen)
+{
+	p = skip_ws(p, lx->end);
+	if (p >= lx->end || *p != '(')
+		return lex_error(lx, p, "expected '('");
+	p = skip_ws(p + 1, lx->end);
+	if (lex_string(lx, &p, a, alen))
+		return -1;
+	if (nstrings == 2) {
+		p = skip_ws(p, lx->end);
+		if (p >= lx->end || *p != ',')
+			return lex_error(lx, p, "expected ','");
+		p = skip_ws(p + 1, lx->end);
+		if (lex_string(lx, &p, b, blen))
+			return -1;
+	}
+	p = skip_ws(p, lx->end);
+	if (p >= lx->end || *p != ')')
+		return lex_error(lx, p, "expected ')'");
+	p = skip_ws(p + 1, lx->end);
+	if (p < lx->end && *p != '#')
+		return lex_error(lx, p, "unexpected text after ')'");
+	return 0;
+}
+
+static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *out)
+{
+	const char *start;
+	char word[32];
+	int64_t v;
+	char *end;
+
+	p = skip_ws(p, lx->end);
+	if (p >= lx->end || *p != '(')
+		return lex_error(lx, p, "expected '('");
+	p = start = skip_ws(p + 1, lx->end);
+	while (p < lx->end && (is_word(*p) || *p == '-'))
+		p++;
+	if (p == start || (size_t)(p - start) >= sizeof(word))
+		return lex_error(lx, start, "expected %s", signal_names ? "a signal" : "a number");
+	memcpy(word, start, (size_t)(p - start));
+	word[p - start] = '\0';
+	v = strtol(word, &end, 0);
+	if (*end) {
+		if (!signal_names || !ms_name_value(word, strlen(word), &v) || strncmp(word, "SIG", 3))
+			return lex_error(lx, start, "'%s' is not %s", word,
+					 signal_names ? "a signal name or number" : "a number");
+	}
+	if (v < 0 || v > 255)
+		return lex_error(lx, start, "%s out of range", word);
+	p = skip_ws(p, lx->end);
+	if (p >= lx->end || *p != ')')
+		return lex_error(lx, p, "expected ')'");
+	*out = (int)v;
+	return 0;
+}
+
+static const char *const directives[] = {
+	"run", "stdin", "env", "cwd", "module", "expect_exit", "expect_signal", "expect_stdout",
+	"expect_stdout_contains", "expect_stderr", "expect_stderr_contains", "expect_file_contains",
+};
+
+static int directive_of(const char *p, const char *e, size_t *n)
+{
+	size_t k = 0;
+
+	while (p + k < e && is_word(p[k]))
+		k++;
+	*n = k;
+	for (size_t i = 0; i < sizeof(directives) / sizeof(directives[0]); i++)
+		if (strlen(directives[i]) == k && memcmp(directives[i], p, k) == 0)
+			return (int)i;
+	return -1;
+}
+
+static int parse_directive(struct lexer *lx, struct block *b, int d, const char *args)
+{
+	struct check c = { 0 };
+	char *x = NULL;
+	size_t xl = 0;
+
+	c.line = lx->line;
+	if (b->kind == B_SETUP_ALL || b->kind == B_TEARDOWN_ALL || b->kind == B_SETUP ||
+	    b->kind == B_TEARDOWN) {
+		if (d != 0 && d != 2 && d != 1)
+			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, env)",
+					 directives[d]);
+	}
+	switch (d) {
+	case 0: { /* run */
+		struct run r = { NULL, lx->line };
+
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "run belongs in a test or fixture block");
+		if (b->kind == B_TEST && b->nruns)
+			return lex_error(lx, lx->p, "a test has one run (declared at line %u)",
+					 b->runs[0].line);
+		if (lex_words(lx, args, &r.argv))
+			return -1;
+		PUSH(b->runs, b->nruns, r);
+		return 0;
+	}
+	case 1: /* stdin */
+		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
+			return -1;
+		free(b->stdin_data);
+		b->stdin_data = x;
+		b->stdin_len = xl;
+		b->has_stdin = 1;
+		return 0;
+	case 2: /* env */
+		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
+			return -1;
+		if (!strchr(x, '=') || x[0] == '=') {
+			free(x);
+			return lex_error(lx, args, "env needs \"NAME=VALUE\"");
+		}
+		PUSH(b->env, b->nenv, x);
+		return 0;
+	case 3: /* cwd */
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "cwd belongs in a test");
+		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
+			return -1;
+		free(b->cwd);
+		b->cwd = x;
+		return 0;
+	case 4:
+		return lex_error(lx, lx->p, "module: handler modules are not implemented yet");
+	case 5:
+	case 6:
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
+		if (lex_int_arg(lx, args, d == 6, d == 5 ? &b->expect_exit : &b->expect_signal))
+			return -1;
+		if (d == 6 && b->expect_signal == 0)
+			return lex_error(lx, args, "signal 0 is no signal");
+		b->expect_line = lx->line;
+		return 0;
+	default:
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
+		c.kind = d == 7 ? C_STDOUT : d == 8 ? C_STDOUT_HAS : d == 9 ? C_STDERR
+			 : d == 10 ? C_STDERR_HAS : C_FILE_HAS;
+		if (c.kind == C_FILE_HAS) {
+			if (lex_call_args(lx, args, 2, &c.path, &xl, &c.text, &c.len))
+				return -1;
+		} else if (lex_call_args(lx, args, 1, &c.text, &c.len, NULL, NULL)) {
+			return -1;
+		}
+		PUSH(b->checks, b->nchecks, c);
+		return 0;
+	}
+}
+
+/* "setup {", "teardown {", "setup_all {", "teardown_all {": the kind. */
+static int fixture_of(const char *p, const char *e, size_t *n)
+{
+	static const struct {
+		const char *word;
+		enum block_kind kind;
+	} words[] = {
+		{ "setup", B_SETUP },
+		{ "teardown", B_TEARDOWN },
+		{ "setup_all", B_SETUP_ALL },
+		{ "teardown_all", B_TEARDOWN_ALL },
+	};
+	size_t k = 0;
+	const char *r;
+
+	while (p + k < e && is_word(p[k]))
+		k++;
+	r = skip_ws(p + k, e);
+	if (r >= e || *r != '{' || skip_ws(r + 1, e) < e)
+		return -1;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (strlen(words[i].word) == k && memcmp(words[i].word, p, k) == 0) {
+			*n = k;
+			return (int)words[i].kind;
+		}
+	}
+	return -1;
+}
+
+/* Paren depth change of a statement line, strings and comments skipped. */
+static int paren_delta(const char *p, const char *e)
+{
+	int d = 0;
+
+	for (; p < e; p++) {
+		if (*p == '#')
+			break;
+		if (*p == '"') {
+			for (p++; p < e && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+			continue;
+		}
+		d += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+	}
+	return d;
+}
+
+static void keep_line(struct file *f, struct block *b, const char *ls, const char *le)
+{
+	/* copy the line into b's blanked text, at the same offset */
+	if (!b->stmts) {
+		b->stmts = xrealloc(NULL, f->len + 1);
+		for (size_t i = 0; i < f->len; i++)
+			b->stmts[i] = f->text[i] == '\n' ? '\n' : ' ';
+		b->stmts[f->len] = '\0';
+	}
+	memcpy(b->stmts + (ls - f->text), ls, (size_t)(le - ls));
+	b->nstmts++;
+}
+
+static void block_init(struct block *b, enum block_kind k, uint32_t line)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = k;
+	b->line = line;
+	b->expect_exit = -1;
+}
+
+static const char *line_at(const struct file *f, uint32_t line)
+{
+	const char *p = f->text;
+
+	for (uint32_t l = 1; l < line && p; l++) {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return p ? p : f->text + f->len;
+}
+
+static int parse_file(struct file *f, char *error, size_t cap)
+{
+	struct lexer lx = { .f = f };
+	const char *p = f->text, *end = f->text + f->len;
+	struct block *cur = NULL;
+	int depth = 0; /* a statement continued on the next lines */
+
+	block_init(&f->global, B_TEST, 0);
+	for (lx.line = 1; p < end; lx.line++) {
+		const char *le = memchr(p, '\n', (size_t)(end - p)), *q;
+		struct block *b = cur ? cur : &f->global;
+		size_t n;
+		int d;
+
+		le = le ? le : end;
+		lx.line_start = p;
+		lx.end = le;
+		q = lx.p = skip_ws(p, le);
+		if (depth > 0) {
+			keep_line(f, b, p, le);
+			depth += paren_delta(p, le);
+		} else if (q >= le || *q == '#') {
+			/* blank */
+		} else if (*q == '}' && skip_ws(q + 1, le) >= le) {
+			if (!cur) {
+				lex_error(&lx, q, "'}' without a block");
+				goto fail;
+			}
+			if (cur->kind == B_TEST && cur->nruns == 0) {
+				lx.line = cur->line;
+				lx.line_start = line_at(f, cur->line);
+				lex_error(&lx, skip_ws(lx.line_start, end), "test \"%s\" has no run",
+					  cur->name);
+				goto fail;
+			}
+			cur = NULL;
+		} else if (!cur && (strncmp(q, "test", 4) == 0 && (q[4] == ' ' || q[4] == '\t' || q[4] == '"'))) {
+			struct block nb;
+			const char *r = skip_ws(q + 4, le);
+			char *name = NULL;
+			size_t nl;
+
+			block_init(&nb, B_TEST, lx.line);
+			if (lex_string(&lx, &r, &name, &nl))
+				goto fail;
+			r = skip_ws(r, le);
+			if (r >= le || *r != '{' || skip_ws(r + 1, le) < le) {
+				free(name);
+				lex_error(&lx, r, "expected '{' at the end of the line");
+				goto fail;
+			}
+			for (size_t i = 0; i < f->nblocks; i++) {
+				if (f->blocks[i].kind == B_TEST && strcmp(f->blocks[i].name, name) == 0) {
+					lex_error(&lx, q, "a test \"%s\" exists already (line %u)", name,
+						  f->blocks[i].line);
+					free(name);
+					goto fail;
+				}
+			}
+			nb.name = name;
+			PUSH(f->blocks, f->nblocks, nb);
+			cur = &f->blocks[f->nblocks - 1];
+		} else if (!cur && (d = fixture_of(q, le, &n)) >= 0) {
+			struct block nb;
+
+			for (size_t i = 0; i < f->nblocks; i++) {
+				if (f->blocks[i].kind == (enum block_kind)d) {
+					lex_error(&lx, q, "a %.*s block exists already (line %u)", (int)n, q,
+						  f->blocks[i].line);
+					goto fail;
+				}
+			}
+			block_init(&nb, (enum block_kind)d, lx.line);
+			nb.name = xstrndup(q, n);
+			PUSH(f->blocks, f->nblocks, nb);
+			cur = &f->blocks[f->nblocks - 1];
+		} else if ((d = directive_of(q, le, &n)) >= 0) {
+			if (parse_directive(&lx, b, d, q + n))
+				goto fail;
+		} else {
+			keep_line(f, b, p, le);
+			depth = paren_delta(p, le);
+			if (depth < 0)
+				depth = 0;
+		}
+		p = le < end ? le + 1 : end;
+	}
+	if (cur) {
+		const char *ls = line_at(f, cur->line);
+
+		lx.line = cur->line;
+		lx.line_start = ls;
+		lex_error(&lx, skip_ws(ls, end), "block '%s' is not closed with '}' before the end of the file",
+			  cur->name);
+		goto fail;
+	}
+	return 0;
+fail:
+	snprintf(error, cap, "%s", lx.error);
+	return -1;
+}
+
+static struct file *load_file(const char *path, char *error, size_t cap)
+{
+	struct file *f = calloc(1, sizeof(*f));
+	FILE *in;
+	char *slash;
+	struct strbuf text = { NULL, 0 };
+	char chunk[4096];
+	size_t got;
+
+	if (!f)
+		return NULL;
+	in = fopen(path, "re");
+	if (!in) {
+		snprintf(error, cap, "%s: cannot read: %s\n", path, strerror(errno));
+		free(f);
+		return NULL;
+	}
+	while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0)
+		sb_printf(&text, "%.*s", (int)got, chunk);
+	if (ferror(in) || (text.s && memchr(text.s, '\0', text.len))) {
+		snprintf(error, cap, "%s: cannot read it as text\n", path);
+		fclose(in);
+		free(text.s);
+		free(f);
+		return NULL;
+	}
+	fclose(in);
+	f->path = xstrndup(path, strlen(path));
+	f->text = text.s ? text.s : xstrndup("", 0);
+	f->len = text.len;
+	f->dir = realpath(path, NULL);
+	slash = f->dir ? strrchr(f->dir, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	if (parse_file(f, error, cap))
+		return f; /* the caller sees error[0] */
+	return f;
+}
+
+/* ---- running ---- */
+
+static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(p);
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char **make_env(const struct block *global, const struct block *b, const char *suite_dir)
+{
+	extern char **environ;
+	char **env = NULL;
+	size_t n = 0;
+	const struct block *layers[2] = { global, b };
+
+	for (char **e = environ; *e; e++)
+		PUSH(env, n, *e);
+	if (suite_dir) {
+		char *v = NULL;
+
+		if (asprintf(&v, "MOCKSHIM_SUITE_DIR=%s", suite_dir) >= 0)
+			PUSH(env, n, v); /* leaks one string per run: fine in mockrun */
+	}
+	for (int l = 0; l < 2; l++) {
+		if (!layers[l])
+			continue;
+		for (size_t i = 0; i < layers[l]->nenv; i++) {
+			const char *kv = layers[l]->env[i];
+			size_t k = (size_t)(strchr(kv, '=') - kv);
+
+			for (size_t j = 0; j < n; j++) {
+				if (strncmp(env[j], kv, k + 1) == 0) {
+					env[j] = env[--n];
+					break;
+				}
+			}
+			PUSH(env, n, (char *)kv);
+		}
+	}
+	PUSH(env, n, NULL);
+	return env;
+}
+
+/*
+ * One run under a session of the file-level statements (for tests) and
+ * the block's own.  Returns the session, or NULL with why in details.
+ */
+static struct mockshim_session *run_one(const struct file *f, const struct block *b,
+					const struct run *r, const char *dir, const char *suite_dir,
+					const struct testfile_opts *o, struct mockshim_result *res,
+					struct strbuf *details)
+{
+	struct mockshim_session *s = mockshim_session_create();
+	char **env;
+	int rc;
+
+	if (!s) {
+		sb_printf(details, "out of memory\n");
+		return NULL;
+	}
+	if ((b->kind == B_TEST && f->global.stmts &&
+	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
+	    (b->stmts && mockshim_session_add(s, f->path, b->stmts, strlen(b->stmts)) < 0)) {
+		sb_printf(details, "%s", mockshim_session_error(s));
+		mockshim_session_destroy(s);
+		return NULL;
+	}
+	if (o->shim)
+		mockshim_session_set_shim(s, o->shim);
+	mockshim_session_set_timeout(s, o->timeout);
+	mockshim_session_set_cwd(s, dir);
+	mockshim_session_set_capture(s, 1);
+	mockshim_session_set_stdin(s, b->has_stdin ? b->stdin_data : "", b->has_stdin ? b->stdin_len : 0);
+	env = make_env(b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN ? &f->global : NULL,
+		       b, suite_dir);
+	rc = mockshim_session_run(s, r->argv, env, res);
+	free(env);
+	if (rc < 0) {
+		sb_printf(details, "%s:%u: cannot run %s: %s", f->path, r->line, r->argv[0],
+			  mockshim_session_error(s)[0] ? mockshim_session_error(s) : strerror(-rc));
+		mockshim_session_destroy(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void add_report(struct strbuf *details, struct mockshim_session *s)
+{
+	char *rep = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&rep, &len);
+
+	if (!m)
+		return;
+	mockshim_session_set_verbosity(s, MOCKSHIM_QUIET);
+	mockshim_session_report(s, m, MOCKSHIM_REPORT_TEXT);
+	fclose(m);
+	if (len)
+		sb_printf(details, "%s", rep);
+	free(rep);
+}
+
+static void describe_exit(struct strbuf *b, const struct mockshim_result *r)
+{
+	if (r->exec_errno)
+		sb_printf(b, "could not be started (%s)", strerror(r->exec_errno));
+	else if (r->timed_out)
+		sb_printf(b, "timed out");
+	else if (r->signal)
+		sb_printf(b, "was killed by SIG%s", sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+	else
+		sb_printf(b, "exited with status %d", r->exit_status);
+}
+
+/* Fixture runs must exit 0 and pass their own checks. */
+static int run_fixture(const struct file *f, const struct block *b, const char *dir,
+		       const char *suite_dir, const struct testfile_opts *o, struct strbuf *details)
+{
+	for (size_t i = 0; b && i < b->nruns; i++) {
+		struct mockshim_result res;
+		struct mockshim_session *s = run_one(f, b, &b->runs[i], dir, suite_dir, o, &res, details);
+		int ok;
+
+		if (!s)
+			return -1;
+		ok = !res.exec_errno && res.exited && res.exit_status == 0 && !res.failures;
+		if (!ok) {
+			size_t n;
+			const char *err = mockshim_session_output(s, 2, &n);
+
+			sb_printf(details, "%s:%u: %s failed: %s ", f->path, b->runs[i].line, b->name,
+				  b->runs[i].argv[0]);
+			describe_exit(details, &res);
+			sb_printf(details, "\n");
+			if (n)
+				sb_printf(details, "%s stderr: %.*s%s", b->name, (int)(n > 2000 ? 2000 : n),
+					  err, err[n - 1] == '\n' ? "" : "\n");
+			add_report(details, s);
+		}
+		mockshim_session_destroy(s);
+		if (!ok)
+			return -1;
+	}
+	return 0;
+}
+
+static const struct block *find_block(const struct file *f, enum block_kind k)
+{
+	for (size_t i = 0; i < f->nblocks; i++)
+		if (f->blocks[i].kind == k)
+			return &f->blocks[i];
+	return NULL;
+}
+
+static void quote(struct strbuf *b, const char *s, size_t n)
+{
+	sb_printf(b, "\"");
+	for (size_t i = 0; i < n && i < 400; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '\n')
+			sb_printf(b, "\\n");
+		else if (c == '"' || c == '\\')
+			sb_printf(b, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			sb_printf(b, "\\x%02x", c);
+		else
+			sb_printf(b, "%c", c);
+	}
+	sb_printf(b, n > 400 ? "\"... (%zu bytes)" : "\"", n);
+}
+
+static void run_test(const struct file *f, const struct block *t, const char *suite_dir,
+		     const struct testfile_opts *o, struct result *out)
+{
+	struct strbuf details = { NULL, 0 };
+	char tmpl[PATH_MAX], dir[PATH_MAX];
+	const char *tmp = getenv("TMPDIR");
+	struct mockshim_session *s = NULL;
+	struct mockshim_result res;
+	struct timespec t0, t1;
+	int failed = 0, made_dir = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(out, 0, sizeof(*out));
+	if (t->cwd) {
+		if (t->cwd[0] == '/' || !f->dir)
+			snprintf(dir, sizeof(dir), "%s", t->cwd);
+		else
+			snprintf(dir, sizeof(dir), "%s/%s", f->dir, t->cwd);
+	} else {
+		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(tmpl)) {
+			sb_printf(&details, "cannot make a working directory: %s\n", strerror(errno));
+			failed = 1;
+			goto done;
+		}
+		snprintf(dir, sizeof(dir), "%s", tmpl);
+		made_dir = 1;
+	}
+	if (run_fixture(f, find_block(f, B_SETUP), dir, suite_dir, o, &details)) {
+		sb_printf(&details, "the test did not run: its setup failed\n");
+		failed = 1;
+		goto teardown;
+	}
+	s = run_one(f, t, &t->runs[0], dir, suite_dir, o, &res, &details);
+	if (!s) {
+		failed = 1;
+		goto teardown;
+	}
+	{
+		size_t on, en;
+		const char *so = mockshim_session_output(s, 1, &on), *se = mockshim_session_output(s, 2, &en);
+
+		out->out = xstrndup(so, on);
+		out->err = xstrndup(se, en);
+		if (t->expect_signal) {
+			if (res.signal != t->expect_signal) {
+				sb_printf(&details, "%s:%u: expected the program to be killed by SIG%s, but it ",
+					  f->path, t->expect_line,
+					  sigabbrev_np(t->expect_signal) ? sigabbrev_np(t->expect_signal) : "?");
+				describe_exit(&details, &res);
+				sb_printf(&details, "\n");
+				failed = 1;
+			}
+		} else {
+			int want = t->expect_exit < 0 ? 0 : t->expect_exit;
+
+			if (res.exec_errno || !res.exited || res.exit_status != want) {
+				sb_printf(&details, "%s:%u: expected exit status %d, but %s ", f->path,
+					  t->expect_exit < 0 ? t->runs[0].line : t->expect_line, want,
+					  t->runs[0].argv[0]);
+				describe_exit(&details, &res);
+				sb_printf(&details, "\n");
+				failed = 1;
+			}
+		}
+		for (size_t i = 0; i < t->nchecks; i++) {
+			const struct check *c = &t->checks[i];
+			const char *got = c->kind <= C_STDOUT_HAS ? so : se;
+			size_t gn = c->kind <= C_STDOUT_HAS ? on : en;
+			const char *what = c->kind <= C_STDOUT_HAS ? "stdout" : "stderr";
+			int ok;
+			char *fdata = NULL;
+
+			if (c->kind == C_FILE_HAS) {
+				char path[PATH_MAX * 2];
+				FILE *in;
+				struct strbuf fb = { NULL, 0 };
+				char chunk[4096];
+				size_t k;
+
+				snprintf(path, sizeof(path), "%s%s%s", c->path[0] == '/' ? "" : dir,
+					 c->path[0] == '/' ? "" : "/", c->path);
+				in = fopen(path, "re");
+				if (!in) {
+					sb_printf(&details, "%s:%u: expected %s to contain ", f->path, c->line,
+						  c->path);
+					quote(&details, c->text, c->len);
+					sb_printf(&details, ", but it cannot be read: %s\n", strerror(errno));
+					failed = 1;
+					continue;
+				}
+				while ((k = fread(chunk, 1, sizeof(chunk), in)) > 0)
+					sb_printf(&fb, "%.*s", (int)k, chunk);
+				fclose(in);
+				fdata = fb.s ? fb.s : xstrndup("", 0);
+				got = fdata;
+				gn = fb.len;
+				what = c->path;
+			}
+			if (c->kind == C_STDOUT || c->kind == C_STDERR)
+				ok = gn == c->len && memcmp(got, c->text, gn) == 0;
+			else
+				ok = memmem(got, gn, c->text, c->len) != NULL;
+			if (!ok) {
+				sb_printf(&details, "%s:%u: expected %s %s ", f->path, c->line, what,
+					  c->kind == C_STDOUT || c->kind == C_STDERR ? "to be" : "to contain");
+				quote(&details, c->text, c->len);
+				sb_printf(&details, ", got ");
+				quote(&details, got, gn);
+				sb_printf(&details, "\n");
+				failed = 1;
+			}
+			free(fdata);
+		}
+		if (res.failures) {
+			failed = 1;
+			add_report(&details, s);
+		}
+	}
+teardown:
+	/* teardown runs even after a failure, in the same directory */
+	if (run_fixture(f, find_block(f, B_TEARDOWN), dir, suite_dir, o, &details))
+		failed = 1;
+done:
+	mockshim_session_destroy(s);
+	if (made_dir)
+		rm_tree(dir);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	out->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	out->passed = !failed;
+	out->details = details.s;
+}
+
+/* ---- results across processes (-j) ---- */
+
+static void put_field(int fd, const char *s)
+{
+	uint32_t n = s ? (uint32_t)strlen(s) : 0;
+
+	if (write(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return;
+	for (uint32_t off = 0; off < n;) {
+		ssize_t k = write(fd, s + off, n - off);
+
+		if (k <= 0)
+			return;
+		off += (uint32_t)k;
+	}
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t k = read(fd, (char *)buf + off, n - off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+static char *get_field(int fd)
+{
+	uint32_t n;
+	char *s;
+
+	if (read_all(fd, &n, sizeof(n)))
+		return NULL;
+	s = xrealloc(NULL, (size_t)n + 1);
+	if (read_all(fd, s, n)) {
+		free(s);
+		return NULL;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/* ---- output ---- */
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '"')
+			fputs("&quot;", out);
+		else if (c < 0x20 && c != '\n' && c != '\t')
+			fprintf(out, "&#xfffd;");
+		else
+			fputc(c, out);
+	}
+}
+
+static void json_text(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+struct entry {
+	const struct file *f;
+	const struct block *t;
+	struct result r;
+};
+
+static void write_tap(FILE *out, struct entry *e, size_t n)
+{
+	fprintf(out, "TAP version 14\n1..%zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s %zu - %s: %s\n", e[i].r.passed ? "ok" : "not ok", i + 1, e[i].f->path,
+			e[i].t->name);
+		if (!e[i].r.passed) {
+			const char *d = e[i].r.details ? e[i].r.details : "";
+
+			fprintf(out, "  ---\n  at: \"%s:%u\"\n  message: |\n", e[i].f->path, e[i].t->line);
+			while (*d) {
+				const char *nl = strchr(d, '\n');
+				size_t k = nl ? (size_t)(nl - d) : strlen(d);
+
+				fprintf(out, "    %.*s\n", (int)k, d);
+				d += k + (nl ? 1 : 0);
+			}
+			fprintf(out, "  ...\n");
+		}
+	}
+}
+
+static void write_junit(FILE *out, struct entry *e, size_t n)
+{
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
+	for (size_t i = 0; i < n;) {
+		size_t j = i, failures = 0;
+		double secs = 0;
+
+		while (j < n && e[j].f == e[i].f) {
+			failures += !e[j].r.passed;
+			secs += e[j].r.seconds;
+			j++;
+		}
+		fprintf(out, "  <testsuite name=\"");
+		xml_text(out, e[i].f->path);
+		fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", j - i,
+			failures, secs);
+		for (size_t k = i; k < j; k++) {
+			fprintf(out, "    <testcase classname=\"");
+			xml_text(out, e[k].f->path);
+			fprintf(out, "\" name=\"");
+			xml_text(out, e[k].t->name);
+			fprintf(out, "\" time=\"%.3f\">\n", e[k].r.seconds);
+			if (!e[k].r.passed) {
+				const char *d = e[k].r.details ? e[k].r.details : "";
+				size_t first = strcspn(d, "\n");
+
+				fprintf(out, "      <failure message=\"");
+				xml_text(out, xstrndup(d, first));
+				fprintf(out, "\">");
+				xml_text(out, d);
+				fprintf(out, "</failure>\n");
+			}
+			fprintf(out, "      <system-out>");
+			xml_text(out, e[k].r.out);
+			fprintf(out, "</system-out>\n      <system-err>");
+			xml_text(out, e[k].r.err);
+			fprintf(out, "</system-err>\n    </testcase>\n");
+		}
+		fprintf(out, "  </testsuite>\n");
+		i = j;
+	}
+	fprintf(out, "</testsuites>\n");
+}
+
+static void write_json(FILE *out, struct entry *e, size_t n)
+{
+	fprintf(out, "{\"tests\":[");
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s{\"file\":", i ? "," : "");
+		json_text(out, e[i].f->path);
+		fprintf(out, ",\"name\":");
+		json_text(out, e[i].t->name);
+		fprintf(out, ",\"line\":%u,\"passed\":%s,\"seconds\":%.3f,\"details\":", e[i].t->line,
+			e[i].r.passed ? "true" : "false", e[i].r.seconds);
+		json_text(out, e[i].r.details ? e[i].r.details : "");
+		fprintf(out, ",\"stdout\":");
+		json_text(out, e[i].r.out ? e[i].r.out : "");
+		fprintf(out, ",\"stderr\":");
+		json_text(out, e[i].r.err ? e[i].r.err : "");
+		fputc('}', out);
+	}
+	fprintf(out, "]}\n");
+}
+
+static void write_text(FILE *out, struct entry *e, size_t n, int color)
+{
+	size_t failed = 0;
+	const char *red = color ? "\033[31m" : "", *green = color ? "\033[32m" : "",
+		   *off = color ? "\033[0m" : "";
+
+	for (size_t i = 0; i < n; i++) {
+		failed += !e[i].r.passed;
+		fprintf(out, "%s%s%s %s: %s (%.2fs)\n", e[i].r.passed ? green : red,
+			e[i].r.passed ? "PASS" : "FAIL", off, e[i].f->path, e[i].t->name, e[i].r.seconds);
+		if (!e[i].r.passed && e[i].r.details)
+			fprintf(out, "%s", e[i].r.details);
+	}
+	fprintf(out, "%zu passed, %zu failed\n", n - failed, failed);
+}
+
+/* ---- the entry point ---- */
+
+int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts *o)
+{
+	struct file **files = xrealloc(NULL, (size_t)npaths * sizeof(*files));
+	struct entry *e = NULL;
+	size_t n = 0, failed = 0;
+	char error[2048];
+	int rc = 0;
+
+	/* Everything is parsed, statements included, before anything runs. */
+	for (int i = 0; i < npaths; i++) {
+		error[0] = '\0';
+		files[i] = load_file(paths[i], error, sizeof(error));
+		if (!files[i] || error[0]) {
+			fputs(error, stderr);
+			return 125;
+		}
+		for (size_t k = 0; k < files[i]->nblocks; k++) {
+			const struct block *b = &files[i]->blocks[k];
+			struct mockshim_session *s = mockshim_session_create();
+
+			if (!s)
+				return 125;
+			if ((b->kind == B_TEST && files[i]->global.stmts &&
+			     mockshim_session_add(s, paths[i], files[i]->global.stmts,
+						  strlen(files[i]->global.stmts)) < 0) ||
+			    (b->stmts && mockshim_session_add(s, paths[i], b->stmts, strlen(b->stmts)) < 0)) {
+				fputs(mockshim_session_error(s), stderr);
+				mockshim_session_destroy(s);
+				return 125;
+			}
+			mockshim_session_destroy(s);
+			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0)) {
+				struct entry x = { files[i], b, { 0 } };
+
+				PUSH(e, n, x);
+			}
+		}
+	}
+	if (o->list) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s: %s\n", e[i].f->path, e[i].t->name);
+		return 0;
+	}
+
+	/* setup_all per file, in a directory the file's tests see as
+	 * MOCKSHIM_SUITE_DIR */
+	char **suite_dirs = xrealloc(NULL, (size_t)npaths * sizeof(char *));
+	int *suite_ok = xrealloc(NULL, (size_t)npaths * sizeof(int));
+	char **suite_why = xrealloc(NULL, (size_t)npaths * sizeof(char *));
+
+	for (int i = 0; i < npaths; i++) {
+		char tmpl[PATH_MAX];
+		const char *tmp = getenv("TMPDIR");
+		struct strbuf why = { NULL, 0 };
+
+		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-suite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		suite_dirs[i] = mkdtemp(tmpl) ? xstrndup(tmpl, strlen(tmpl)) : NULL;
+		suite_ok[i] = suite_dirs[i] &&
+			      run_fixture(files[i], find_block(files[i], B_SETUP_ALL), suite_dirs[i],
+					  suite_dirs[i], o, &why) == 0;
+		suite_why[i] = why.s;
+	}
+
+	/* The tests, -j at a time, each in a process of its own. */
+	{
+		size_t next = 0, done = 0, running = 0;
+		int jobs = o->jobs > 0 ? o->jobs : 1;
+		pid_t *pids = xrealloc(NULL, n * sizeof(pid_t));
+		int *fds = xrealloc(NULL, n * sizeof(int));
+
+		while (done < n) {
+			while (running < (size_t)jobs && next < n) {
+				int fd[2], fi;
+				size_t k = next++;
+
+				for (fi = 0; fi < npaths && files[fi] != e[k].f; fi++)
+					;
+				if (!suite_ok[fi]) {
+					struct strbuf d = { NULL, 0 };
+
+					sb_printf(&d, "the test did not run: setup_all failed\n%s",
+						  suite_why[fi] ? suite_why[fi] : "");
+					e[k].r.details = d.s;
+					e[k].r.passed = 0;
+					pids[k] = 0;
+					fds[k] = -1;
+					done++;
+					continue;
+				}
+				if (pipe2(fd, O_CLOEXEC) != 0) {
+					perror("mockrun: pipe");
+					return 125;
+				}
+				fflush(NULL);
+				pids[k] = fork();
+				if (pids[k] < 0) {
+					perror("mockrun: fork");
+					return 125;
+				}
+				if (pids[k] == 0) {
+					struct result r;
+					char flag[2] = { 0, 0 };
+
+					close(fd[0]);
+					run_test(e[k].f, e[k].t, suite_dirs[fi], o, &r);
+					flag[0] = r.passed ? 'p' : 'f';
+					put_field(fd[1], flag);
+					put_field(fd[1], r.details);
+					put_field(fd[1], r.out);
+					put_field(fd[1], r.err);
+					{
+						char secs[32];
+
+						snprintf(secs, sizeof(secs), "%.6f", r.seconds);
+						put_field(fd[1], secs);
+					}
+					_exit(0);
+				}
+				close(fd[1]);
+				fds[k] = fd[0];
+				running++;
+			}
+			/* collect the oldest running test (results stay in order) */
+			for (size_t k = 0; k < next; k++) {
+				char *flag, *secs;
+
+				if (fds[k] < 0)
+					continue;
+				flag = get_field(fds[k]);
+				e[k].r.passed = flag && flag[0] == 'p';
+				e[k].r.details = flag ? get_field(fds[k]) : NULL;
+				e[k].r.out = flag ? get_field(fds[k]) : NULL;
+				e[k].r.err = flag ? get_field(fds[k]) : NULL;
+				secs = flag ? get_field(fds[k]) : NULL;
+				e[k].r.seconds = secs ? strtod(secs, NULL) : 0;
+				if (!flag)
+					e[k].r.details = xstrndup("the test's worker died\n", 23);
+				free(flag);
+				free(secs);
+				close(fds[k]);
+				fds[k] = -1;
+				waitpid(pids[k], NULL, 0);
+				running--;
+				done++;
+				break;
+			}
+		}
+		free(pids);
+		free(fds);
+	}
+
+	for (int i = 0; i < npaths; i++) {
+		struct strbuf why = { NULL, 0 };
+
+		if (suite_dirs[i]) {
+			if (run_fixture(files[i], find_block(files[i], B_TEARDOWN_ALL), suite_dirs[i],
+					suite_dirs[i], o, &why)) {
+				fprintf(stderr, "mockrun: %s: teardown_all failed\n%s", paths[i],
+					why.s ? why.s : "");
+				rc = 1;
+			}
+			rm_tree(suite_dirs[i]);
+		}
+		free(why.s);
+	}
+
+	for (size_t i = 0; i < n; i++)
+		failed += !e[i].r.passed;
+	{
+		FILE *out = o->output ? fopen(o->output, "we") : stdout;
+
+		if (!out) {
+			fprintf(stderr, "mockrun: -o %s: %s\n", o->output, strerror(errno));
+			return 125;
+		}
+		if (o->format == TESTFILE_JUNIT)
+			write_junit(out, e, n);
+		else if (o->format == TESTFILE_JSON)
+			write_json(out, e, n);
+		else if (o->format == TESTFILE_TEXT)
+			write_text(out, e, n, o->color);
+		else
+			write_tap(out, e, n);
+		if (out != stdout)
+			fclose(out);
+		else
+			fflush(out);
+	}
+	return failed || rc ? 1 : 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* mockrun -t: test files. */
+#ifndef MS_TESTFILE_H
+#define MS_TESTFILE_H
+
+enum testfile_format { TESTFILE_TAP, TESTFILE_JUNIT, TESTFILE_JSON, TESTFILE_TEXT };
+
+struct testfile_opts {
+	int jobs;		/* tests at once */
+	const char *filter;	/* fnmatch glob on test names, or NULL */
+	int list;		/* --list-tests: print, run nothing */
+	int format;		/* enum testfile_format */
+	int color;		/* text: ANSI colours */
+	const char *output;	/* -o FILE, or NULL: stdout */
+	const char *shim;	/* libmockshim.so, or NULL: found by the driver */
+	double timeout;		/* per run, 0: none */
+};
+
+/* Parses every file (125 on an error, before anything runs), runs the
+ * tests, writes the results: 0 when all passed, 1 otherwise. */
+int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts *o);
+
+#endif

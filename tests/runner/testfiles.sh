@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# mockrun -t: test files, fixtures, reports, parallel runs, errors.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+D=$(cd "$(dirname "$0")/mock" && pwd)
+
+t "a file whose tests all pass: TAP, exit 0"
+run "$M" -t "$D/pass.mock"
+want_rc 0; want_out_has "TAP version 14"; want_out_has "1..8"
+[ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 8 ] || problem "not 8 oks"; done_t
+
+t "every failing test fails, with why"
+run "$M" -t "$D/fail.mock"
+want_rc 1
+[ "$(printf '%s\n' "$out" | grep -c '^not ok ')" -eq 8 ] || problem "not 8 failures: $out"
+want_out_has "fail.mock:4: expected exit status 0, but sh exited with status 3"
+want_out_has 'fail.mock:10: expected stdout to be "8\n", got "7\n"'
+want_out_has 'fail.mock:15: expected stderr to contain "nothing like this", got ""'
+want_out_has "geteuid() has remaining non-returned values"
+want_out_has 'parameter pathname: expected "/etc/passwd", got "/etc/hostname"'
+want_out_has "expected the program to be killed by SIGSEGV, but it exited with status 0"
+want_out_has 'expected f to contain "xyz", got "abc\n"'
+want_out_has "could not be started (No such file or directory)"; done_t
+
+t "fixtures: setup_all once, teardown after a failed test too"
+run "$M" -j 1 -t "$D/fixtures.mock"
+want_rc 1; want_out_has "not ok 1 - "; want_out_has "ok 2 - $D/fixtures.mock: second sees"; done_t
+
+t "a failing setup fails the test, says so, and the test does not run"
+run "$M" -t "$D/badsetup.mock"
+want_rc 1; want_out_has "setup failed: sh exited with status 4"; want_out_has "setup stderr: setup broke"
+want_out_has "the test did not run: its setup failed"; done_t
+
+t "--report junit -o FILE: valid JUnit, a testsuite per file"
+run "$M" --report junit -o "$T/r.xml" -t "$D/pass.mock" "$D/fail.mock"
+want_rc 1
+python3 - "$T/r.xml" <<'PY' || problem "bad JUnit: $(cat "$T/r.xml" | head -20)"
+import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+assert r.tag == "testsuites" and len(r) == 2, r
+p, f = r
+assert (p.get("tests"), p.get("failures")) == ("8", "0"), p.attrib
+assert (f.get("tests"), f.get("failures")) == ("8", "8"), f.attrib
+c = [c for c in p if c.get("name") == "id sees a mocked euid"][0]
+assert c.find("system-out").text == "4242\n", c.find("system-out").text
+assert all(c.find("failure") is not None for c in f)
+PY
+done_t
+
+t "--report json"
+run "$M" --report json -t "$D/pass.mock"
+want_rc 0
+printf '%s' "$out" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["tests"]) == 8 and all(t["passed"] for t in d["tests"])' || problem "bad JSON"; done_t
+
+t "-j 4 gives the same results, in order"
+run "$M" -j 4 -t "$D/pass.mock" "$D/fail.mock"
+want_rc 1
+[ "$(printf '%s\n' "$out" | grep -E '^(not )?ok' | awk '{print $1}' | tr '\n' ' ')" = "ok ok ok ok ok ok ok ok not not not not not not not not " ] || problem "order: $out"; done_t
+
+t "--filter and --list-tests"
+run "$M" --list-tests -t "$D/pass.mock"
+want_rc 0; want_out_has "$D/pass.mock: date under a fixed clock"
+run "$M" --filter '*clock*' -t "$D/pass.mock"
+want_rc 0; want_out_has "1..1"; want_out_has "ok 1 - $D/pass.mock: date under a fixed clock"; done_t
+
+t "a bad statement in a test: 125 with file:line:col, nothing runs"
+printf 'test "x" {\n\twill_fail(raed)\n\trun sh -c "touch %s/ran"\n}\n' "$T" > "$T/bad.mock"
+run "$M" -t "$T/bad.mock"
+want_rc 125; want_err_has "$T/bad.mock:2:12: error: unknown function 'raed'"
+[ ! -e "$T/ran" ] || problem "something ran"; done_t
+
+t "syntax errors in test files: 125 with position"
+printf 'test "x" {\n\trun true\n' > "$T/open.mock"
+run "$M" -t "$T/open.mock"
+want_rc 125; want_err_has "open.mock:1:1: error: block 'x' is not closed"
+printf 'test "x" {\n\texpect_exit(1)\n}\n' > "$T/norun.mock"
+run "$M" -t "$T/norun.mock"
+want_rc 125; want_err_has "norun.mock:1:1: error: test \"x\" has no run"
+printf 'test "x" {\n\trun true\n\trun true\n}\n' > "$T/tworuns.mock"
+run "$M" -t "$T/tworuns.mock"
+want_rc 125; want_err_has "tworuns.mock:3:2: error: a test has one run (declared at line 2)"
+printf 'test "x" {\n\trun true\n\texpect_stdout(unquoted)\n}\n' > "$T/q.mock"
+run "$M" -t "$T/q.mock"
+want_rc 125; want_err_has "q.mock:3:16: error: expected a string in double quotes"
+printf 'test "x" {\n\trun true\n}\ntest "x" {\n\trun true\n}\n' > "$T/dup.mock"
+run "$M" -t "$T/dup.mock"
+want_rc 125; want_err_has "dup.mock:4:1: error: a test \"x\" exists already (line 1)"
+run "$M" -t "$T/none.mock"
+want_rc 125; want_err_has "none.mock: cannot read"; done_t
+
+t "the DESIGN.md example file runs"
+cat > "$T/design.mock" <<'MOCK'
+will_return_maybe(geteuid, 4242)
+test "cat reports a read error" {
+	will_fail(read, EIO, in="cat")
+	run cat /etc/hostname
+	expect_exit(1)
+	expect_stderr_contains("Input/output error")
+}
+MOCK
+run "$M" -t "$T/design.mock"
+want_rc 0; want_out_has "ok 1 - $T/design.mock: cat reports a read error"; done_t
+
+t "test directories are removed"
+before=$(ls -A "${TMPDIR:-/tmp}" | grep -c '^mockshim-\(test\|suite\)-')
+run "$M" -t "$D/pass.mock" "$D/fixtures.mock"
+after=$(ls -A "${TMPDIR:-/tmp}" | grep -c '^mockshim-\(test\|suite\)-')
+[ "$after" -le "$before" ] || problem "left behind: $(ls -A "${TMPDIR:-/tmp}" | grep '^mockshim-')"; done_t
+
+finish
