@@ -126,8 +126,9 @@ run "$M" --list nosuch
 want_rc 125; done_t
 
 t "nothing is left behind in /dev/shm or the temporary directory, even when the program is SIGKILLed"
-# other suites run in parallel and make their own mockshim-test.* directories
-listing() { ls -A "$1" 2>/dev/null | grep -v '^mockshim-test\.' | sort; }
+# other suites run in parallel and make their own mockshim-test.*, and
+# mockrun -t its mockshim-test-* and mockshim-suite-* (checked in testfiles.sh)
+listing() { ls -A "$1" 2>/dev/null | grep -Ev '^mockshim-(test|suite)[.-]' | sort; }
 mkdir "$T/tmp" "$T/cwd"
 cd "$T/cwd" || exit 1
 before_shm=$(listing /dev/shm)

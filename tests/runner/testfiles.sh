@@ -90,6 +90,13 @@ want_rc 125; want_err_has "dup.mock:4:1: error: a test \"x\" exists already (lin
 run "$M" -t "$T/none.mock"
 want_rc 125; want_err_has "none.mock: cannot read"; done_t
 
+t "a syntax error in the second file stops everything before the first runs"
+printf 'test "first" {\n\trun sh -c "touch %s/first-ran"\n}\n' "$T" > "$T/first.mock"
+printf 'test "second" {\n\trun true\n\texpect_exit(x)\n}\n' > "$T/second.mock"
+run "$M" -t "$T/first.mock" "$T/second.mock"
+want_rc 125; want_err_has "second.mock:3:14: error: 'x' is not a number"
+[ ! -e "$T/first-ran" ] || problem "the first file ran"; done_t
+
 t "the DESIGN.md example file runs"
 cat > "$T/design.mock" <<'MOCK'
 will_return_maybe(geteuid, 4242)

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmocka interop: a cmocka test program that runs real programs under
+ * mocks through the C driver API (include/mockshim/driver.h) and asserts
+ * on what happened.  MOCKSHIM_LIBRARY names the shim to preload.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "mockshim/driver.h"
+
+static int setup(void **state)
+{
+	struct mockshim_session *s = mockshim_session_create();
+
+	if (!s)
+		return -1;
+	mockshim_session_set_capture(s, 1);
+	mockshim_session_set_stdin(s, "", 0);
+	*state = s;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	mockshim_session_destroy(*state);
+	return 0;
+}
+
+static void test_mocked_euid(void **state)
+{
+	struct mockshim_session *s = *state;
+	char *argv[] = { "id", "-u", NULL };
+	struct mockshim_result r;
+	size_t n;
+
+	assert_int_equal(mockshim_session_add(s, "test", "will_return(geteuid, 4242)", (size_t)-1), 0);
+	assert_int_equal(mockshim_session_run(s, argv, NULL, &r), 0);
+	assert_true(r.exited);
+	assert_int_equal(r.exit_status, 0);
+	assert_int_equal(r.failures, 0);
+	assert_int_equal(r.processes, 1);
+	assert_string_equal(mockshim_session_output(s, 1, &n), "4242\n");
+	assert_int_equal(n, 5);
+}
+
+static void test_failure_is_counted_and_reported(void **state)
+{
+	struct mockshim_session *s = *state;
+	char *argv[] = { "cat", "/etc/hostname", NULL };
+	struct mockshim_result r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	assert_int_equal(mockshim_session_add(s, "spec.mock",
+					      "will_fail(read, EIO)\n"
+					      "expect_string(open, pathname, \"/etc/passwd\")",
+					      (size_t)-1),
+			 0);
+	assert_int_equal(mockshim_session_run(s, argv, NULL, &r), 0);
+	assert_int_equal(r.exit_status, 1);
+	assert_int_equal(r.failures, 1);
+	assert_non_null(strstr(mockshim_session_output(s, 2, NULL), "Input/output error"));
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	assert_int_equal(mockshim_session_report(s, m, MOCKSHIM_REPORT_TEXT), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "spec.mock:2:1: error: open() call 1 in cat["));
+	assert_non_null(strstr(text, "expected \"/etc/passwd\", got \"/etc/hostname\""));
+	free(text);
+}
+
+static void test_bad_statement(void **state)
+{
+	struct mockshim_session *s = *state;
+
+	assert_int_equal(mockshim_session_add(s, "-e#1", "will_fail(raed)", (size_t)-1), -EINVAL);
+	assert_non_null(strstr(mockshim_session_error(s), "-e#1:1:11: error: unknown function 'raed'"));
+	assert_non_null(strstr(mockshim_session_error(s), "    will_fail(raed)\n              ^\n"));
+}
+
+static void test_stdin_cwd_env(void **state)
+{
+	struct mockshim_session *s = *state;
+	char *argv[] = { "sh", "-c", "cat; pwd; echo $K", NULL };
+	char *envp[] = { "K=v", "PATH=/usr/bin:/bin", NULL };
+	struct mockshim_result r;
+
+	assert_int_equal(mockshim_session_set_stdin(s, "in\n", 3), 0);
+	assert_int_equal(mockshim_session_set_cwd(s, "/"), 0);
+	assert_int_equal(mockshim_session_run(s, argv, envp, &r), 0);
+	assert_int_equal(r.exit_status, 0);
+	assert_string_equal(mockshim_session_output(s, 1, NULL), "in\n/\nv\n");
+}
+
+static void test_missing_program(void **state)
+{
+	struct mockshim_session *s = *state;
+	char *argv[] = { "/nonexistent/program", NULL };
+	struct mockshim_result r;
+
+	assert_int_equal(mockshim_session_run(s, argv, NULL, &r), 0);
+	assert_int_equal(r.exec_errno, ENOENT);
+}
+
+static void test_destroy_null(void **state)
+{
+	(void)state;
+	mockshim_session_destroy(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_mocked_euid, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_is_counted_and_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_statement, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stdin_cwd_env, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_missing_program, setup, teardown),
+		cmocka_unit_test(test_destroy_null),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
