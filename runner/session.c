@@ -2,6 +2,7 @@
 /* Driver sessions: statements, the channel, and running a program. */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -218,29 +219,49 @@ void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity)
 
 /* ---- finding libmockshim.so ---- */
 
+/* DIR/../libmockshim/libmockshim.so (build tree), DIR/../LIBDIR/ (installed
+ * binary) or DIR/ (installed library), for the directory DIR of us. */
+static char *shim_near(const char *dir)
+{
+	const char *rel[] = { "../libmockshim/", "../" MS_LIBDIR_REL "/", "" };
+	char cand[PATH_MAX + 64];
+
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(cand, sizeof(cand), "%s/%slibmockshim.so", dir, rel[i]);
+		if (access(cand, R_OK) == 0)
+			return realpath(cand, NULL);
+	}
+	return NULL;
+}
+
 static char *find_shim(void)
 {
-	char self[PATH_MAX], cand[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	static const char anchor; /* an address inside whatever holds this code */
+	char self[PATH_MAX], *slash, *found;
 	const char *env = getenv("MOCKSHIM_LIBRARY");
+	Dl_info info;
+	ssize_t n;
 
 	if (env && *env)
 		return realpath(env, NULL);
+	/* the shared driver library, wherever the program using it is */
+	if (dladdr(&anchor, &info) && info.dli_fname && strstr(info.dli_fname, ".so") &&
+	    realpath(info.dli_fname, self) && (slash = strrchr(self, '/'))) {
+		*slash = '\0';
+		found = shim_near(self);
+		if (found)
+			return found;
+	}
+	/* mockrun itself */
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n > 0) {
-		char *slash;
-
 		self[n] = '\0';
 		slash = strrchr(self, '/');
 		if (slash) {
 			*slash = '\0';
-			/* the build tree: runner/mockrun, libmockshim/libmockshim.so */
-			snprintf(cand, sizeof(cand), "%s/../libmockshim/libmockshim.so", self);
-			if (access(cand, R_OK) == 0)
-				return realpath(cand, NULL);
-			/* installed relative to the binary: bin/ and lib/ */
-			snprintf(cand, sizeof(cand), "%s/../%s/libmockshim.so", self, MS_LIBDIR_REL);
-			if (access(cand, R_OK) == 0)
-				return realpath(cand, NULL);
+			found = shim_near(self);
+			if (found)
+				return found;
 		}
 	}
 	if (access(MS_LIBDIR "/libmockshim.so", R_OK) == 0)
