@@ -190,7 +190,9 @@ static void parse_proto(struct ms_fn_meta *m)
 		n++;
 		p = comma ? comma + 1 : end;
 	}
-	if (n != m->nparams) {
+	if (m->nparams == MS_NPARAMS_COUNT) {
+		m->nparams = n > MS_MAX_PARAMS ? 0xff : (uint8_t)n; /* a declared function */
+	} else if (n != m->nparams) {
 		/* A row whose count disagrees with its prototype is a catalog bug;
 		 * tests/unit/test_catalog.c catches it. */
 		m->nparams = 0xff;
@@ -295,6 +297,18 @@ static void parse_outs(struct ms_fn_meta *m)
 	return;
 bad:
 	m->nouts = 0xff;
+}
+
+int ms_meta_parse(struct ms_fn_meta *m)
+{
+	copy_trim(m->ret.text, sizeof(m->ret.text), m->ret_text, strlen(m->ret_text));
+	classify(&m->ret);
+	m->nparams = MS_NPARAMS_COUNT;
+	parse_proto(m);
+	for (unsigned i = 0; m->nparams != 0xff && i < m->nparams; i++)
+		if (!m->params[i].name[0] || !m->params[i].type.text[0])
+			m->nparams = 0xff;
+	return m->nparams == 0xff ? -1 : 0;
 }
 
 void ms_catalog_init(void)

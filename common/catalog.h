@@ -107,6 +107,8 @@ struct ms_fn_meta {
 	const char *outs_text;
 	uint8_t nparams;
 	uint8_t fail_kind;
+	uint8_t handler;	/* declared by a handler module: mock() pops untyped values */
+	uint32_t pool_name, pool_params;	/* declared: its strings in the spec's pool */
 	int64_t fail_value;
 	int fail_errno;
 	/* filled by ms_catalog_get() */
@@ -119,6 +121,15 @@ struct ms_fn_meta {
 	const char *aliases[8];
 	uint8_t naliases;
 };
+
+#define MS_NPARAMS_COUNT 0xfe
+
+/*
+ * Parses m->ret_text and m->proto ("(const char *order, char **dish_out)")
+ * of a function declared outside the catalog (a handler module's): -1 when
+ * a parameter has no name or type, or there are more than MS_MAX_PARAMS.
+ */
+int ms_meta_parse(struct ms_fn_meta *m);
 
 /* Metadata of canonical function id, or NULL. Parsed once, thread-unsafe
  * on first use: call ms_catalog_init() before starting threads. */

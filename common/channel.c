@@ -11,17 +11,18 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, expects, orders, pool, events, pids, size;
+	uint64_t fns, rules, outs, expects, orders, dyn, pool, events, pids, size;
 };
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
 {
 	l->fns = align8(sizeof(struct ms_chan_hdr));
-	l->rules = align8(l->fns + (uint64_t)MS_FN_COUNT * sizeof(struct ms_chan_fn));
+	l->rules = align8(l->fns + (uint64_t)(MS_FN_COUNT + spec->ndyn) * sizeof(struct ms_chan_fn));
 	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
 	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
-	l->pool = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
+	l->dyn = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
+	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
 	l->events = align8(l->pool + (spec->pool_len ? spec->pool_len : 1));
 	l->pids = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
 	l->size = l->pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t);
@@ -50,7 +51,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->abi = MS_CHAN_ABI;
 	h->size = size;
 	h->hdr_size = sizeof(*h);
-	h->nfns = MS_FN_COUNT;
+	h->nfns = MS_FN_COUNT + spec->ndyn;
 	h->catalog_hash = ms_catalog_hash();
 	h->flags = flags;
 	h->fns_off = (uint32_t)l.fns;
@@ -62,6 +63,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->nexpects = spec->nexpects;
 	h->orders_off = (uint32_t)l.orders;
 	h->norders = spec->norders;
+	h->dyn_off = (uint32_t)l.dyn;
+	h->ndyn = spec->ndyn;
 	h->pool_off = (uint32_t)l.pool;
 	h->pool_size = spec->pool_len ? spec->pool_len : 1;
 	h->events_off = (uint32_t)l.events;
@@ -71,8 +74,19 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	fns = ms_chan_at(h, h->fns_off);
 	rules = ms_chan_at(h, h->rules_off);
 	expects = ms_chan_at(h, h->expects_off);
+	for (uint32_t i = 0; i < spec->ndyn; i++) {
+		struct ms_chan_dyn *d = (struct ms_chan_dyn *)ms_chan_at(h, h->dyn_off) + i;
+		const struct ms_fn_meta *m = spec->dyn[i];
+
+		d->name = m->pool_name;
+		d->params = m->pool_params;
+		d->nparams = m->nparams;
+		for (unsigned k = 0; k < m->nparams; k++)
+			if (m->params[k].type.tclass >= MS_T_PTR)
+				d->ptrmask |= (uint8_t)(1u << k);
+	}
 	/* Grouped by function, declaration order kept within one. */
-	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
+	for (uint32_t fn = 0; fn < h->nfns; fn++) {
 		fns[fn].first_rule = n;
 		for (uint32_t i = 0; i < spec->nrules; i++)
 			if (spec->rules[i].fn == fn)
@@ -163,6 +177,17 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 	return 0;
 }
 
+/* Parameters of function fn: the catalog's, or a module function's (its
+ * table checked before any rule is). */
+static unsigned nparams_of(const struct ms_chan_hdr *h, uint32_t fn)
+{
+	if (fn < MS_FN_COUNT)
+		return ms_catalog_nparams(fn);
+	fn -= MS_FN_COUNT;
+	return fn < h->ndyn ? ((const struct ms_chan_dyn *)((const char *)h + h->dyn_off))[fn].nparams
+			    : 0;
+}
+
 static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
 {
 	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
@@ -185,13 +210,15 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		return "ABI version mismatch (mockrun and libmockshim.so differ)";
 	if (h->hdr_size != sizeof(*h) || h->size != size)
 		return "size mismatch";
-	if (h->nfns != MS_FN_COUNT || h->catalog_hash != ms_catalog_hash())
+	if (h->nfns < MS_FN_COUNT || h->catalog_hash != ms_catalog_hash() ||
+	    h->ndyn != h->nfns - MS_FN_COUNT)
 		return "catalog mismatch (mockrun and libmockshim.so differ)";
 	if (!range_ok(size, h->fns_off, h->nfns, sizeof(*fns)) ||
 	    !range_ok(size, h->rules_off, h->nrules, sizeof(*rules)) ||
 	    !range_ok(size, h->outs_off, h->nouts, sizeof(*outs)) ||
 	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
 	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
+	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
 	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
 	    !range_ok(size, h->pids_off, h->pids_cap, sizeof(int32_t)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
@@ -206,11 +233,13 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			(uint64_t)h->outs_off + (uint64_t)h->nouts * sizeof(*outs),
 			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
 			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
+			(uint64_t)h->dyn_off + (uint64_t)h->ndyn * sizeof(struct ms_chan_dyn),
 			(uint64_t)h->pool_off + h->pool_size,
 			(uint64_t)h->events_off + (uint64_t)h->events_cap * sizeof(struct ms_event),
 		};
 		const uint64_t starts[] = { h->fns_off, h->rules_off, h->outs_off, h->expects_off,
-					    h->orders_off, h->pool_off, h->events_off, h->pids_off };
+					    h->orders_off, h->dyn_off, h->pool_off, h->events_off,
+					    h->pids_off };
 
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
 			if (starts[i] < ends[i])
@@ -223,6 +252,13 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	orders = (const void *)((const char *)h + h->orders_off);
 	if (h->order_cursor > h->norders)
 		return "bad call-order cursor";
+	for (uint32_t i = 0; i < h->ndyn; i++) {
+		const struct ms_chan_dyn *d = (const struct ms_chan_dyn *)((const char *)h + h->dyn_off) + i;
+
+		if (!d->name || !pool_ok(h, d->name) || !pool_ok(h, d->params) ||
+		    d->nparams > MS_MAX_PARAMS)
+			return "bad module function";
+	}
 	for (uint32_t i = 0; i < h->nfns; i++) {
 		if (fns[i].first_rule > h->nrules || fns[i].nrules > h->nrules - fns[i].first_rule)
 			return "function table out of bounds";
@@ -237,7 +273,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		const struct ms_expect *x = &expects[i];
 
 		if (x->fn >= h->nfns || x->kind < MS_X_VALUE || x->kind > MS_X_ANY ||
-		    x->param >= ms_catalog_nparams(x->fn) || (x->psize != 4 && x->psize != 8))
+		    x->param >= nparams_of(h, x->fn) || (x->psize != 4 && x->psize != 8))
 			return "bad expectation";
 		if (x->count == 0 || x->count < MS_COUNT_MAYBE)
 			return "bad expectation count";
@@ -273,10 +309,19 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad rule count";
 		if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
 			return "rule outputs out of bounds";
+		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
+		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
+			return "rule string out of bounds";
 		/* argument indices must exist: the shim's argument arrays hold
 		 * exactly the function's parameters */
-		np = ms_catalog_nparams(r->fn);
-		m = ms_catalog_get(r->fn);
+		np = nparams_of(h, r->fn);
+		m = r->fn < MS_FN_COUNT ? ms_catalog_get(r->fn) : NULL;
+		if (!m) {
+			/* a handler module's: values for mock(), nothing else */
+			if (r->nouts || (r->flags & MS_RF_DEFAULT) || r->kind != MS_R_RETURN)
+				return "bad rule for a module function";
+			continue;
+		}
 		if (r->rd_kind == MS_RD_PARAM && r->rd_param >= np)
 			return "bad rule default";
 		if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
@@ -289,9 +334,6 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
 		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
 			return "bad rule default";
-		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
-		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
-			return "rule string out of bounds";
 	}
 	for (uint32_t i = 0; i < h->nfns; i++)
 		for (uint32_t k = 0; k < fns[i].nrules; k++)

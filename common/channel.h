@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 4u
+#define MS_CHAN_ABI 5u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 #define MS_CHAN_PIDS 4096	/* processes a session tells apart */
 
@@ -45,6 +45,7 @@ struct ms_chan_hdr {
 	uint32_t outs_off, nouts;	/* struct ms_out[nouts] */
 	uint32_t expects_off, nexpects;	/* struct ms_expect[nexpects] */
 	uint32_t orders_off, norders;	/* struct ms_order[norders], declaration order */
+	uint32_t dyn_off, ndyn;	/* struct ms_chan_dyn[ndyn]: ids nfns - ndyn .. nfns */
 	uint32_t pool_off, pool_size;	/* bytes; strings are NUL-terminated */
 	uint32_t events_off, events_cap;	/* struct ms_event[events_cap] */
 	uint32_t pids_off, pids_cap;	/* int32_t[pids_cap]: processes announced */
@@ -63,6 +64,15 @@ enum ms_fn_flags {
 	MS_FF_ORDERED = 1u << 0,	/* has expect_function_call entries */
 	MS_FF_IGNORED = 1u << 1,	/* ignore_function_calls */
 	MS_FF_NO_CALL = 1u << 2,	/* expect_no_call */
+};
+
+/* A function of a handler module (id MS_FN_COUNT + i). */
+struct ms_chan_dyn {
+	uint32_t name;		/* pool */
+	uint32_t params;	/* pool: the parameter names, comma separated */
+	uint8_t nparams;
+	uint8_t ptrmask;	/* bit i: parameter i is a pointer */
+	uint8_t reserved[2];
 };
 
 /* Per catalog function: its rules are rules[first_rule .. +nrules), its
@@ -205,6 +215,8 @@ enum ms_failure_kind {
 				 * value = expected position */
 	MS_FAIL_ORDER_EXTRA,	/* orders (the function's last): more calls than expected */
 	MS_FAIL_NO_CALL,	/* orders: a call expect_no_call forbids */
+	MS_FAIL_MOCK_EMPTY,	/* rules (the function's last, or ~0u): mock() with
+				 * nothing queued */
 };
 
 enum ms_event_flags {

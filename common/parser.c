@@ -32,6 +32,9 @@ void ms_spec_fini(struct ms_spec *spec)
 	spec->free_fn(spec->outs);
 	spec->free_fn(spec->expects);
 	spec->free_fn(spec->orders);
+	for (uint32_t i = 0; i < spec->ndyn; i++)
+		spec->free_fn(spec->dyn[i]);
+	spec->free_fn(spec->dyn);
 	spec->free_fn(spec->pool);
 	memset(spec, 0, sizeof(*spec));
 }
@@ -53,6 +56,89 @@ static int grow(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, si
 		return -ENOMEM;
 	*p = q;
 	*cap = n;
+	return 0;
+}
+
+int ms_spec_find(const struct ms_spec *spec, const char *name, size_t len)
+{
+	int id = ms_catalog_find(name, len);
+
+	if (id >= 0)
+		return id;
+	for (uint32_t i = 0; i < spec->ndyn; i++)
+		if (strlen(spec->dyn[i]->name) == len && memcmp(spec->dyn[i]->name, name, len) == 0)
+			return (int)(MS_FN_COUNT + i);
+	return -1;
+}
+
+const struct ms_fn_meta *ms_spec_meta(const struct ms_spec *spec, unsigned id)
+{
+	if (id < MS_FN_COUNT)
+		return ms_catalog_get(id);
+	id -= MS_FN_COUNT;
+	return id < spec->ndyn ? spec->dyn[id] : NULL;
+}
+
+int ms_spec_declare(struct ms_spec *spec, const char *ret, const char *name, const char *params)
+{
+	size_t lr = strlen(ret), ln = strlen(name), lp = strlen(params);
+	struct ms_fn_meta *m;
+	char *text;
+	int id = ms_spec_find(spec, name, ln);
+
+	if (id >= 0 && id < (int)MS_FN_COUNT)
+		return -EEXIST;
+	if (id >= 0) {
+		const struct ms_fn_meta *d = spec->dyn[id - MS_FN_COUNT];
+
+		return strcmp(d->ret_text, ret) == 0 && strlen(d->proto) == lp + 2 &&
+			       memcmp(d->proto + 1, params, lp) == 0
+			       ? 0
+			       : -EEXIST;
+	}
+	if (ln == 0 || lr == 0)
+		return -EINVAL;
+	/* one block: the metadata, then "ret\0name\0(params)\0" */
+	m = spec->realloc_fn(NULL, sizeof(*m) + lr + ln + lp + 5);
+	if (!m)
+		return -ENOMEM;
+	memset(m, 0, sizeof(*m));
+	text = (char *)(m + 1);
+	memcpy(text, ret, lr + 1);
+	memcpy(text + lr + 1, name, ln + 1);
+	text[lr + ln + 2] = '(';
+	memcpy(text + lr + ln + 3, params, lp);
+	memcpy(text + lr + ln + 3 + lp, ")", 2);
+	m->ret_text = text;
+	m->name = text + lr + 1;
+	m->proto = text + lr + ln + 2;
+	m->group = "module";
+	m->outs_text = "";
+	m->fail_kind = MS_FK_NEVER;
+	m->handler = 1;
+	if (ms_meta_parse(m) != 0) {
+		spec->free_fn(m);
+		return -EINVAL;
+	}
+	{
+		char names[MS_MAX_PARAMS * 25] = "";
+		size_t off = 0;
+
+		for (unsigned i = 0; i < m->nparams; i++)
+			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? "," : "",
+						m->params[i].name);
+		m->pool_name = ms_spec_str(spec, name, ln);
+		m->pool_params = ms_spec_str(spec, names, off);
+		if (!m->pool_name || !m->pool_params) {
+			spec->free_fn(m);
+			return -ENOMEM;
+		}
+	}
+	if (grow(spec, (void **)&spec->dyn, &spec->cap_dyn, spec->ndyn + 1, sizeof(*spec->dyn))) {
+		spec->free_fn(m);
+		return -ENOMEM;
+	}
+	spec->dyn[spec->ndyn++] = m;
 	return 0;
 }
 
@@ -1043,12 +1129,13 @@ static int compile(struct parser *ps, struct stmt *st)
 		return -1;
 	if (st->nargs == 0)
 		return fail_tok(ps, &st->name, "missing function name: %s", sk->usage);
-	fn = ms_catalog_find(st->fn.s, st->fn.n);
+	fn = ms_spec_find(ps->spec, st->fn.s, st->fn.n);
 	if (fn < 0)
 		return fail_tok(ps, &st->fn,
-				"unknown function '%.*s': not in the catalog (see mockrun --list)",
+				"unknown function '%.*s': not in the catalog (see mockrun --list) "
+				"nor in a loaded module",
 				(int)st->fn.n, st->fn.s);
-	m = ms_catalog_get((unsigned)fn);
+	m = ms_spec_meta(ps->spec, (unsigned)fn);
 
 	memset(&r, 0, sizeof(r));
 	r.fn = (uint32_t)fn;
@@ -1114,6 +1201,11 @@ static int compile(struct parser *ps, struct stmt *st)
 		} else if (sk->kind == MS_R_REAL) {
 			return fail_at(ps, a->line, a->col,
 				       "will_call_real takes no outputs (only errno, in, from, delay)");
+		} else if (m->handler) {
+			return fail_at(ps, a->line, a->col,
+				       "%s() comes from a handler module: its handler writes the outputs "
+				       "(queue the values with will_return)",
+				       m->name);
 		} else if (compile_output(ps, m, a, &have_bytes, given)) {
 			return -1;
 		}
@@ -1125,7 +1217,27 @@ static int compile(struct parser *ps, struct stmt *st)
 	if (sk->type == ST_ORDER)
 		return compile_order(ps, sk, st, fn, pos, npos, r.in_glob, r.from_glob);
 
-	if (sk->kind == MS_R_RETURN) {
+	if (m->handler && sk->kind != MS_R_RETURN)
+		return fail_tok(ps, &st->name,
+				"%s() comes from a handler module: its handler pops values that "
+				"will_return queues (%.*s is for catalog functions)",
+				m->name, (int)st->name.n, st->name.s);
+	if (m->handler) {
+		/* mock() pops untyped values: integers, booleans, strings, NULL */
+		value = &pos[0]->v;
+		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
+			return -1;
+		if (value->kind == V_STR) {
+			r.flags |= MS_RF_STRVAL;
+			r.value_str = value->str;
+		} else if (value->kind == V_INT || value->kind == V_BOOL || value->kind == V_NULL) {
+			r.value = value->kind == V_NULL ? 0 : value->i;
+		} else {
+			return fail_at(ps, value->line, value->col,
+				       "mock() takes integers, booleans, strings and NULL, not %s",
+				       kind_name(value->kind));
+		}
+	} else if (sk->kind == MS_R_RETURN) {
 		value = &pos[0]->v;
 		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
 			return -1;
@@ -1293,7 +1405,7 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 		return fail_at(ps, pv->line, pv->col, "%s() has no parameter '%.*s' (parameters: %s)",
 			       m->name, (int)pv->name_n, pv->name, list);
 	p = &m->params[pi];
-	x.fn = (uint32_t)ms_catalog_find(m->name, strlen(m->name));
+	x.fn = (uint32_t)ms_spec_find(ps->spec, m->name, strlen(m->name));
 	x.kind = (uint8_t)sk->kind;
 	x.param = (uint8_t)pi;
 	x.psize = p->type.size == 4 ? 4 : 8;
@@ -1445,6 +1557,28 @@ static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct s
 	return 0;
 }
 
+/* module "path.so": the driver loads it and declares its functions. */
+static int parse_module(struct parser *ps, char *scratch)
+{
+	struct tok *t = &ps->tok;
+	struct tok kw = *t;
+	char msg[256] = "";
+	size_t len = 0;
+
+	if (next(ps))
+		return -1;
+	if (t->type != T_STR)
+		return fail_tok(ps, t, "expected the module's path in double quotes: module \"x.so\"");
+	if (decode_str(ps, t, scratch, &len, MAX_STR - 1))
+		return -1;
+	scratch[len] = '\0';
+	if (!ps->spec->module_fn)
+		return fail_tok(ps, &kw, "handler modules cannot be loaded here (use mockrun -m)");
+	if (ps->spec->module_fn(ps->spec->module_ctx, ps->src, scratch, msg, sizeof(msg)) != 0)
+		return fail_tok(ps, t, "module \"%s\": %s", scratch, msg);
+	return next(ps);
+}
+
 int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len,
 	     struct ms_diag *diag)
 {
@@ -1452,7 +1586,7 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	struct stmt *st = NULL;
 	char *scratch = NULL;
 	uint32_t nrules = spec->nrules, nouts = spec->nouts, pool_len = spec->pool_len;
-	uint32_t nexpects = spec->nexpects, norders = spec->norders;
+	uint32_t nexpects = spec->nexpects, norders = spec->norders, ndyn = spec->ndyn;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(diag, 0, sizeof(*diag));
@@ -1497,10 +1631,13 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 			fail_tok(&ps, &ps.tok, "expected a statement");
 			goto out;
 		}
-		if (!find_stmt_kind(&ps, &ps.tok))
+		if (tok_is(&ps.tok, "module")) {
+			if (parse_module(&ps, scratch))
+				goto out;
+		} else if (!find_stmt_kind(&ps, &ps.tok) || parse_stmt(&ps, st, scratch) ||
+			   compile(&ps, st)) {
 			goto out;
-		if (parse_stmt(&ps, st, scratch) || compile(&ps, st))
-			goto out;
+		}
 		if (ps.tok.type != T_SEP && ps.tok.type != T_EOF) {
 			fail_tok(&ps, &ps.tok, "expected ';' or a new line after the statement");
 			goto out;
@@ -1515,6 +1652,8 @@ out:
 		spec->nouts = nouts;
 		spec->nexpects = nexpects;
 		spec->norders = norders;
+		while (spec->ndyn > ndyn)
+			spec->free_fn(spec->dyn[--spec->ndyn]);
 		spec->pool_len = pool_len;
 		if (ps.err == -ENOMEM && !diag->msg[0]) {
 			snprintf(diag->msg, sizeof(diag->msg), "out of memory");

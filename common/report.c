@@ -63,18 +63,42 @@ static const char *str(const struct ms_report_in *s, uint32_t off)
 	return p ? p : "";
 }
 
-static const char *fn_name(unsigned id)
+static const struct ms_chan_dyn *dyn_at(const struct ms_report_in *s, unsigned id)
 {
-	const struct ms_fn_meta *m = ms_catalog_get(id);
-
-	return m ? m->name : "?";
+	if (id < MS_FN_COUNT || id - MS_FN_COUNT >= hdr(s)->ndyn)
+		return NULL;
+	return (const struct ms_chan_dyn *)ms_chan_at(hdr(s), hdr(s)->dyn_off) + (id - MS_FN_COUNT);
 }
 
-static const char *param_name(unsigned fn, unsigned param)
+static const char *fn_name(const struct ms_report_in *s, unsigned id)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(id);
+	const struct ms_chan_dyn *d = dyn_at(s, id);
+
+	return m ? m->name : d ? str(s, d->name) : "?";
+}
+
+/* The name of parameter param of fn (a static buffer for module functions). */
+static const char *param_name(const struct ms_report_in *s, unsigned fn, unsigned param)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(fn);
+	const struct ms_chan_dyn *d = dyn_at(s, fn);
+	static char buf[64];
+	const char *p;
 
-	return m && param < m->nparams ? m->params[param].name : "?";
+	if (m)
+		return param < m->nparams ? m->params[param].name : "?";
+	if (!d || param >= d->nparams)
+		return "?";
+	p = str(s, d->params);
+	for (unsigned i = 0; i < param && p; i++) {
+		p = strchr(p, ',');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p)
+		return "?";
+	snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(p, ","), p);
+	return buf;
 }
 
 /*
@@ -292,10 +316,12 @@ static void put_hexbytes(FILE *f, const unsigned char *p, size_t n)
 		fprintf(f, "%s%02x", i ? " " : "", p[i]);
 }
 
-static void put_int(FILE *f, int64_t v, const struct ms_expect *x)
+static void put_int(FILE *f, const struct ms_report_in *s, int64_t v, const struct ms_expect *x)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(x->fn);
-	int is_ptr = m && x->param < m->nparams && m->params[x->param].type.tclass >= MS_T_PTR;
+	const struct ms_chan_dyn *d = dyn_at(s, x->fn);
+	int is_ptr = m ? x->param < m->nparams && m->params[x->param].type.tclass >= MS_T_PTR
+		       : d && x->param < 8 && (d->ptrmask & (1u << x->param));
 
 	if (is_ptr)
 		v ? fprintf(f, "%#llx", (unsigned long long)v) : fputs("NULL", f);
@@ -318,7 +344,7 @@ static void put_set(FILE *f, const struct ms_report_in *s, const struct ms_expec
 		memcpy(&v, data + 8 * i, 8);
 		if (i)
 			fputs(", ", f);
-		put_int(f, v, x);
+		put_int(f, s, v, x);
 	}
 	fputc('}', f);
 }
@@ -358,30 +384,30 @@ static void check_message(FILE *f, const struct ms_report_in *s, const struct ms
 {
 	const unsigned char *want = (const unsigned char *)ms_chan_at(hdr(s), hdr(s)->pool_off + x->data);
 
-	fprintf(f, "parameter %s: ", param_name(x->fn, x->param));
+	fprintf(f, "parameter %s: ", param_name(s, x->fn, x->param));
 	switch (x->kind) {
 	case MS_X_VALUE:
 	case MS_X_NOT_VALUE:
 		fputs(x->kind == MS_X_VALUE ? "expected " : "expected anything but ", f);
-		put_int(f, x->lo, x);
+		put_int(f, s, x->lo, x);
 		fputs(", got ", f);
-		put_int(f, e->value, x);
+		put_int(f, s, e->value, x);
 		break;
 	case MS_X_RANGE:
 	case MS_X_NOT_RANGE:
 		fputs(x->kind == MS_X_RANGE ? "expected within " : "expected outside ", f);
-		put_int(f, x->lo, x);
+		put_int(f, s, x->lo, x);
 		fputs("..", f);
-		put_int(f, x->hi, x);
+		put_int(f, s, x->hi, x);
 		fputs(", got ", f);
-		put_int(f, e->value, x);
+		put_int(f, s, e->value, x);
 		break;
 	case MS_X_SET:
 	case MS_X_NOT_SET:
 		fputs(x->kind == MS_X_SET ? "expected one of " : "expected none of ", f);
 		put_set(f, s, x);
 		fputs(", got ", f);
-		put_int(f, e->value, x);
+		put_int(f, s, e->value, x);
 		break;
 	case MS_X_STRING:
 	case MS_X_NOT_STRING:
@@ -431,6 +457,7 @@ static struct item failure_item(const struct ms_report_in *s, const struct ms_ev
 	none.fn = e->fn;
 	switch (e->kind) {
 	case MS_FAIL_OUTPUT_NULL:
+	case MS_FAIL_MOCK_EMPTY:
 		return e->rule < h->nrules ? item_at(s, e->rule) : none;
 	case MS_FAIL_CHECK:
 	case MS_FAIL_NO_EXPECT:
@@ -448,25 +475,27 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	const struct ms_chan_hdr *h = hdr(s);
 	struct item it = failure_item(s, e);
 
-	fprintf(f, "%s:%u:%u: error: %s() call %u in %s[%d]: ", str(s, it.src), it.line, it.col,
-		fn_name(e->fn), e->call, exe_of(s, e->pid, i), e->pid);
+	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.src), it.line, it.col, fn_name(s, e->fn));
+	if (e->call)
+		fprintf(f, " call %u", e->call);
+	fprintf(f, " in %s[%d]: ", exe_of(s, e->pid, i), e->pid);
 	switch (e->kind) {
 	case MS_FAIL_OUTPUT_NULL:
-		fprintf(f, "output %s is NULL: nothing written", param_name(e->fn, e->param));
+		fprintf(f, "output %s is NULL: nothing written", param_name(s, e->fn, e->param));
 		break;
 	case MS_FAIL_CHECK:
 		check_message(f, s, e, expect_at(s, e->rule));
 		break;
 	case MS_FAIL_NO_EXPECT:
 		fprintf(f, "parameter %s: no expected value left (all %u declared were checked); got ",
-			param_name(e->fn, e->param), it.consumed);
+			param_name(s, e->fn, e->param), it.consumed);
 		if (e->rule < h->nexpects)
-			put_int(f, e->value, expect_at(s, e->rule));
+			put_int(f, s, e->value, expect_at(s, e->rule));
 		break;
 	case MS_FAIL_ORDER:
 		fprintf(f, "called out of order: this is call #%u of the sequence, but the next "
 			   "expected one, #%lld, is %s()",
-			e->seq, (long long)e->value, fn_name(it.fn));
+			e->seq, (long long)e->value, fn_name(s, it.fn));
 		break;
 	case MS_FAIL_ORDER_EXTRA:
 		fprintf(f, "called more often than expected: call #%u of the sequence comes after "
@@ -475,6 +504,10 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 		break;
 	case MS_FAIL_NO_CALL:
 		fputs("called, but expect_no_call forbids any call", f);
+		break;
+	case MS_FAIL_MOCK_EMPTY:
+		fprintf(f, "mock() found no value queued (%s)",
+			e->rule < h->nrules ? "every will_return value was used" : "nothing was queued");
 		break;
 	default:
 		fputs("failed", f);
@@ -494,12 +527,12 @@ static void leftover_text(FILE *f, const struct ms_report_in *s, const struct it
 	count_str(count, sizeof(count), it);
 	fprintf(f, "%s:%u:%u: error: ", str(s, it->src), it->line, it->col);
 	if (it->table == IT_RULE)
-		fprintf(f, "%s() has remaining non-returned values", fn_name(it->fn));
+		fprintf(f, "%s() has remaining non-returned values", fn_name(s, it->fn));
 	else if (it->table == IT_EXPECT)
 		fprintf(f, "%s(): `%s` parameter still has values that haven't been checked",
-			fn_name(it->fn), param_name(it->fn, expect_at(s, it->index)->param));
+			fn_name(s, it->fn), param_name(s, it->fn, expect_at(s, it->index)->param));
 	else
-		fprintf(f, "%s() was expected to be called but was not", fn_name(it->fn));
+		fprintf(f, "%s() was expected to be called but was not", fn_name(s, it->fn));
 	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
 		str(s, it->text), indent, str(s, it->src), it->line);
 }
@@ -555,7 +588,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			const struct ms_rule *r = rule_at(s, e->rule);
 
 			fprintf(out, "  %s() call %u in %s[%d] (thread %d): %s:%u: %s %lld\n",
-				fn_name(e->fn), e->call, exe_of(s, e->pid, i), e->pid, e->tid,
+				fn_name(s, e->fn), e->call, exe_of(s, e->pid, i), e->pid, e->tid,
 				str(s, r->src), r->line,
 				r->kind == MS_R_REAL ? "passed to the real function" : "returned",
 				(long long)e->value);
@@ -709,7 +742,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->line, it->col);
 		json_str(out, str(s, it->text));
 		fprintf(out, ",\"function\":\"%s\",\"count\":%d,\"consumed\":%u,\"leftover\":%s}",
-			fn_name(it->fn), it->count, it->consumed, leftover(it) ? "true" : "false");
+			fn_name(s, it->fn), it->count, it->consumed, leftover(it) ? "true" : "false");
 	}
 	fprintf(out, "],\"failures\":[");
 	first = 1;
@@ -727,7 +760,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		failure_text(m, s, e, i, "    ");
 		fclose(m);
 		fprintf(out, "%s{\"function\":\"%s\",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":",
-			first ? "" : ",", fn_name(e->fn), e->call, e->pid, e->tid);
+			first ? "" : ",", fn_name(s, e->fn), e->call, e->pid, e->tid);
 		json_str(out, exe_of(s, e->pid, i));
 		fprintf(out, ",\"caller\":");
 		json_str(out, e->caller);

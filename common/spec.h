@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "catalog.h"
 #include "channel.h"
 
 struct ms_spec {
@@ -22,10 +23,16 @@ struct ms_spec {
 	uint32_t nexpects, cap_expects;
 	struct ms_order *orders;
 	uint32_t norders, cap_orders;
+	struct ms_fn_meta **dyn;	/* functions of handler modules: ids MS_FN_COUNT + i */
+	uint32_t ndyn, cap_dyn;
 	char *pool;
 	uint32_t pool_len, pool_cap;
 	void *(*realloc_fn)(void *, size_t);
 	void (*free_fn)(void *);
+	/* module "path": loads a handler module named in source src and
+	 * declares its functions (ms_spec_declare); 0, or -1 with msg set */
+	int (*module_fn)(void *ctx, const char *src, const char *path, char *msg, size_t cap);
+	void *module_ctx;
 	uint32_t nsources;
 };
 
@@ -40,6 +47,19 @@ void ms_spec_init(struct ms_spec *spec, void *(*realloc_fn)(void *, size_t),
 void ms_spec_fini(struct ms_spec *spec);
 /* Copies n bytes plus a NUL into the pool: offset, or 0 when out of memory. */
 uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n);
+
+/*
+ * Declares a function a handler module provides, "int" "chef_cook"
+ * "const char *order, char **dish_out": statements may then name it.
+ * 0, -EEXIST (a catalog function, or declared otherwise already),
+ * -EINVAL (a bad declaration), -ENOMEM.  Declaring it again the same way
+ * is a no-op.
+ */
+int ms_spec_declare(struct ms_spec *spec, const char *ret, const char *name, const char *params);
+/* A function's id by name, alias or declared: -1 when unknown. */
+int ms_spec_find(const struct ms_spec *spec, const char *name, size_t len);
+/* Metadata of a catalog or declared function, or NULL. */
+const struct ms_fn_meta *ms_spec_meta(const struct ms_spec *spec, unsigned id);
 
 /*
  * Parses statements from text (len bytes) named src (for reports) and

@@ -24,6 +24,7 @@
 #include "channel.h"
 #include "shim.h"
 #include "spec.h"
+#include "mockshim/handler.h"
 
 __thread int ms_binding __attribute__((tls_model("initial-exec")));
 static __thread unsigned depth __attribute__((tls_model("initial-exec")));
@@ -621,45 +622,58 @@ static int check_one(const struct ms_expect *x, uint64_t arg, struct failure *f,
  * CMocka's rule: once a parameter has expectations, every call (in their
  * scope) takes the next one, in declaration order; none left is a failure.
  */
+/* Parameter param of this call takes its next expectation, if it has any. */
+static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t call,
+			const void *caller)
+{
+	const struct ms_chan_fn *f = &fns[id];
+	uint32_t last = UINT32_MAX, taken = UINT32_MAX;
+	int scoped = 0;
+
+	for (uint32_t j = 0; j < f->nexpects; j++) {
+		struct ms_expect *y = &expects[f->first_expect + j];
+
+		if (y->param != param)
+			continue;
+		last = f->first_expect + j;
+		if (!in_scope(y->in_glob, y->from_glob, caller))
+			continue;
+		scoped = 1;
+		if (claim_turn(&y->consumed, y->count)) {
+			taken = f->first_expect + j;
+			break;
+		}
+	}
+	if (taken != UINT32_MAX) {
+		struct failure fl = { .kind = MS_FAIL_CHECK, .param = param };
+		char shown[MS_EV_TEXT];
+
+		fl.bytes = shown;
+		if (!check_one(&expects[taken], value, &fl, shown))
+			record_failure(id, taken, call, caller, &fl);
+	} else if (scoped) {
+		struct failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = param,
+				      .value = norm(value, &expects[last]) };
+
+		record_failure(id, last, call, caller, &fl);
+	}
+}
+
+/*
+ * CMocka's rule: once a parameter has expectations, every call (in their
+ * scope) takes the next one, in declaration order; none left is a failure.
+ */
 static void check_params(unsigned id, const uint64_t *a, uint32_t call, const void *caller)
 {
 	const struct ms_chan_fn *f = &fns[id];
 	uint32_t done = 0;
 
 	for (uint32_t k = 0; k < f->nexpects; k++) {
-		const struct ms_expect *x = &expects[f->first_expect + k];
-		uint32_t last = f->first_expect + k, taken = UINT32_MAX;
-		int scoped = 0;
+		uint8_t p = expects[f->first_expect + k].param;
 
-		if (done & (1u << x->param))
-			continue;
-		done |= 1u << x->param;
-		for (uint32_t j = k; j < f->nexpects; j++) {
-			struct ms_expect *y = &expects[f->first_expect + j];
-
-			if (y->param != x->param)
-				continue;
-			last = f->first_expect + j;
-			if (!in_scope(y->in_glob, y->from_glob, caller))
-				continue;
-			scoped = 1;
-			if (claim_turn(&y->consumed, y->count)) {
-				taken = f->first_expect + j;
-				break;
-			}
-		}
-		if (taken != UINT32_MAX) {
-			struct failure fl = { .kind = MS_FAIL_CHECK, .param = x->param };
-			char shown[MS_EV_TEXT];
-
-			fl.bytes = shown;
-			if (!check_one(&expects[taken], a[x->param], &fl, shown))
-				record_failure(id, taken, call, caller, &fl);
-		} else if (scoped) {
-			struct failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = x->param,
-					      .value = norm(a[x->param], x) };
-
-			record_failure(id, last, call, caller, &fl);
+		if (!(done & (1u << p))) {
+			done |= 1u << p;
+			check_param(id, p, a[p], call, caller);
 		}
 	}
 }
@@ -935,4 +949,155 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 	depth--;
 	errno = saved;
 	return mocked;
+}
+
+/* ---- handler modules (include/mockshim/handler.h) ---- */
+
+#define MAX_MOCKS 512
+#define HANDLER_PREFIX "mockshim_handler_"
+
+static struct mockshim_mock *mocks[MAX_MOCKS];
+static unsigned nmocks;
+
+MS_EXPORT void *(*const mockshim_dlsym)(void *, const char *) = dlsym;
+
+static int dyn_find(const char *name)
+{
+	const struct ms_chan_dyn *d;
+
+	if (!ms_channel())
+		return -1;
+	d = ms_chan_at(chan, chan->dyn_off);
+	for (uint32_t i = 0; i < chan->ndyn; i++)
+		if (strcmp(pool + d[i].name, name) == 0)
+			return (int)(MS_FN_COUNT + i);
+	return -1;
+}
+
+MS_EXPORT void mockshim_register(struct mockshim_mock *m)
+{
+	int saved = errno, id;
+	void (*missing)(void) = missing_real;
+	unsigned slot;
+
+	if (m->abi != MOCKSHIM_MOCK_ABI) {
+		ms_diag("warning: a handler module of another ABI: ", m->name, " stays unmocked", NULL);
+		return;
+	}
+	depth++;
+	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE)
+		attach();
+	if (!m->real.ptr) {
+		ms_diag("warning: no real definition of ", m->name, " after its handler module", NULL);
+		memcpy(&m->real.ptr, &missing, sizeof(m->real.ptr));
+	}
+	id = dyn_find(m->name);
+	m->id = id < 0 ? UINT32_MAX : (unsigned)id;
+	slot = __atomic_fetch_add(&nmocks, 1, __ATOMIC_ACQ_REL);
+	if (slot < MAX_MOCKS)
+		__atomic_store_n(&mocks[slot], m, __ATOMIC_RELEASE);
+	/* armed last: from here on calls enter the handler */
+	__atomic_store_n(&m->armed, id >= 0 && (fns[id].nrules || fns[id].nexpects || fns[id].flags),
+			 __ATOMIC_RELEASE);
+	depth--;
+	errno = saved;
+}
+
+/* The module function a handler (its __func__) stands for: its id, or -1. */
+static int handler_id(const char *func)
+{
+	size_t k = sizeof(HANDLER_PREFIX) - 1;
+	unsigned n = __atomic_load_n(&nmocks, __ATOMIC_ACQUIRE);
+
+	if (!func || strncmp(func, HANDLER_PREFIX, k) != 0 || !ms_channel())
+		return -1;
+	for (unsigned i = 0; i < n && i < MAX_MOCKS; i++) {
+		const struct mockshim_mock *m = __atomic_load_n(&mocks[i], __ATOMIC_ACQUIRE);
+
+		if (m && m->id != UINT32_MAX && strcmp(m->name, func + k) == 0)
+			return (int)m->id;
+	}
+	return -1;
+}
+
+MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
+{
+	int saved = errno, id = handler_id(func);
+	const void *caller = MS_CALLER;
+	uintmax_t v = 0;
+	uint32_t last = UINT32_MAX;
+	struct ms_chan_fn *f;
+
+	if (id < 0)
+		return 0;
+	depth++;
+	f = &fns[id];
+	for (uint32_t k = 0; k < f->nrules; k++) {
+		uint32_t ri = f->first_rule + k;
+		struct ms_rule *r = &rules[ri];
+		struct ms_event *e;
+
+		last = ri;
+		if (!in_scope(r->in_glob, r->from_glob, caller) || !claim_turn(&r->consumed, r->count))
+			continue;
+		v = (r->flags & MS_RF_STRVAL) ? (uintmax_t)(uintptr_t)(pool + r->value_str)
+					      : (uintmax_t)r->value;
+		e = ev_begin(MS_EV_CONSUME, (unsigned)id, ri, 0);
+		if (e) {
+			e->value = (int64_t)v;
+			e->caller_off = (uint64_t)(uintptr_t)caller;
+			ev_commit(e);
+		}
+		goto out;
+	}
+	{
+		/* CMocka: mock() with nothing queued fails the test */
+		struct failure fl = { .kind = MS_FAIL_MOCK_EMPTY };
+
+		record_failure((unsigned)id, last, 0, caller, &fl);
+	}
+out:
+	depth--;
+	errno = saved;
+	return v;
+}
+
+MS_EXPORT void mockshim_check_expected(const char *func, const char *param, uintmax_t value)
+{
+	int saved = errno, id = handler_id(func);
+	const struct ms_chan_dyn *d;
+	const char *p;
+	uint8_t index = 0;
+
+	if (id < 0)
+		return;
+	depth++;
+	d = (const struct ms_chan_dyn *)ms_chan_at(chan, chan->dyn_off) + (id - MS_FN_COUNT);
+	for (p = pool + d->params; *p; index++) {
+		size_t n = 0;
+
+		while (p[n] && p[n] != ',')
+			n++;
+		if (slen(param) == n && strncmp(p, param, n) == 0) {
+			check_param((unsigned)id, index, (uint64_t)value, 0, MS_CALLER);
+			goto out;
+		}
+		p += n + (p[n] == ',');
+	}
+	ms_diag("warning: check_expected(", param, "): no such parameter of ", func + sizeof(HANDLER_PREFIX) - 1, NULL);
+out:
+	depth--;
+	errno = saved;
+}
+
+MS_EXPORT void mockshim_function_called(const char *func)
+{
+	int saved = errno, id = handler_id(func);
+
+	if (id < 0)
+		return;
+	depth++;
+	check_order((unsigned)id, 0, MS_CALLER);
+	depth--;
+	errno = saved;
 }

@@ -25,6 +25,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "  -e, --eval STMTS          statements (repeatable; named -e#1, -e#2, ...)\n"
 	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
+	      "  -m, --module SO           load a handler module (repeatable)\n"
 	      "      --report FMT          text (default, on stderr) | tap | json (on stdout)\n"
 	      "  -o, --output FILE         write the report there\n"
 	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
@@ -114,24 +115,41 @@ int main(int argc, char **argv)
 	int ntests = 0, report_given = 0;
 	double timeout = 0;
 	struct testfile_opts topts = { .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	struct {
+		int eval;
+		const char *arg;
+	} *srcs = NULL;
+	int nsrcs = 0, nmods = 0;
+	char **mods = NULL;
 
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");
 		return EXIT_MOCKRUN;
 	}
 	while ((c = getopt_long(argc, argv, "+e:f:o:qvhm:t:j:", opts, NULL)) != -1) {
-		char name[32];
 		long v;
 
 		switch (c) {
 		case 'e':
-			snprintf(name, sizeof(name), "-e#%d", ++neval);
-			if (mockshim_session_add(s, name, optarg, (size_t)-1) < 0)
-				goto spec_error;
-			break;
 		case 'f':
-			if (mockshim_session_add_file(s, optarg) < 0)
-				goto spec_error;
+			/* parsed after every -m is loaded: statements may name
+			 * the functions of any module */
+			srcs = realloc(srcs, (size_t)(nsrcs + 1) * sizeof(*srcs));
+			if (!srcs)
+				goto fail;
+			srcs[nsrcs].eval = c == 'e';
+			srcs[nsrcs++].arg = optarg;
+			neval += c == 'e';
+			break;
+		case 'm':
+			if (mockshim_session_add_module(s, optarg) < 0) {
+				fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
+				goto fail;
+			}
+			mods = realloc(mods, (size_t)(nmods + 1) * sizeof(*mods));
+			if (!mods)
+				goto fail;
+			mods[nmods++] = optarg;
 			break;
 		case OPT_REPORT:
 			report_given = 1;
@@ -226,13 +244,23 @@ int main(int argc, char **argv)
 		case OPT_LIST_TESTS:
 			topts.list = 1;
 			break;
-		case 'm':
 		case OPT_LATER:
 			fprintf(stderr, "mockrun: %s is not implemented yet\n", argv[optind - 1]);
 			goto fail;
 		default:
 			usage(stderr);
 			goto fail;
+		}
+	}
+	for (int i = 0, e = 0; i < nsrcs; i++) {
+		char name[32];
+
+		if (srcs[i].eval) {
+			snprintf(name, sizeof(name), "-e#%d", ++e);
+			if (mockshim_session_add(s, name, srcs[i].arg, (size_t)-1) < 0)
+				goto spec_error;
+		} else if (mockshim_session_add_file(s, srcs[i].arg) < 0) {
+			goto spec_error;
 		}
 	}
 	if (ntests || topts.list) {
@@ -259,9 +287,13 @@ int main(int argc, char **argv)
 			      !getenv("NO_COLOR");
 		topts.output = output;
 		topts.timeout = timeout;
+		topts.modules = mods;
+		topts.nmodules = nmods;
 		mockshim_session_destroy(s);
 		rc = ms_run_test_files(tests, ntests, &topts);
 		free(tests);
+		free(srcs);
+		free(mods);
 		return rc;
 	}
 	if (format == -1) {
@@ -307,6 +339,8 @@ int main(int argc, char **argv)
 	else
 		rc = res.exit_status;
 	mockshim_session_destroy(s);
+	free(srcs);
+	free(mods);
 	return rc;
 
 spec_error:
@@ -314,5 +348,7 @@ spec_error:
 fail:
 	mockshim_session_destroy(s);
 	free(tests);
+	free(srcs);
+	free(mods);
 	return EXIT_MOCKRUN;
 }

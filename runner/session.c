@@ -36,6 +36,8 @@ struct mockshim_session *mockshim_session_create(void)
 	if (!s)
 		return NULL;
 	ms_spec_init(&s->spec, realloc, free);
+	s->spec.module_fn = ms_session_module_stmt;
+	s->spec.module_ctx = s;
 	s->memfd = -1;
 	s->events_cap = DEFAULT_EVENTS;
 	return s;
@@ -71,6 +73,9 @@ void mockshim_session_destroy(struct mockshim_session *s)
 		return;
 	release_run(s);
 	free(s->shim_path);
+	for (size_t i = 0; i < s->nmodules; i++)
+		free(s->modules[i]);
+	free(s->modules);
 	free(s->cwd);
 	free(s->stdin_data);
 	ms_spec_fini(&s->spec);
@@ -271,11 +276,15 @@ static char *find_shim(void)
 
 /* ---- environment of the program ---- */
 
-static char **child_env(char *const envp[], const char *shim, const char *chan_path)
+static char **child_env(char *const envp[], const char *shim, char *const *mods, size_t nmods,
+			const char *chan_path)
 {
 	size_t n = 0, k = 0;
 	char **env;
 	const char *preload = NULL;
+	char *list = NULL;
+	size_t len = 0;
+	FILE *m;
 
 	for (; envp[n]; n++)
 		if (strncmp(envp[n], "LD_PRELOAD=", 11) == 0)
@@ -290,21 +299,26 @@ static char **child_env(char *const envp[], const char *shim, const char *chan_p
 			continue;
 		env[k++] = envp[i];
 	}
-	/* Appended: sanitizer runtimes must stay first. */
-	if (preload && *preload) {
-		if (asprintf(&env[k], "LD_PRELOAD=%s:%s", preload, shim) < 0)
-			goto fail;
-	} else if (asprintf(&env[k], "LD_PRELOAD=%s", shim) < 0) {
+	/* Appended: sanitizer runtimes must stay first; modules after the shim. */
+	m = open_memstream(&list, &len);
+	if (!m)
 		goto fail;
-	}
-	k++;
+	fprintf(m, "LD_PRELOAD=%s%s%s", preload && *preload ? preload : "",
+		preload && *preload ? ":" : "", shim);
+	for (size_t i = 0; i < nmods; i++)
+		fprintf(m, ":%s", mods[i]);
+	if (fclose(m) != 0)
+		goto fail;
+	env[k++] = list;
 	if (asprintf(&env[k], "%s=%s", MS_CHAN_ENV, chan_path) < 0) {
-		free(env[k - 1]);
-		goto fail;
+		free(list);
+		free(env);
+		return NULL;
 	}
 	env[k + 1] = NULL;
 	return env;
 fail:
+	free(list);
 	free(env);
 	return NULL;
 }
@@ -520,7 +534,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	if (r < 0)
 		goto out;
 	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d", (int)getpid(), s->memfd);
-	env = child_env(envp ? envp : environ, s->shim_path, chan_path);
+	env = child_env(envp ? envp : environ, s->shim_path, s->modules, s->nmodules, chan_path);
 	if (!env) {
 		r = -ENOMEM;
 		goto out;

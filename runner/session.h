@@ -19,6 +19,8 @@ struct mockshim_session {
 	struct ms_spec spec;
 	char error[2048];
 	char *shim_path;
+	char **modules;		/* handler modules, preloaded after the shim */
+	size_t nmodules;
 	double timeout;
 	int verbosity;
 	uint32_t events_cap;
@@ -41,6 +43,9 @@ struct mockshim_session {
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;
 };
+
+/* The spec's module_fn: module "path" statements. */
+int ms_session_module_stmt(void *ctx, const char *src, const char *path, char *msg, size_t cap);
 
 /* The report's view of the last run. */
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s);

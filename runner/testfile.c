@@ -325,7 +325,7 @@ static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *o
 }
 
 static const char *const directives[] = {
-	"run", "stdin", "env", "cwd", "module", "expect_exit", "expect_signal", "expect_stdout",
+	"run", "stdin", "env", "cwd", "expect_exit", "expect_signal", "expect_stdout",
 	"expect_stdout_contains", "expect_stderr", "expect_stderr_contains", "expect_file_contains",
 };
 
@@ -395,22 +395,20 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		b->cwd = x;
 		return 0;
 	case 4:
-		return lex_error(lx, lx->p, "module: handler modules are not implemented yet");
 	case 5:
-	case 6:
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
-		if (lex_int_arg(lx, args, d == 6, d == 5 ? &b->expect_exit : &b->expect_signal))
+		if (lex_int_arg(lx, args, d == 5, d == 4 ? &b->expect_exit : &b->expect_signal))
 			return -1;
-		if (d == 6 && b->expect_signal == 0)
+		if (d == 5 && b->expect_signal == 0)
 			return lex_error(lx, args, "signal 0 is no signal");
 		b->expect_line = lx->line;
 		return 0;
 	default:
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
-		c.kind = d == 7 ? C_STDOUT : d == 8 ? C_STDOUT_HAS : d == 9 ? C_STDERR
-			 : d == 10 ? C_STDERR_HAS : C_FILE_HAS;
+		c.kind = d == 6 ? C_STDOUT : d == 7 ? C_STDOUT_HAS : d == 8 ? C_STDERR
+			 : d == 9 ? C_STDERR_HAS : C_FILE_HAS;
 		if (c.kind == C_FILE_HAS) {
 			if (lex_call_args(lx, args, 2, &c.path, &xl, &c.text, &c.len))
 				return -1;
@@ -709,6 +707,13 @@ static struct mockshim_session *run_one(const struct file *f, const struct block
 	if (!s) {
 		sb_printf(details, "out of memory\n");
 		return NULL;
+	}
+	for (int i = 0; i < o->nmodules; i++) {
+		if (mockshim_session_add_module(s, o->modules[i]) < 0) {
+			sb_printf(details, "-m %s", mockshim_session_error(s));
+			mockshim_session_destroy(s);
+			return NULL;
+		}
 	}
 	if ((b->kind == B_TEST && f->global.stmts &&
 	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
@@ -1172,6 +1177,13 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 
 			if (!s)
 				return 125;
+			for (int m = 0; m < o->nmodules; m++) {
+				if (mockshim_session_add_module(s, o->modules[m]) < 0) {
+					fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
+					mockshim_session_destroy(s);
+					return 125;
+				}
+			}
 			if ((b->kind == B_TEST && files[i]->global.stmts &&
 			     mockshim_session_add(s, paths[i], files[i]->global.stmts,
 						  strlen(files[i]->global.stmts)) < 0) ||

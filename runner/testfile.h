@@ -14,6 +14,8 @@ struct testfile_opts {
 	const char *output;	/* -o FILE, or NULL: stdout */
 	const char *shim;	/* libmockshim.so, or NULL: found by the driver */
 	double timeout;		/* per run, 0: none */
+	char *const *modules;	/* -m: handler modules for every session */
+	int nmodules;
 };
 
 /* Parses every file (125 on an error, before anything runs), runs the

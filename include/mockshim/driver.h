@@ -74,6 +74,14 @@ int mockshim_session_add_file(struct mockshim_session *s, const char *path);
 /** The last error message, or "". */
 const char *mockshim_session_error(const struct mockshim_session *s);
 
+/**
+ * Loads a handler module (a shared object built with MOCKSHIM_MOCK,
+ * include/mockshim/handler.h): its functions can then be named by
+ * statements, and it is preloaded after libmockshim.so.  Statements may
+ * also say `module "path.so"` (relative to their file).
+ */
+int mockshim_session_add_module(struct mockshim_session *s, const char *path);
+
 /** Uses @p path as libmockshim.so instead of the one found next to the driver. */
 int mockshim_session_set_shim(struct mockshim_session *s, const char *path);
 /** Runs the program in @p dir (NULL: the driver's working directory). */

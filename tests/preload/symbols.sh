@@ -4,11 +4,14 @@
 . "$(dirname "$0")/../lib.sh"
 
 "$SYMLIST" | sort > "$T/catalog"
+# the catalog, and the API of handler modules (include/mockshim/handler.h)
+{ cat "$T/catalog"; printf '%s\n' mockshim_register mockshim_mock_value mockshim_check_expected \
+	mockshim_function_called mockshim_dlsym; } | sort > "$T/expected"
 nm -D --defined-only "$SHIM" | awk '{print $3}' | sort > "$T/exports"
 
-t "the shim exports exactly the catalog's symbols"
-if ! diff -u "$T/catalog" "$T/exports" > "$T/diff"; then
-	problem "exports differ from the catalog (- catalog, + exports): $(cat "$T/diff")"
+t "the shim exports exactly the catalog's symbols and the handler API"
+if ! diff -u "$T/expected" "$T/exports" > "$T/diff"; then
+	problem "exports differ from the catalog (- expected, + exports): $(cat "$T/diff")"
 fi
 done_t
 
