@@ -27,7 +27,15 @@
 #include "mockshim/handler.h"
 
 __thread int ms_binding __attribute__((tls_model("initial-exec")));
-static __thread unsigned depth __attribute__((tls_model("initial-exec")));
+/*
+ * The re-entry guard: held only around the shim's own work that calls
+ * libc through interposed symbols (standalone set-up and report, module
+ * registration); while held, every trampoline goes to the real function.
+ * ms_consult() itself calls no interposed function (tests/preload/
+ * symbols.sh checks), so it does not take it: a signal handler that
+ * interrupts a consult and calls a mocked function is mocked too.
+ */
+static __thread unsigned guard __attribute__((tls_model("initial-exec")));
 
 static struct ms_chan_hdr *chan;
 static struct ms_chan_fn *fns;
@@ -96,9 +104,13 @@ void *ms_lookup(const char *name)
 	int saved = errno;
 	void *p;
 
+	/* dlsym may allocate: through our malloc, which must not take a
+	 * rule's turn for it */
+	guard++;
 	ms_binding++;
 	p = dlsym(RTLD_NEXT, name);
 	ms_binding--;
+	guard--;
 	if (!p) {
 		ms_diag("no real definition of ", name, " after libmockshim.so", NULL);
 		memcpy(&p, &missing, sizeof(p));
@@ -295,12 +307,12 @@ done:
 
 void ms_guard_enter(void)
 {
-	depth++;
+	guard++;
 }
 
 void ms_guard_leave(void)
 {
-	depth--;
+	guard--;
 }
 
 struct ms_chan_hdr *ms_channel(void)
@@ -936,9 +948,8 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 {
 	int saved = errno, mocked = 0;
 
-	if (depth)
+	if (guard)
 		return 0;
-	depth++;
 	if (ms_unlikely(__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE))
 		attach();
 	/* chan and the section pointers are only read once attach is done
@@ -946,7 +957,6 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && chan &&
 	    id < MS_FN_COUNT)
 		mocked = decide(id, args, ret, caller, &saved);
-	depth--;
 	errno = saved;
 	return mocked;
 }
@@ -984,7 +994,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 		ms_diag("warning: a handler module of another ABI: ", m->name, " stays unmocked", NULL);
 		return;
 	}
-	depth++;
+	guard++;
 	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE)
 		attach();
 	if (!m->real.ptr) {
@@ -999,7 +1009,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 	/* armed last: from here on calls enter the handler */
 	__atomic_store_n(&m->armed, id >= 0 && (fns[id].nrules || fns[id].nexpects || fns[id].flags),
 			 __ATOMIC_RELEASE);
-	depth--;
+	guard--;
 	errno = saved;
 }
 
@@ -1030,7 +1040,6 @@ MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
 
 	if (id < 0)
 		return 0;
-	depth++;
 	f = &fns[id];
 	for (uint32_t k = 0; k < f->nrules; k++) {
 		uint32_t ri = f->first_rule + k;
@@ -1057,7 +1066,6 @@ MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
 		record_failure((unsigned)id, last, 0, caller, &fl);
 	}
 out:
-	depth--;
 	errno = saved;
 	return v;
 }
@@ -1071,7 +1079,6 @@ MS_EXPORT void mockshim_check_expected(const char *func, const char *param, uint
 
 	if (id < 0)
 		return;
-	depth++;
 	d = (const struct ms_chan_dyn *)ms_chan_at(chan, chan->dyn_off) + (id - MS_FN_COUNT);
 	for (p = pool + d->params; *p; index++) {
 		size_t n = 0;
@@ -1086,7 +1093,6 @@ MS_EXPORT void mockshim_check_expected(const char *func, const char *param, uint
 	}
 	ms_diag("warning: check_expected(", param, "): no such parameter of ", func + sizeof(HANDLER_PREFIX) - 1, NULL);
 out:
-	depth--;
 	errno = saved;
 }
 
@@ -1096,8 +1102,6 @@ MS_EXPORT void mockshim_function_called(const char *func)
 
 	if (id < 0)
 		return;
-	depth++;
 	check_order((unsigned)id, 0, MS_CALLER);
-	depth--;
 	errno = saved;
 }

@@ -7,7 +7,8 @@
  * | - never call a catalog function: use syscall() or the real table;  |
  * | - no stdio, no malloc, no getenv on the call path;                 |
  * | - save errno on entry, restore it unless the reply sets it;        |
- * | - re-entry goes to the real function (ms_consult's depth guard).   |
+ * | - the guard (ms_guard_enter) sends the shim's own libc calls to    |
+ * |   the real functions; the mocked path needs none and takes none.   |
  * +--------------------------------------------------------------------+
  */
 #ifndef MS_SHIM_H

@@ -65,6 +65,17 @@ t "from= that matches no caller leaves the rule unconsumed"
 run "$M" -e 'will_return(getuid, 5, from="libnothing.so*")' "$PROBE" getuid 1
 want_rc 123; want_out "$uid"; done_t
 
+t "stress: 8 threads x 4 processes take exactly 10000 of 64000 calls"
+run "$M" -q -e 'will_return_count(getpid, 42, 10000)' "$PROBE" fork-threads 4 8 2000 42
+want_rc 0; want_out "10000"; done_t
+
+t "the mocked path works from a signal handler, interrupting itself"
+run "$M" -q -e 'will_return_always(getuid, 4242)' "$PROBE" sigloop 300000
+want_rc 0
+case "$out" in "main 0 bad, handler "*" calls 0 bad") ;; *) problem "got [$out]" ;; esac
+case "$out" in *"handler 0 calls"*) problem "the handler never ran: [$out]" ;; esac
+done_t
+
 t "the queue survives exec"
 run "$M" -e 'will_return(getuid, 77)' "$PROBE" exec "$PROBE" getuid 1
 want_rc 0; want_out "77"; want_err_has "2 processes attached"; done_t

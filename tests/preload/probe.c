@@ -23,6 +23,19 @@
 #include <time.h>
 #include <unistd.h>
 
+static volatile sig_atomic_t handler_calls, handler_bad;
+
+static void on_alarm(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	handler_calls++;
+	if (getuid() != 4242)
+		handler_bad++;
+	errno = saved;
+}
+
 static const char *ename(int e)
 {
 	const char *n = strerrorname_np(e);
@@ -267,6 +280,24 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, NULL, 0);
 		printf("parent %u\n", getuid());
+	} else if (strcmp(cmd, "sigloop") == 0 && argc == 3) {
+		/* the mocked path from a signal handler: SIGALRM every 100us
+		 * calls getuid while the main loop calls it too */
+		struct sigaction sa;
+		struct itimerval it = { { 0, 100 }, { 0, 100 } };
+		long n = atol(argv[2]), bad = 0;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_alarm;
+		sa.sa_flags = SA_RESTART;
+		sigaction(SIGALRM, &sa, NULL);
+		setitimer(ITIMER_REAL, &it, NULL);
+		for (long i = 0; i < n; i++)
+			bad += getuid() != 4242;
+		it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+		setitimer(ITIMER_REAL, &it, NULL);
+		printf("main %ld bad, handler %ld calls %ld bad\n", bad, (long)handler_calls,
+		       (long)handler_bad);
 	} else if (strcmp(cmd, "badptr") == 0) {
 		/* a pointer the program should never pass: the checks must cope */
 		int fd = open((const char *)16, O_RDONLY);
