@@ -83,7 +83,7 @@ struct ms_chan_fn {
 	uint32_t first_expect;
 	uint32_t nexpects;
 	uint32_t flags;		/* enum ms_fn_flags */
-	uint32_t calls;		/* (shared) armed calls seen */
+	uint32_t calls;		/* (shared) armed calls seen; module functions: mock() calls */
 };
 
 enum ms_rule_kind {

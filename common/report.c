@@ -180,9 +180,9 @@ static uint32_t failure_events(const struct ms_report_in *s)
 	return n;
 }
 
-unsigned ms_report_failures(const struct ms_report_in *s)
+unsigned ms_report_leftovers(const struct ms_report_in *s)
 {
-	unsigned n = live(s)->failures;
+	unsigned n = 0;
 
 	for (uint32_t i = 0; i < nitems(s); i++) {
 		struct item it = item_at(s, i);
@@ -190,6 +190,20 @@ unsigned ms_report_failures(const struct ms_report_in *s)
 		n += leftover(&it);
 	}
 	return n;
+}
+
+unsigned ms_report_consumed(const struct ms_report_in *s)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < nitems(s); i++)
+		n += item_at(s, i).consumed;
+	return n;
+}
+
+unsigned ms_report_failures(const struct ms_report_in *s)
+{
+	return live(s)->failures + ms_report_leftovers(s);
 }
 
 /* The executable a pid had at event i: the latest attach before it. */
@@ -506,7 +520,7 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 		fputs("called, but expect_no_call forbids any call", f);
 		break;
 	case MS_FAIL_MOCK_EMPTY:
-		fprintf(f, "mock() found no value queued (%s)",
+		fprintf(f, "mock() #%u of the run found no value queued (%s)", e->seq,
 			e->rule < h->nrules ? "every will_return value was used" : "nothing was queued");
 		break;
 	default:
@@ -792,6 +806,91 @@ static void terminate_event_strings(struct ms_report_in *s)
 	}
 }
 
+static void xml_text(FILE *out, const char *p)
+{
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '<')
+			fputs("&lt;", out);
+		else if (c == '>')
+			fputs("&gt;", out);
+		else if (c == '&')
+			fputs("&amp;", out);
+		else if (c == '"')
+			fputs("&quot;", out);
+		else if (c < 0x20 && c != '\n' && c != '\t')
+			fputs("&#xfffd;", out);
+		else
+			fputc(c, out);
+	}
+}
+
+/* JUnit: one testsuite for the run, a testcase per statement (a leftover
+ * fails it), and one for the program (the checks the shims recorded). */
+static void report_junit(struct ms_report_in *s, FILE *out)
+{
+	uint32_t n = nitems(s);
+	struct item *items = sorted_items(s);
+	unsigned failed = live(s)->failures ? 1 : 0;
+	char status[160];
+
+	for (uint32_t i = 0; items && i < n; i++)
+		failed += leftover(&items[i]);
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
+	xml_text(out, s->program);
+	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n", n + 1, failed);
+	for (uint32_t i = 0; items && i < n; i++) {
+		const struct item *it = &items[i];
+		char name[512];
+
+		snprintf(name, sizeof(name), "%s:%u: %s", str(s, it->src), it->line, str(s, it->text));
+		fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
+		xml_text(out, name);
+		fprintf(out, "\">");
+		if (leftover(it)) {
+			char *msg = NULL;
+			size_t len = 0;
+			FILE *m = open_memstream(&msg, &len);
+
+			if (m) {
+				leftover_text(m, s, it, "");
+				fclose(m);
+				fprintf(out, "<failure message=\"");
+				xml_text(out, msg);
+				fprintf(out, "\"/>");
+				free(msg);
+			}
+		}
+		fprintf(out, "</testcase>\n");
+	}
+	describe_status(s, status, sizeof(status));
+	fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
+	xml_text(out, s->program);
+	fprintf(out, " %s\">", status);
+	if (live(s)->failures) {
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&msg, &len);
+
+		if (m) {
+			for (uint32_t i = 0; i < nevents(s); i++) {
+				const struct ms_event *e = event_at(s, i);
+
+				if (e->state == 1 && e->type == MS_EV_FAIL)
+					failure_text(m, s, e, i, "    ");
+			}
+			fclose(m);
+			fprintf(out, "<failure message=\"%u failed checks\">", live(s)->failures);
+			xml_text(out, msg);
+			fprintf(out, "</failure>");
+			free(msg);
+		}
+	}
+	fprintf(out, "</testcase>\n  </testsuite>\n</testsuites>\n");
+	free(items);
+}
+
 int ms_report_write(struct ms_report_in *s, FILE *out, int format)
 {
 	if (!s->map || !s->snapshot)
@@ -806,6 +905,9 @@ int ms_report_write(struct ms_report_in *s, FILE *out, int format)
 		break;
 	case MOCKSHIM_REPORT_JSON:
 		report_json(s, out);
+		break;
+	case MOCKSHIM_REPORT_JUNIT:
+		report_junit(s, out);
 		break;
 	default:
 		return -EINVAL;

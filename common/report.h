@@ -25,5 +25,8 @@ struct ms_report_in {
 int ms_report_write(struct ms_report_in *r, FILE *out, int format);
 /* Failed checks: failures the shims recorded plus leftovers. */
 unsigned ms_report_failures(const struct ms_report_in *r);
+/* Statements not used up; turns taken by all statements. */
+unsigned ms_report_leftovers(const struct ms_report_in *r);
+unsigned ms_report_consumed(const struct ms_report_in *r);
 
 #endif

@@ -1035,12 +1035,13 @@ MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
 	int saved = errno, id = handler_id(func);
 	const void *caller = MS_CALLER;
 	uintmax_t v = 0;
-	uint32_t last = UINT32_MAX;
+	uint32_t last = UINT32_MAX, pop;
 	struct ms_chan_fn *f;
 
 	if (id < 0)
 		return 0;
 	f = &fns[id];
+	pop = __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
 	for (uint32_t k = 0; k < f->nrules; k++) {
 		uint32_t ri = f->first_rule + k;
 		struct ms_rule *r = &rules[ri];
@@ -1061,7 +1062,7 @@ MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
 	}
 	{
 		/* CMocka: mock() with nothing queued fails the test */
-		struct failure fl = { .kind = MS_FAIL_MOCK_EMPTY };
+		struct failure fl = { .kind = MS_FAIL_MOCK_EMPTY, .seq = pop };
 
 		record_failure((unsigned)id, last, 0, caller, &fl);
 	}

@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	      "  -e, --eval STMTS          statements (repeatable; named -e#1, -e#2, ...)\n"
 	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
 	      "  -m, --module SO           load a handler module (repeatable)\n"
-	      "      --report FMT          text (default, on stderr) | tap | json (on stdout)\n"
+	      "      --report FMT          text (default, on stderr) | tap | json | junit (on stdout)\n"
 	      "  -o, --output FILE         write the report there\n"
 	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
 	      "                            TAP on stdout, or --report junit|json|text\n"
@@ -160,7 +160,7 @@ int main(int argc, char **argv)
 			} else if (strcmp(optarg, "json") == 0) {
 				format = MOCKSHIM_REPORT_JSON;
 			} else if (strcmp(optarg, "junit") == 0) {
-				format = -1; /* test files only: checked below */
+				format = MOCKSHIM_REPORT_JUNIT;
 			} else {
 				fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, json)\n",
 					optarg);
@@ -279,7 +279,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mockrun: -e goes in the test files with -t\n");
 			goto fail;
 		}
-		topts.format = format == -1 ? TESTFILE_JUNIT
+		topts.format = format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
 			       : format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
 			       : format == MOCKSHIM_REPORT_TEXT && report_given ? TESTFILE_TEXT
 										: TESTFILE_TAP;
@@ -295,10 +295,6 @@ int main(int argc, char **argv)
 		free(srcs);
 		free(mods);
 		return rc;
-	}
-	if (format == -1) {
-		fprintf(stderr, "mockrun: --report junit is for test files (-t)\n");
-		goto fail;
 	}
 	if (optind >= argc) {
 		fprintf(stderr, "mockrun: no program given\n");

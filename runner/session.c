@@ -722,6 +722,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		struct ms_report_in in = ms_session_report_in(s);
 
 		s->result.failures = ms_report_failures(&in);
+		s->result.leftovers = ms_report_leftovers(&in);
+		s->result.consumed = ms_report_consumed(&in);
 	}
 	if (result)
 		*result = s->result;

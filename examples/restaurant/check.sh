@@ -12,7 +12,7 @@ want_out_has 'not ok 1 - '
 want_out_has 'chef_cook() in waiter['
 want_out_has 'parameter order: expected "pizza", got "hotdog"'
 want_out_has 'not ok 2 - '
-want_out_has 'mock() found no value queued (every will_return value was used)'
+want_out_has 'mock() #2 of the run found no value queued (every will_return value was used)'
 done_t
 
 t "module \"path\" in statements loads the module"

@@ -36,6 +36,7 @@ enum mockshim_report_format {
 	MOCKSHIM_REPORT_TEXT = 0,
 	MOCKSHIM_REPORT_TAP,
 	MOCKSHIM_REPORT_JSON,
+	MOCKSHIM_REPORT_JUNIT,	/**< a testsuite, a testcase per statement */
 };
 
 enum mockshim_verbosity {
@@ -53,7 +54,9 @@ struct mockshim_result {
 	int driver_signal;	/**< a signal the driver received and forwarded, or 0 */
 	int exec_errno;		/**< the program could not be started: its errno */
 	unsigned failures;	/**< failed checks, leftovers included */
+	unsigned leftovers;	/**< of them: statements not used up (values, expectations, calls) */
 	unsigned processes;	/**< processes whose shim attached */
+	unsigned consumed;	/**< turns taken, by all statements */
 };
 
 /** Creates an empty session; NULL when out of memory. */

@@ -68,6 +68,8 @@ static void test_failure_is_counted_and_reported(void **state)
 	assert_int_equal(mockshim_session_run(s, argv, NULL, &r), 0);
 	assert_int_equal(r.exit_status, 1);
 	assert_int_equal(r.failures, 1);
+	assert_int_equal(r.leftovers, 0);
+	assert_int_equal(r.consumed, 2);
 	assert_non_null(strstr(mockshim_session_output(s, 2, NULL), "Input/output error"));
 	m = open_memstream(&text, &len);
 	assert_non_null(m);
@@ -75,6 +77,32 @@ static void test_failure_is_counted_and_reported(void **state)
 	fclose(m);
 	assert_non_null(strstr(text, "spec.mock:2:1: error: open() call 1 in cat["));
 	assert_non_null(strstr(text, "expected \"/etc/passwd\", got \"/etc/hostname\""));
+	free(text);
+}
+
+static void test_leftovers_and_junit(void **state)
+{
+	struct mockshim_session *s = *state;
+	char *argv[] = { "true", NULL };
+	struct mockshim_result r;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	assert_int_equal(mockshim_session_add(s, "x.mock", "will_return(geteuid, 1)\nexpect_any(read, fd)",
+					      (size_t)-1),
+			 0);
+	assert_int_equal(mockshim_session_run(s, argv, NULL, &r), 0);
+	assert_int_equal(r.leftovers, 2);
+	assert_int_equal(r.failures, 2);
+	assert_int_equal(r.consumed, 0);
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	assert_int_equal(mockshim_session_report(s, m, MOCKSHIM_REPORT_JUNIT), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "<testsuite name=\"true\" tests=\"3\" failures=\"2\""));
+	assert_non_null(strstr(text, "name=\"x.mock:1: will_return(geteuid, 1)\"><failure message=\""
+				     "x.mock:1:1: error: geteuid() has remaining non-returned values"));
 	free(text);
 }
 
@@ -122,6 +150,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_mocked_euid, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_is_counted_and_reported, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_leftovers_and_junit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_statement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdin_cwd_env, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_program, setup, teardown),
