@@ -97,6 +97,55 @@ run "$M" -t "$T/first.mock" "$T/second.mock"
 want_rc 125; want_err_has "second.mock:3:14: error: 'x' is not a number"
 [ ! -e "$T/first-ran" ] || problem "the first file ran"; done_t
 
+t "the TAP output, exactly"
+mkdir -p "$T/exact"
+cat > "$T/exact/e.mock" <<'MOCK'
+test "passes" {
+	will_return(geteuid, 42)
+	run id -u
+	expect_stdout("42\n")
+}
+test "fails" {
+	run sh -c 'echo out; exit 3'
+	expect_exit(0)
+	expect_stdout("other\n")
+}
+MOCK
+run sh -c "cd \"$T/exact\" && \"$M\" -t e.mock"
+want_rc 1
+want_out 'TAP version 14
+1..2
+ok 1 - e.mock: passes
+not ok 2 - e.mock: fails
+  ---
+  at: "e.mock:6"
+  message: |
+    e.mock:8: expected exit status 0, but sh exited with status 3
+    e.mock:9: expected stdout to be "other\n", got "out\n"
+  ...'; done_t
+
+t "the JUnit output of the same file, exactly"
+run sh -c "cd \"$T/exact\" && \"$M\" --report junit -t e.mock | sed 's/time=\"[0-9.]*\"/time=\"T\"/g'"
+want_rc 0
+want_out '<?xml version="1.0" encoding="UTF-8"?>
+<testsuites>
+  <testsuite name="e.mock" tests="2" failures="1" errors="0" time="T">
+    <testcase classname="e.mock" name="passes" time="T">
+      <system-out>42
+</system-out>
+      <system-err></system-err>
+    </testcase>
+    <testcase classname="e.mock" name="fails" time="T">
+      <failure message="e.mock:8: expected exit status 0, but sh exited with status 3">e.mock:8: expected exit status 0, but sh exited with status 3
+e.mock:9: expected stdout to be &quot;other\n&quot;, got &quot;out\n&quot;
+</failure>
+      <system-out>out
+</system-out>
+      <system-err></system-err>
+    </testcase>
+  </testsuite>
+</testsuites>'; done_t
+
 t "the DESIGN.md example file runs"
 cat > "$T/design.mock" <<'MOCK'
 will_return_maybe(geteuid, 4242)
