@@ -302,6 +302,12 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	mockshim_session_set_verbosity(s, verbosity);
+	{
+		char warn[2048];
+
+		if (mockshim_check_program(argv[optind], NULL, warn, sizeof(warn)) > 0)
+			fprintf(stderr, "mockrun: %s", warn);
+	}
 	r = mockshim_session_run(s, argv + optind, NULL, &res);
 	if (r < 0) {
 		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),

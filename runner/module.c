@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "session.h"
@@ -197,4 +198,78 @@ int ms_session_module_stmt(void *ctx, const char *src, const char *path, char *m
 		msg[strcspn(msg, "\n")] = '\0';
 	}
 	return r < 0 ? -1 : 0;
+}
+
+/* ---- what the loader will do with a program ---- */
+
+/* argv[0] as execvp finds it, in buf; NULL when not found. */
+static const char *find_program(const char *name, char *const envp[], char *buf, size_t cap)
+{
+	const char *path = NULL;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) == 0 ? name : NULL;
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		snprintf(buf, cap, "%.*s%s%s", (int)n, path, n ? "/" : "", name);
+		if (access(buf, X_OK) == 0)
+			return buf;
+		path += n + (path[n] == ':');
+	}
+	return NULL;
+}
+
+int mockshim_check_program(const char *program, char *const envp[], char *buf, size_t cap)
+{
+	extern char **environ;
+	char pathbuf[PATH_MAX];
+	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
+	struct stat st;
+	Elf64_Ehdr eh;
+	FILE *f;
+	int n = 0, interp = 0;
+	size_t off = 0;
+
+	if (cap)
+		buf[0] = '\0';
+	if (!p || stat(p, &st) != 0)
+		return 0; /* the run says "not found" */
+	if ((st.st_mode & (S_ISUID | S_ISGID)) &&
+	    ((st.st_mode & S_ISUID ? st.st_uid != getuid() : 0) ||
+	     (st.st_mode & S_ISGID ? st.st_gid != getgid() : 0))) {
+		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
+					"warning: %s is set%cid: the loader ignores LD_PRELOAD for it, "
+					"nothing in it can be mocked\n",
+					p, st.st_mode & S_ISUID ? 'u' : 'g');
+		n++;
+	}
+	f = fopen(p, "re");
+	if (!f)
+		return n;
+	if (fread(&eh, sizeof(eh), 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			if (fseeko(f, (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph)), SEEK_SET) ||
+			    fread(&ph, sizeof(ph), 1, f) != 1)
+				break;
+			interp |= ph.p_type == PT_INTERP;
+		}
+		if (!interp) {
+			off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
+						"warning: %s is statically linked: LD_PRELOAD cannot "
+						"reach it, nothing in it can be mocked\n",
+						p);
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
 }

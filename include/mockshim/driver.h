@@ -116,6 +116,14 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 /** Writes the report of the last run. */
 int mockshim_session_report(struct mockshim_session *s, FILE *out, int format);
 
+/**
+ * What the loader will do with @p program (found in envp's PATH, NULL:
+ * the driver's environment): writes a line per reason it cannot be
+ * mocked (statically linked, setuid/setgid for us) into @p buf, and
+ * returns how many.
+ */
+int mockshim_check_program(const char *program, char *const envp[], char *buf, size_t cap);
+
 /** Writes the catalog (fn NULL), or one function's details, to out.
  * Returns -ENOENT for an unknown function. */
 int mockshim_catalog_list(FILE *out, const char *fn);

@@ -76,6 +76,34 @@ case "$out" in "main 0 bad, handler "*" calls 0 bad") ;; *) problem "got [$out]"
 case "$out" in *"handler 0 calls"*) problem "the handler never ran: [$out]" ;; esac
 done_t
 
+t "posix_spawn, system() and popen() children share the queue"
+run "$M" -q -e 'will_return_count(getuid, 7, 3)' "$PROBE" spawners "$PROBE"
+want_rc 0; want_out "7
+7
+popen: 7
+self: $uid"; done_t
+
+t "a library dlopened after start is mocked too"
+run "$M" -q -e 'will_return(read, _, buf="late")' "$PROBE" dlopen "$LIBLATE" /etc/hostname
+want_rc 0; want_out "read_first: 4 [late]"; done_t
+
+t "a static program: mockrun warns before the run, and the report says nothing attached"
+run "$M" -e 'will_return(getuid, 5)' "$PROBE_STATIC"
+want_rc 123; want_out "$uid"
+want_err_has "warning: $PROBE_STATIC is statically linked: LD_PRELOAD cannot reach it"
+want_err_has "0 processes attached"; done_t
+
+t "a setuid program: mockrun warns that the loader ignores LD_PRELOAD"
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+	cp "$(command -v id)" "$T/id-suid"
+	chown nobody "$T/id-suid" && chmod u+s "$T/id-suid"
+	run "$M" -e 'will_return_maybe(geteuid, 5)' "$T/id-suid" -u
+	want_err_has "warning: $T/id-suid is setuid: the loader ignores LD_PRELOAD for it"
+	done_t
+else
+	skip_t "a setuid program: mockrun warns that the loader ignores LD_PRELOAD" "needs root"
+fi
+
 t "the queue survives exec"
 run "$M" -e 'will_return(getuid, 77)' "$PROBE" exec "$PROBE" getuid 1
 want_rc 0; want_out "77"; want_err_has "2 processes attached"; done_t

@@ -5,11 +5,13 @@
  * of mockshim; tests run it under mockrun.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,6 +300,40 @@ int main(int argc, char **argv)
 		setitimer(ITIMER_REAL, &it, NULL);
 		printf("main %ld bad, handler %ld calls %ld bad\n", bad, (long)handler_calls,
 		       (long)handler_bad);
+	} else if (strcmp(cmd, "spawners") == 0 && argc == 3) {
+		/* spawners PROBE: posix_spawn, system and popen each start
+		 * "PROBE getuid 1"; then this process calls getuid itself */
+		extern char **environ;
+		char *args[] = { argv[2], "getuid", "1", NULL };
+		char cmdline[4096], line[64];
+		pid_t pid;
+		FILE *p;
+
+		if (posix_spawn(&pid, argv[2], NULL, NULL, args, environ) != 0)
+			return 2;
+		waitpid(pid, NULL, 0);
+		fflush(stdout);
+		snprintf(cmdline, sizeof(cmdline), "'%s' getuid 1", argv[2]);
+		if (system(cmdline) != 0)
+			return 2;
+		p = popen(cmdline, "r");
+		if (!p || !fgets(line, sizeof(line), p))
+			return 2;
+		pclose(p);
+		printf("popen: %s", line);
+		printf("self: %u\n", getuid());
+	} else if (strcmp(cmd, "dlopen") == 0 && argc == 4) {
+		/* dlopen LIB PATH: a library loaded late reads through the shim */
+		void *h = dlopen(argv[2], RTLD_NOW);
+		long (*read_first)(const char *, char *, long);
+		char buf[16] = "";
+		long n;
+
+		if (!h)
+			return 2;
+		*(void **)&read_first = dlsym(h, "read_first");
+		n = read_first(argv[3], buf, sizeof(buf) - 1);
+		printf("read_first: %ld [%s]\n", n, n > 0 ? buf : "");
 	} else if (strcmp(cmd, "badptr") == 0) {
 		/* a pointer the program should never pass: the checks must cope */
 		int fd = open((const char *)16, O_RDONLY);
