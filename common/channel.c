@@ -53,7 +53,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->hdr_size = sizeof(*h);
 	h->nfns = MS_FN_COUNT + spec->ndyn;
 	h->catalog_hash = ms_catalog_hash();
-	h->flags = flags;
+	h->flags = flags | (spec->trace ? MS_CHAN_TRACE : 0);
+	h->trace_path = spec->trace_path;
 	h->fns_off = (uint32_t)l.fns;
 	h->rules_off = (uint32_t)l.rules;
 	h->nrules = spec->nrules;
@@ -98,6 +99,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				expects[x++] = spec->expects[i];
 		fns[fn].nexpects = x - fns[fn].first_expect;
 	}
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
+		if (spec->traced[fn])
+			fns[fn].flags |= MS_FF_TRACED;
 	for (uint32_t i = 0; i < spec->norders; i++) {
 		const struct ms_order *o = &spec->orders[i];
 
@@ -252,6 +256,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	orders = (const void *)((const char *)h + h->orders_off);
 	if (h->order_cursor > h->norders)
 		return "bad call-order cursor";
+	if (!pool_ok(h, h->trace_path))
+		return "trace path out of bounds";
 	for (uint32_t i = 0; i < h->ndyn; i++) {
 		const struct ms_chan_dyn *d = (const struct ms_chan_dyn *)((const char *)h + h->dyn_off) + i;
 

@@ -23,13 +23,14 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 5u
+#define MS_CHAN_ABI 6u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 #define MS_CHAN_PIDS 4096	/* processes a session tells apart */
 
 enum ms_chan_flags {
 	MS_CHAN_ABORT_ON_FAIL = 1u << 0,	/* --on-fail=abort: SIGABRT at a failed check */
 	MS_CHAN_STANDALONE = 1u << 1,	/* made by a shim from MOCKSHIM=: owner_pid reports */
+	MS_CHAN_TRACE = 1u << 2,	/* --trace: trace_path (pool, 0: stderr) */
 };
 
 struct ms_chan_hdr {
@@ -49,6 +50,8 @@ struct ms_chan_hdr {
 	uint32_t pool_off, pool_size;	/* bytes; strings are NUL-terminated */
 	uint32_t events_off, events_cap;	/* struct ms_event[events_cap] */
 	uint32_t pids_off, pids_cap;	/* int32_t[pids_cap]: processes announced */
+	uint32_t trace_path;	/* pool: --trace-file, 0: the program's stderr */
+	uint32_t reserved1;
 	/* (shared) */
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
@@ -64,6 +67,7 @@ enum ms_fn_flags {
 	MS_FF_ORDERED = 1u << 0,	/* has expect_function_call entries */
 	MS_FF_IGNORED = 1u << 1,	/* ignore_function_calls */
 	MS_FF_NO_CALL = 1u << 2,	/* expect_no_call */
+	MS_FF_TRACED = 1u << 3,		/* --trace: a line per call */
 };
 
 /* A function of a handler module (id MS_FN_COUNT + i). */

@@ -34,6 +34,9 @@ struct ms_spec {
 	int (*module_fn)(void *ctx, const char *src, const char *path, char *msg, size_t cap);
 	void *module_ctx;
 	uint32_t nsources;
+	uint8_t traced[MS_FN_COUNT];	/* --trace */
+	uint32_t trace_path;		/* pool, 0: stderr */
+	int trace;			/* any traced */
 };
 
 /* Where and why a statement was rejected.  line/col are 1-based. */

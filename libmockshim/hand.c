@@ -50,36 +50,47 @@ static int needs_mode(int flags)
 #define DEFINE_OPEN(name, id)                                                           \
 	MS_EXPORT int name(const char *pathname, int flags, ...)                        \
 	{                                                                               \
+		uint64_t a[] = { MS_U(pathname), MS_U(flags), 0 };                      \
 		open_fn f;                                                              \
 		void *p;                                                                \
+		int k = 0, r;                                                           \
 		OPEN_MODE(flags, flags)                                                 \
 		if (ms_unlikely(ms_armed[id])) {                                        \
-			uint64_t a[] = { MS_U(pathname), MS_U(flags), MS_U(mode) };     \
 			int64_t v;                                                      \
-			if (ms_consult(id, a, &v, MS_CALLER))                           \
+			a[2] = MS_U(mode);                                              \
+			k = ms_consult(id, a, &v, MS_CALLER);                           \
+			if (k == 1)                                                     \
 				return (int)v;                                          \
 		}                                                                       \
 		p = slot(&ms_real.name.ptr, #name);                                     \
 		memcpy(&f, &p, sizeof(f));                                              \
-		return f(pathname, flags, mode);                                        \
+		r = f(pathname, flags, mode);                                           \
+		if (ms_unlikely(k == 2))                                                \
+			ms_trace_after(id, a, r);                                       \
+		return r;                                                               \
 	}
 
 #define DEFINE_OPENAT(name, id)                                                         \
 	MS_EXPORT int name(int dirfd, const char *pathname, int flags, ...)             \
 	{                                                                               \
+		uint64_t a[] = { MS_U(dirfd), MS_U(pathname), MS_U(flags), 0 };         \
 		openat_fn f;                                                            \
 		void *p;                                                                \
+		int k = 0, r;                                                           \
 		OPEN_MODE(flags, flags)                                                 \
 		if (ms_unlikely(ms_armed[id])) {                                        \
-			uint64_t a[] = { MS_U(dirfd), MS_U(pathname), MS_U(flags),      \
-					 MS_U(mode) };                                  \
 			int64_t v;                                                      \
-			if (ms_consult(id, a, &v, MS_CALLER))                           \
+			a[3] = MS_U(mode);                                              \
+			k = ms_consult(id, a, &v, MS_CALLER);                           \
+			if (k == 1)                                                     \
 				return (int)v;                                          \
 		}                                                                       \
 		p = slot(&ms_real.name.ptr, #name);                                     \
 		memcpy(&f, &p, sizeof(f));                                              \
-		return f(dirfd, pathname, flags, mode);                                 \
+		r = f(dirfd, pathname, flags, mode);                                    \
+		if (ms_unlikely(k == 2))                                                \
+			ms_trace_after(id, a, r);                                       \
+		return r;                                                               \
 	}
 
 DEFINE_OPEN(open, MS_ID_open)
@@ -133,15 +144,26 @@ static int boot_owns(const void *p)
 	       (const unsigned char *)p < boot_arena + BOOT_SIZE;
 }
 
+/* The armed path of an allocator function: mocked, real, or real and traced. */
+#define ALLOC_ARMED(id, call, ...)                                        \
+	do {                                                              \
+		uint64_t a[] = { __VA_ARGS__ };                           \
+		int64_t v;                                                \
+		int k = ms_consult(id, a, &v, MS_CALLER);                 \
+		void *r;                                                  \
+		if (k == 1)                                               \
+			return (void *)(uintptr_t)v;                      \
+		if (k == 2) {                                             \
+			r = call;                                         \
+			ms_trace_after(id, a, (int64_t)(uintptr_t)r);     \
+			return r;                                         \
+		}                                                         \
+	} while (0)
+
 MS_EXPORT void *malloc(size_t size)
 {
-	if (ms_unlikely(ms_armed[MS_ID_malloc])) {
-		uint64_t a[] = { MS_U(size) };
-		int64_t v;
-
-		if (ms_consult(MS_ID_malloc, a, &v, MS_CALLER))
-			return (void *)(uintptr_t)v;
-	}
+	if (ms_unlikely(ms_armed[MS_ID_malloc]))
+		ALLOC_ARMED(MS_ID_malloc, ms_real.malloc.fn(size), MS_U(size));
 	return ms_real.malloc.fn(size);
 }
 
@@ -155,13 +177,8 @@ void *ms_bind_malloc(size_t size)
 
 MS_EXPORT void *calloc(size_t nmemb, size_t size)
 {
-	if (ms_unlikely(ms_armed[MS_ID_calloc])) {
-		uint64_t a[] = { MS_U(nmemb), MS_U(size) };
-		int64_t v;
-
-		if (ms_consult(MS_ID_calloc, a, &v, MS_CALLER))
-			return (void *)(uintptr_t)v;
-	}
+	if (ms_unlikely(ms_armed[MS_ID_calloc]))
+		ALLOC_ARMED(MS_ID_calloc, ms_real.calloc.fn(nmemb, size), MS_U(nmemb), MS_U(size));
 	return ms_real.calloc.fn(nmemb, size);
 }
 
@@ -195,13 +212,9 @@ static void *boot_realloc(void *ptr, size_t size)
 MS_EXPORT void *realloc(void *ptr, size_t size)
 {
 	if (ms_unlikely(ms_armed[MS_ID_realloc])) {
-		uint64_t a[] = { MS_U(ptr), MS_U(size) };
-		int64_t v;
-
-		if (ms_consult(MS_ID_realloc, a, &v, MS_CALLER))
-			return (void *)(uintptr_t)v;
 		if (boot_owns(ptr))
 			return boot_realloc(ptr, size);
+		ALLOC_ARMED(MS_ID_realloc, ms_real.realloc.fn(ptr, size), MS_U(ptr), MS_U(size));
 	}
 	return ms_real.realloc.fn(ptr, size);
 }
@@ -221,11 +234,17 @@ MS_EXPORT void free(void *ptr)
 	if (ms_unlikely(ms_armed[MS_ID_free])) {
 		uint64_t a[] = { MS_U(ptr) };
 		int64_t v;
+		int k;
 
 		if (boot_owns(ptr))
 			return;
-		if (ms_consult(MS_ID_free, a, &v, MS_CALLER))
+		k = ms_consult(MS_ID_free, a, &v, MS_CALLER);
+		if (k == 1)
 			return;
+		ms_real.free.fn(ptr);
+		if (k == 2)
+			ms_trace_after(MS_ID_free, a, 0);
+		return;
 	}
 	ms_real.free.fn(ptr);
 }

@@ -289,6 +289,7 @@ static void attach(void)
 	chan = map;
 	my_pid = (int32_t)syscall(SYS_getpid);
 	register_pid(my_pid);
+	ms_trace_open(chan, pool);
 	__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
 	{
 		struct ms_event *e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
@@ -483,7 +484,7 @@ static void record_failure(unsigned id, uint32_t idx, uint32_t call, const void 
  * that cannot be read: process_vm_readv on ourselves faults into an error,
  * never into a crash.  Returns the bytes copied.
  */
-static size_t safe_read(void *dst, const void *src, size_t n)
+size_t ms_read_user(void *dst, const void *src, size_t n)
 {
 	long pid = syscall(SYS_getpid);
 	size_t done = 0;
@@ -535,10 +536,10 @@ static int check_bytes(const struct ms_expect *x, const char *ptr, struct failur
 		return 0;
 	}
 	/* what the report shows: the start of a string, around a difference */
-	f->nbytes = (uint32_t)safe_read(shown, ptr, MS_EV_TEXT);
+	f->nbytes = (uint32_t)ms_read_user(shown, ptr, MS_EV_TEXT);
 	while (off < need) {
 		size_t n = need - off < sizeof(chunk) ? need - off : sizeof(chunk);
-		size_t got = safe_read(chunk, ptr + off, n);
+		size_t got = ms_read_user(chunk, ptr + off, n);
 
 		for (size_t i = 0; i < got && diff == (size_t)-1; i++)
 			if (chunk[i] != (off + i < x->len ? want[off + i] : 0))
@@ -556,7 +557,7 @@ static int check_bytes(const struct ms_expect *x, const char *ptr, struct failur
 		size_t len = 0;
 
 		for (;;) {
-			size_t got = safe_read(chunk, ptr + len, sizeof(chunk));
+			size_t got = ms_read_user(chunk, ptr + len, sizeof(chunk));
 			const unsigned char *z = memchr(chunk, 0, got);
 
 			if (z) {
@@ -580,7 +581,7 @@ static int check_bytes(const struct ms_expect *x, const char *ptr, struct failur
 		f->len = x->len;
 		if (diff != (size_t)-1 && diff > 16) {
 			f->at = (uint32_t)(diff - 16);
-			f->nbytes = (uint32_t)safe_read(shown, ptr + f->at,
+			f->nbytes = (uint32_t)ms_read_user(shown, ptr + f->at,
 							x->len - f->at < MS_EV_TEXT ? x->len - f->at : MS_EV_TEXT);
 		} else if (f->nbytes > x->len) {
 			f->nbytes = x->len;
@@ -909,6 +910,33 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 	return v;
 }
 
+/* "SRC:LINE" of the rule that replied, for the trace line. */
+static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
+{
+	char by[160];
+	size_t n = 0;
+	const char *src = pool + r->src;
+	uint32_t line = r->line;
+	char digits[12];
+	int k = 0;
+
+	while (*src && n < sizeof(by) - 16)
+		by[n++] = *src++;
+	by[n++] = ':';
+	do
+		digits[k++] = (char)('0' + line % 10);
+	while ((line /= 10) && k < 11);
+	while (k)
+		by[n++] = digits[--k];
+	by[n] = '\0';
+	ms_trace_call(id, a, v, err, by);
+}
+
+void ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
+{
+	ms_trace_call(id, a, ret, errno, NULL);
+}
+
 static int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller, int *err)
 {
 	struct ms_chan_fn *f = &fns[id];
@@ -939,9 +967,13 @@ static int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *call
 			e->caller_off = (uint64_t)(uintptr_t)caller;
 			ev_commit(e);
 		}
-		return r->kind != MS_R_REAL;
+		if (r->kind == MS_R_REAL)
+			return f->flags & MS_FF_TRACED ? 2 : 0;
+		if (f->flags & MS_FF_TRACED)
+			trace_mocked(id, a, *ret, r->flags & MS_RF_ERRNO ? r->err : 0, r);
+		return 1;
 	}
-	return 0;
+	return f->flags & MS_FF_TRACED ? 2 : 0;
 }
 
 int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller)

@@ -30,6 +30,8 @@
 
 #include "catalog.h"
 
+struct ms_chan_hdr;
+
 #define MS_EXPORT __attribute__((visibility("default")))
 #define MS_HIDDEN __attribute__((visibility("hidden")))
 #define ms_unlikely(x) __builtin_expect(!!(x), 0)
@@ -101,7 +103,8 @@ extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec"
 /*
  * The slow path of every armed trampoline.  Returns 1 with *ret set when
  * the call is mocked (outputs written, errno set or preserved), 0 when the
- * real function must run (errno preserved).  Async-signal-safe.
+ * real function must run (errno preserved), 2 when it must run and then
+ * be traced with ms_trace_after().  Async-signal-safe.
  */
 MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller);
 
@@ -109,6 +112,16 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
 MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node,
 				const char *service, const struct addrinfo *hints,
 				struct addrinfo **res);
+
+/* --trace: opens the output at attach; one line per call.  err is the
+ * errno the call left; mocked_by the statement that replied, or NULL. */
+MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
+MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
+			     const char *mocked_by);
+/* After a real call that ms_consult() returned 2 for: traces it. */
+MS_HIDDEN void ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+/* Copies up to n bytes of the program's memory, fault-safely: the count. */
+MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
 
 /* Recomputes ms_armed from the channel and the bootstrap allocator. */
 MS_HIDDEN void ms_rearm(void);

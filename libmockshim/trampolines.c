@@ -56,8 +56,14 @@
 		if (ms_unlikely(ms_armed[id])) {                                          \
 			uint64_t a_[] = { cargs };                                        \
 			int64_t v_;                                                       \
-			if (ms_consult(id, a_, &v_, MS_CALLER))                           \
+			int k_ = ms_consult(id, a_, &v_, MS_CALLER);                      \
+			if (k_ == 1)                                                      \
 				return (ret)(uintptr_t)v_;                                \
+			if (k_ == 2) {                                                    \
+				ret r_ = ms_real.name.fn args;                            \
+				ms_trace_after(id, a_, (int64_t)(uintptr_t)r_);           \
+				return r_;                                                \
+			}                                                                 \
 		}                                                                         \
 		return ms_real.name.fn args;                                              \
 	}                                                                                 \

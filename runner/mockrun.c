@@ -38,6 +38,9 @@ static void usage(FILE *out)
 	      "      --on-fail MODE        continue (default): the call goes on and the run\n"
 	      "                            fails at the end; abort: SIGABRT in the program at\n"
 	      "                            the first failed check (for a core dump or debugger)\n"
+	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
+	      "                            the allocator), with arguments and result\n"
+	      "      --trace-file FILE     write the trace there instead of stderr\n"
 	      "      --list [FN]           the catalog, or one function's details\n"
 	      "  -q, --quiet               report failures only\n"
 	      "  -v, --verbose             report every consumed value\n"
@@ -61,6 +64,8 @@ enum {
 	OPT_ON_FAIL,
 	OPT_FILTER,
 	OPT_LIST_TESTS,
+	OPT_TRACE,
+	OPT_TRACE_FILE,
 	OPT_LATER,
 };
 
@@ -93,8 +98,8 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, OPT_VERSION },
 		/* later issues; refused clearly rather than ignored */
 		{ "module", required_argument, NULL, 'm' },
-		{ "trace", optional_argument, NULL, OPT_LATER },
-		{ "trace-file", required_argument, NULL, OPT_LATER },
+		{ "trace", optional_argument, NULL, OPT_TRACE },
+		{ "trace-file", required_argument, NULL, OPT_TRACE_FILE },
 		{ "record", required_argument, NULL, OPT_LATER },
 		{ "record-fns", required_argument, NULL, OPT_LATER },
 		{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
@@ -119,7 +124,8 @@ int main(int argc, char **argv)
 		int eval;
 		const char *arg;
 	} *srcs = NULL;
-	int nsrcs = 0, nmods = 0;
+	int nsrcs = 0, nmods = 0, trace = 0;
+	const char *trace_fns = NULL, *trace_file = NULL;
 	char **mods = NULL;
 
 	if (!s) {
@@ -241,16 +247,31 @@ int main(int argc, char **argv)
 		case OPT_FILTER:
 			topts.filter = optarg;
 			break;
+		case OPT_TRACE:
+			trace = 1;
+			trace_fns = optarg;
+			break;
+		case OPT_TRACE_FILE:
+			trace_file = optarg;
+			break;
 		case OPT_LIST_TESTS:
 			topts.list = 1;
 			break;
 		case OPT_LATER:
-			fprintf(stderr, "mockrun: %s is not implemented yet\n", argv[optind - 1]);
+			/* the option itself, not its argument */
+			fprintf(stderr, "mockrun: %s is not implemented yet\n",
+				optind >= 2 && argv[optind - 1][0] != '-' ? argv[optind - 2]
+									 : argv[optind - 1]);
 			goto fail;
 		default:
 			usage(stderr);
 			goto fail;
 		}
+	}
+	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, trace_file) < 0) {
+		fputs("mockrun: ", stderr);
+		fputs(mockshim_session_error(s), stderr);
+		goto fail;
 	}
 	for (int i = 0, e = 0; i < nsrcs; i++) {
 		char name[32];

@@ -148,6 +148,48 @@ out:
 	return r;
 }
 
+int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, const char *path)
+{
+	s->error[0] = '\0';
+	memset(s->spec.traced, 0, sizeof(s->spec.traced));
+	s->spec.trace = 1;
+	s->spec.trace_path = 0;
+	if (!fns || !*fns) {
+		/* every catalog function but the allocator, which would drown it */
+		for (unsigned i = 0; i < MS_FN_COUNT; i++)
+			s->spec.traced[i] = strcmp(ms_catalog_get(i)->group, "memory") != 0;
+	} else {
+		for (const char *p = fns; *p;) {
+			size_t n = strcspn(p, ",");
+			int id = ms_catalog_find(p, n);
+
+			if (id < 0) {
+				snprintf(s->error, sizeof(s->error),
+					 "--trace: '%.*s' is not in the catalog (see mockrun --list)\n",
+					 (int)n, p);
+				s->spec.trace = 0;
+				return -EINVAL;
+			}
+			s->spec.traced[id] = 1;
+			p += n + (p[n] == ',');
+		}
+	}
+	if (path) {
+		char *abs = path[0] == '/' ? strdup(path) : NULL;
+		char cwd[PATH_MAX];
+
+		if (!abs && getcwd(cwd, sizeof(cwd)) && asprintf(&abs, "%s/%s", cwd, path) < 0)
+			abs = NULL;
+		if (!abs)
+			return -ENOMEM;
+		s->spec.trace_path = ms_spec_str(&s->spec, abs, strlen(abs));
+		free(abs);
+		if (!s->spec.trace_path)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int mockshim_session_set_shim(struct mockshim_session *s, const char *path)
 {
 	char *p = strdup(path);

@@ -85,6 +85,13 @@ const char *mockshim_session_error(const struct mockshim_session *s);
  */
 int mockshim_session_add_module(struct mockshim_session *s, const char *path);
 
+/**
+ * Traces the calls of @p fns ("open,read"; NULL: every catalog function
+ * but the allocator), a line each, to @p path (appended; NULL: the
+ * program's stderr).  -EINVAL (error set) for a name not in the catalog.
+ */
+int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, const char *path);
+
 /** Uses @p path as libmockshim.so instead of the one found next to the driver. */
 int mockshim_session_set_shim(struct mockshim_session *s, const char *path);
 /** Runs the program in @p dir (NULL: the driver's working directory). */

@@ -113,6 +113,37 @@ else
 	skip_t "python3: os.urandom reads the mocked getrandom" "/usr/bin/python3 not installed"
 fi
 
+# ---- --trace ----
+
+t "--trace: cat's calls as strace sees them (fds, sizes, results)"
+printf 'hello\n' > "$T/traced"
+run "$M" -q --trace=open,read,close --trace-file "$T/trace.txt" cat "$T/traced"
+want_rc 0; want_out "hello"
+# the descriptor numbers may differ (the harness's own fds): compare the rest
+ours=$(grep -E ': (read|close)\(' "$T/trace.txt" | sed -E 's/^[0-9]+ cat: //; s/0x[0-9a-f]+/BUF/; s/\(([0-9]+)/(FD/')
+if command -v strace >/dev/null; then
+	strace -e trace=openat,read,close -o "$T/strace.txt" cat "$T/traced" >/dev/null 2>&1
+	theirs=$(sed -n '/openat(AT_FDCWD, ".*traced"/,$p' "$T/strace.txt" | grep -E '^(read|close)\(' |
+		sed -E 's/"([^"\\]|\\.)*"(\.\.\.)?/BUF/; s/ +/ /g; s/\(([0-9]+)/(FD/' | head -3)
+	ours=$(printf '%s\n' "$ours" | head -3)
+	[ -n "$ours" ] && [ "$ours" = "$theirs" ] || problem "trace [$ours] vs strace [$theirs]"
+fi
+grep -Eq "open\(\"$T/traced\", O_RDONLY\) = [0-9]+\$" "$T/trace.txt" || problem "no open line: $(cat "$T/trace.txt")"
+done_t
+
+t "--trace shows mocked replies and decoded errors"
+run "$M" -q --trace=open,read -e 'will_fail(read, EIO)' cat /etc/hostname
+want_rc 1; want_err_has "cat: read(3, 0x"; want_err_has ") = -1 EIO (mocked: -e#1:1)"; done_t
+
+t "--trace of write does not recurse, and errors are decoded"
+run "$M" -q --trace=write,open sh -c 'echo x > /nonexistent/dir/f; echo done'
+want_rc 0; want_out "done"; want_err_has 'open("/nonexistent/dir/f", O_WRONLY|O_CREAT|O_TRUNC, 0666) = -1 ENOENT'
+want_err_has "write(1, 0x"; done_t
+
+t "--trace with an unknown function: 125"
+run "$M" --trace=nosuch true
+want_rc 125; want_err_has "--trace: 'nosuch' is not in the catalog"; done_t
+
 # ---- expectations on real programs ----
 
 t "cat: expect_string on open passes, and the real open runs"
