@@ -25,12 +25,7 @@ static struct ms_fn_meta table[MS_FN_COUNT] = {
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
 
 static const uint8_t nparams_table[MS_FN_COUNT] = {
@@ -41,12 +36,7 @@ static const uint8_t nparams_table[MS_FN_COUNT] = {
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
 
 unsigned ms_catalog_nparams(unsigned id)
@@ -65,12 +55,7 @@ static const struct {
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V MS_ALIAS
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
 
 static const char *const sym_names[MS_SYM_COUNT] = {
@@ -81,12 +66,7 @@ static const char *const sym_names[MS_SYM_COUNT] = {
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V MS_ALIAS
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
 
 static int initialised;

@@ -17,12 +17,7 @@ enum ms_fn_id {
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 	MS_FN_COUNT
 };
 
@@ -35,12 +30,7 @@ enum ms_sym_id {
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V MS_ALIAS
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 	MS_SYM_COUNT
 };
 

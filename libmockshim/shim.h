@@ -71,12 +71,7 @@ struct ms_real_table {
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V MS_ALIAS
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
 extern struct ms_real_table ms_real MS_HIDDEN;
 
@@ -88,12 +83,7 @@ extern struct ms_real_table ms_real MS_HIDDEN;
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 
 /* dlsym(RTLD_NEXT, name), with ms_binding set so that the allocator calls
  * dlsym may make are served from the bootstrap arena. */

@@ -43,12 +43,7 @@
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 
 #define MS_TRAMPOLINE(id, ret, name, proto, args, cargs)                                  \
 	MS_EXPORT ret name proto                                                          \
@@ -82,12 +77,7 @@
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 
 struct ms_real_table ms_real = {
 #define MS_FN(ret, name, ...) .name = { .fn = ms_bind_##name },
@@ -97,12 +87,7 @@ struct ms_real_table ms_real = {
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V(canon, ret, name, ...) .name = { .ptr = NULL },
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
 
 uint8_t ms_armed[MS_FN_COUNT] = {
@@ -113,10 +98,5 @@ uint8_t ms_armed[MS_FN_COUNT] = {
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
-#undef MS_FN
-#undef MS_FN_H
-#undef MS_FN_V
-#undef MS_ALIAS
-#undef MS_ALIAS_H
-#undef MS_ALIAS_V
+#include "mockshim/catalog_end.h"
 };
