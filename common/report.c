@@ -631,6 +631,25 @@ static void report_text(struct ms_report_in *s, FILE *out)
 	free(items);
 }
 
+/* Every failure the shims recorded, as text (malloc'd), or NULL. */
+static char *failures_text(const struct ms_report_in *s, const char *indent)
+{
+	char *msg = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&msg, &len);
+
+	if (!m)
+		return NULL;
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state == 1 && e->type == MS_EV_FAIL)
+			failure_text(m, s, e, i, indent);
+	}
+	fclose(m);
+	return msg;
+}
+
 static void tap_escape(FILE *out, const char *p)
 {
 	for (; *p; p++)
@@ -685,18 +704,9 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 		live(s)->failures ? "not ok" : "ok", ++k, s->program, status, live(s)->failures,
 		live(s)->failures == 1 ? "" : "s");
 	if (live(s)->failures) {
-		char *msg = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&msg, &len);
+		char *msg = failures_text(s, "  ");
 
-		if (m) {
-			for (uint32_t i = 0; i < nevents(s); i++) {
-				const struct ms_event *e = event_at(s, i);
-
-				if (e->state == 1 && e->type == MS_EV_FAIL)
-					failure_text(m, s, e, i, "  ");
-			}
-			fclose(m);
+		if (msg) {
 			fprintf(out, "  ---\n");
 			yaml_block(out, "failures", msg);
 			fprintf(out, "  ...\n");
@@ -706,7 +716,7 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 	free(items);
 }
 
-static void json_str(FILE *out, const char *p)
+void ms_json_text(FILE *out, const char *p)
 {
 	fputc('"', out);
 	for (; *p; p++) {
@@ -732,7 +742,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 	int first = 1;
 
 	fprintf(out, "{\"program\":");
-	json_str(out, s->program);
+	ms_json_text(out, s->program);
 	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
 		     "\"exec_errno\":%d,\"failures\":%u,\"processes\":[",
 		res->exited ? "true" : "false", res->exit_status, res->signal,
@@ -743,7 +753,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		if (e->state != 1 || e->type != MS_EV_ATTACH)
 			continue;
 		fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
-		json_str(out, e->text);
+		ms_json_text(out, e->text);
 		fputc('}', out);
 		first = 0;
 	}
@@ -752,9 +762,9 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		const struct item *it = &items[i];
 
 		fprintf(out, "%s{\"kind\":\"%s\",\"source\":", i ? "," : "", tables[it->table]);
-		json_str(out, str(s, it->src));
+		ms_json_text(out, str(s, it->src));
 		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->line, it->col);
-		json_str(out, str(s, it->text));
+		ms_json_text(out, str(s, it->text));
 		fprintf(out, ",\"function\":\"%s\",\"count\":%d,\"consumed\":%u,\"leftover\":%s}",
 			fn_name(s, it->fn), it->count, it->consumed, leftover(it) ? "true" : "false");
 	}
@@ -775,11 +785,11 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		fclose(m);
 		fprintf(out, "%s{\"function\":\"%s\",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":",
 			first ? "" : ",", fn_name(s, e->fn), e->call, e->pid, e->tid);
-		json_str(out, exe_of(s, e->pid, i));
+		ms_json_text(out, exe_of(s, e->pid, i));
 		fprintf(out, ",\"caller\":");
-		json_str(out, e->caller);
+		ms_json_text(out, e->caller);
 		fprintf(out, ",\"caller_offset\":%llu,\"message\":", (unsigned long long)e->caller_off);
-		json_str(out, msg);
+		ms_json_text(out, msg);
 		fputc('}', out);
 		free(msg);
 		first = 0;
@@ -806,7 +816,7 @@ static void terminate_event_strings(struct ms_report_in *s)
 	}
 }
 
-static void xml_text(FILE *out, const char *p)
+void ms_xml_text(FILE *out, const char *p)
 {
 	for (; *p; p++) {
 		unsigned char c = (unsigned char)*p;
@@ -838,7 +848,7 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 	for (uint32_t i = 0; items && i < n; i++)
 		failed += leftover(&items[i]);
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
-	xml_text(out, s->program);
+	ms_xml_text(out, s->program);
 	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n", n + 1, failed);
 	for (uint32_t i = 0; items && i < n; i++) {
 		const struct item *it = &items[i];
@@ -846,7 +856,7 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 
 		snprintf(name, sizeof(name), "%s:%u: %s", str(s, it->src), it->line, str(s, it->text));
 		fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
-		xml_text(out, name);
+		ms_xml_text(out, name);
 		fprintf(out, "\">");
 		if (leftover(it)) {
 			char *msg = NULL;
@@ -857,7 +867,7 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 				leftover_text(m, s, it, "");
 				fclose(m);
 				fprintf(out, "<failure message=\"");
-				xml_text(out, msg);
+				ms_xml_text(out, msg);
 				fprintf(out, "\"/>");
 				free(msg);
 			}
@@ -866,23 +876,14 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 	}
 	describe_status(s, status, sizeof(status));
 	fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
-	xml_text(out, s->program);
+	ms_xml_text(out, s->program);
 	fprintf(out, " %s\">", status);
 	if (live(s)->failures) {
-		char *msg = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&msg, &len);
+		char *msg = failures_text(s, "    ");
 
-		if (m) {
-			for (uint32_t i = 0; i < nevents(s); i++) {
-				const struct ms_event *e = event_at(s, i);
-
-				if (e->state == 1 && e->type == MS_EV_FAIL)
-					failure_text(m, s, e, i, "    ");
-			}
-			fclose(m);
+		if (msg) {
 			fprintf(out, "<failure message=\"%u failed checks\">", live(s)->failures);
-			xml_text(out, msg);
+			ms_xml_text(out, msg);
 			fprintf(out, "</failure>");
 			free(msg);
 		}

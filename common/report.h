@@ -29,4 +29,8 @@ unsigned ms_report_failures(const struct ms_report_in *r);
 unsigned ms_report_leftovers(const struct ms_report_in *r);
 unsigned ms_report_consumed(const struct ms_report_in *r);
 
+/* Text escaped for XML attributes and text, and as a JSON string. */
+void ms_xml_text(FILE *out, const char *text);
+void ms_json_text(FILE *out, const char *text);
+
 #endif

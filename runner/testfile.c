@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "report.h"
 #include "spec.h"
 #include "testfile.h"
 
@@ -1009,42 +1010,6 @@ static char *get_field(int fd)
 
 /* ---- output ---- */
 
-static void xml_text(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '<')
-			fputs("&lt;", out);
-		else if (c == '>')
-			fputs("&gt;", out);
-		else if (c == '&')
-			fputs("&amp;", out);
-		else if (c == '"')
-			fputs("&quot;", out);
-		else if (c < 0x20 && c != '\n' && c != '\t')
-			fprintf(out, "&#xfffd;");
-		else
-			fputc(c, out);
-	}
-}
-
-static void json_text(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 struct entry {
 	const struct file *f;
 	const struct block *t;
@@ -1086,29 +1051,29 @@ static void write_junit(FILE *out, struct entry *e, size_t n)
 			j++;
 		}
 		fprintf(out, "  <testsuite name=\"");
-		xml_text(out, e[i].f->path);
+		ms_xml_text(out, e[i].f->path);
 		fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", j - i,
 			failures, secs);
 		for (size_t k = i; k < j; k++) {
 			fprintf(out, "    <testcase classname=\"");
-			xml_text(out, e[k].f->path);
+			ms_xml_text(out, e[k].f->path);
 			fprintf(out, "\" name=\"");
-			xml_text(out, e[k].t->name);
+			ms_xml_text(out, e[k].t->name);
 			fprintf(out, "\" time=\"%.3f\">\n", e[k].r.seconds);
 			if (!e[k].r.passed) {
 				const char *d = e[k].r.details ? e[k].r.details : "";
 				size_t first = strcspn(d, "\n");
 
 				fprintf(out, "      <failure message=\"");
-				xml_text(out, xstrndup(d, first));
+				ms_xml_text(out, xstrndup(d, first));
 				fprintf(out, "\">");
-				xml_text(out, d);
+				ms_xml_text(out, d);
 				fprintf(out, "</failure>\n");
 			}
 			fprintf(out, "      <system-out>");
-			xml_text(out, e[k].r.out);
+			ms_xml_text(out, e[k].r.out);
 			fprintf(out, "</system-out>\n      <system-err>");
-			xml_text(out, e[k].r.err);
+			ms_xml_text(out, e[k].r.err);
 			fprintf(out, "</system-err>\n    </testcase>\n");
 		}
 		fprintf(out, "  </testsuite>\n");
@@ -1122,16 +1087,16 @@ static void write_json(FILE *out, struct entry *e, size_t n)
 	fprintf(out, "{\"tests\":[");
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"file\":", i ? "," : "");
-		json_text(out, e[i].f->path);
+		ms_json_text(out, e[i].f->path);
 		fprintf(out, ",\"name\":");
-		json_text(out, e[i].t->name);
+		ms_json_text(out, e[i].t->name);
 		fprintf(out, ",\"line\":%u,\"passed\":%s,\"seconds\":%.3f,\"details\":", e[i].t->line,
 			e[i].r.passed ? "true" : "false", e[i].r.seconds);
-		json_text(out, e[i].r.details ? e[i].r.details : "");
+		ms_json_text(out, e[i].r.details ? e[i].r.details : "");
 		fprintf(out, ",\"stdout\":");
-		json_text(out, e[i].r.out ? e[i].r.out : "");
+		ms_json_text(out, e[i].r.out ? e[i].r.out : "");
 		fprintf(out, ",\"stderr\":");
-		json_text(out, e[i].r.err ? e[i].r.err : "");
+		ms_json_text(out, e[i].r.err ? e[i].r.err : "");
 		fputc('}', out);
 	}
 	fprintf(out, "]}\n");
