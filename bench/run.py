@@ -1,0 +1,814 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""mockshim benchmarks, side by side with peers (issue 8).
+
+Runs build/bench/bench (an unmodified program) plain, under
+libmockshim.so, under mockrun with several kinds of rules, and under the
+peers that are installed (libfiu, libfaketime, socket_wrapper, strace,
+ltrace), all in the same run; prints markdown tables on stdout:
+
+  1. time per call, median of ROUNDS interleaved rounds, as a ratio to
+     the plain run of the same rounds;
+  2. instructions per call (valgrind --tool=callgrind), as the difference
+     over plain, and the issue's targets;
+  3. start-up (an interleaved loop; hyperfine as a cross-check) and how it
+     grows with the spec;
+  4. threads: 1, 2, 4 threads on one shared queue and unrelated queues;
+  5. memory: RSS added by the shim, channel bytes per rule.
+
+Progress goes to stderr.  See bench/README.md.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+FIU_DIR = '/usr/lib/fiu'
+FAKETIME_LIBS = ['/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1']
+SOCKET_WRAPPER_LIBS = ['/usr/lib/x86_64-linux-gnu/libsocket_wrapper.so']
+
+UNARMED_RULE = 'will_return_maybe(getegid, 0)'
+QUEUE = 1000000
+
+# Issue 8's targets: callgrind instructions per call over plain.
+TARGETS = [
+    ('shim', 'unarmed: LD_PRELOAD, no channel', 5),
+    ('unarmed', 'unarmed: mockrun, rule for another function', 5),
+    ('nomatch', 'armed, not matching (in=)', 60),
+    ('nomatch_from', 'armed, not matching (from=)', 60),
+    ('always', 'will_return_always reply', 80),
+    ('queue', 'queued value', 120),
+    ('queue_full', 'queued value, event log full', 120),
+    ('expect', 'expect_value check', 150),
+]
+
+
+class Op:
+    """One measured call of bench: its loop name and how to mock it."""
+
+    def __init__(self, name, fn, n, value, outs='', expect=None, fiu=None, strace=None,
+                 ltrace=None, faketime=False, sockwrap=False, cg_n=2000):
+        self.name = name  # bench OP
+        self.fn = fn  # the catalog function
+        self.n = n  # calls per repetition (timing)
+        self.value = value  # the mocked return value
+        self.outs = outs  # outputs of the reply, e.g. *res={...}
+        self.expect = expect  # (statement, parameter, value) or None
+        self.fiu = fiu  # libfiu's fault point for fn
+        self.strace = strace  # strace -e inject=... for fn
+        self.ltrace = ltrace or fn  # ltrace -e ...
+        self.faketime = faketime
+        self.sockwrap = sockwrap
+        self.cg_n = cg_n  # calls under callgrind
+
+    def reply(self):
+        return self.value + (', ' + self.outs if self.outs else '')
+
+
+OPS = [
+    Op('read', 'read', 50000, '1', expect=('expect_value_count', 'fd', '100'),
+       fiu='posix/io/rw/read', strace='read:retval=1:when=2+', sockwrap=True),
+    Op('clock', 'clock_gettime', 200000, '0',
+       expect=('expect_value_count', 'clockid', 'CLOCK_REALTIME'), faketime=True),
+    Op('getpid', 'getpid', 50000, '42', strace='getpid:retval=42'),
+    Op('getuid', 'getuid', 50000, '0', strace='getuid:retval=0'),
+    Op('malloc', 'malloc', 200000, 'NULL', expect=('expect_value_count', 'size', '32'),
+       fiu='libc/mm/malloc', ltrace='malloc+free'),
+    Op('socket', 'socket', 5000, '1000', expect=('expect_value_count', 'domain', 'AF_INET'),
+       fiu='posix/io/net/socket', strace='socket:retval=1000', ltrace='socket+close',
+       sockwrap=True, cg_n=500),
+    Op('getaddrinfo', 'getaddrinfo', 1000, '0', outs='*res={"127.0.0.1"}',
+       expect=('expect_string_count', 'node', '"localhost"'), ltrace='getaddrinfo+freeaddrinfo',
+       cg_n=100),
+]
+
+
+def log(*a):
+    print(*a, file=sys.stderr, flush=True)
+
+
+def clean_env():
+    env = dict(os.environ)
+    for k in list(env):
+        if (k in ('LD_PRELOAD', 'LD_LIBRARY_PATH') or k.startswith('MOCKSHIM')
+                or k.startswith('FIU_') or k.startswith('SOCKET_WRAPPER')
+                or k.startswith('FAKETIME')):
+            del env[k]
+    env['LC_ALL'] = 'C'
+    return env
+
+
+def parse_line(text):
+    """The last key=value line bench printed."""
+    for line in reversed(text.strip().splitlines()):
+        if line.startswith('op='):
+            out = {}
+            for kv in line.split():
+                k, _, v = kv.partition('=')
+                try:
+                    out[k] = float(v)
+                except ValueError:
+                    out[k] = v
+            return out
+    return None
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.env = clean_env()
+        self.tmp = tempfile.mkdtemp(prefix='msbench.')
+        self.have = {
+            'fiu': shutil.which('fiu-run') and os.path.exists(FIU_DIR + '/fiu_posix_preload.so'),
+            'faketime': next((p for p in FAKETIME_LIBS if os.path.exists(p)), None),
+            'sockwrap': next((p for p in SOCKET_WRAPPER_LIBS if os.path.exists(p)), None),
+            'strace': shutil.which('strace'),
+            'ltrace': shutil.which('ltrace'),
+            'valgrind': shutil.which('valgrind'),
+            'hyperfine': shutil.which('hyperfine'),
+        }
+        if not self.have['faketime']:
+            self.have['faketime'] = self.dpkg_find('faketime', 'libfaketime.so.1')
+        try:
+            helptext = subprocess.run([a.mockrun, '--help'], capture_output=True, text=True,
+                                      env=self.env).stdout
+        except OSError:
+            helptext = ''
+        self.have['trace'] = '--trace' in helptext
+        self.valgrind = self.find_valgrind_tool()
+        # fiu-run's control fifos, socket_wrapper's sockets: all in here
+        self.env['TMPDIR'] = self.tmp
+        self.swdir = os.path.join(self.tmp, 'socket_wrapper')
+        os.mkdir(self.swdir)
+        self.failures = []
+
+    def find_valgrind_tool(self):
+        """
+        valgrind's launcher itself, not Debian's /usr/bin/valgrind shell
+        wrapper: under mockrun the wrapper's sh would be mocked too (a
+        mocked read never lets it finish its script).  The launcher is
+        still a dynamic program under the same preload: see CG_IN_SCOPE.
+        """
+        if not self.have['valgrind']:
+            return None
+        return [shutil.which('valgrind.bin') or self.have['valgrind'], '--tool=callgrind']
+
+    def dpkg_find(self, pkg, name):
+        try:
+            out = subprocess.run(['dpkg', '-L', pkg], capture_output=True, text=True).stdout
+        except OSError:
+            return None
+        return next((p for p in out.split() if p.endswith('/' + name)), None)
+
+    # ---- variants: (argv prefix, extra environment) or None (n/a) ----
+
+    def mockrun(self, *stmts, extra=()):
+        argv = [self.a.mockrun, '-q']
+        for s in stmts:
+            argv += ['-e', s]
+        return argv + list(extra) + ['--'], {}
+
+    def variant(self, key, op, scoped=False):
+        """scoped: the reply only in="bench" (see CG_IN_SCOPE)."""
+        fn = op.fn
+        scope = ', in="bench"' if scoped else ''
+        if key == 'plain':
+            return [], {}
+        if key == 'shim':
+            return [], {'LD_PRELOAD': self.a.shim}
+        if key == 'unarmed':
+            return self.mockrun(UNARMED_RULE)
+        if key == 'nomatch':
+            return self.mockrun('will_return_maybe(%s, %s, in="other-program")' % (fn, op.reply()))
+        if key == 'nomatch_from':
+            return self.mockrun('will_return_maybe(%s, %s, from="libother.so")' % (fn, op.reply()))
+        if key == 'always':
+            return self.mockrun('will_return_always(%s, %s%s)' % (fn, op.reply(), scope))
+        if key == 'always_in':
+            return self.mockrun('will_return_always(%s, %s, in="bench")' % (fn, op.reply()))
+        if key in ('queue', 'queue_full'):
+            v = op.value + ', %d' % QUEUE + (', ' + op.outs if op.outs else '')
+            return self.mockrun('will_return_count(%s, %s%s)' % (fn, v, scope))
+        if key == 'expect':
+            if not op.expect:
+                return None
+            st, param, v = op.expect
+            return self.mockrun('%s(%s, %s, %s, -1)' % (st, fn, param, v))
+        if key == 'trace':
+            if not self.have['trace']:
+                return None
+            return self.mockrun(UNARMED_RULE, extra=['--trace=' + fn, '--trace-file', os.devnull])
+        if key in ('fiu_fn', 'fiu_other'):
+            if not self.have['fiu'] or (key == 'fiu_fn' and not op.fiu):
+                return None
+            point = op.fiu if key == 'fiu_fn' else 'posix/io/oc/open'
+            return ['fiu-run', '-x', '-f', '',
+                    '-c', 'enable_random name=%s,probability=0' % point], {}
+        if key == 'faketime':
+            if not (op.faketime and self.have['faketime']):
+                return None
+            return [], {'LD_PRELOAD': self.have['faketime'], 'FAKETIME': '@2023-01-01 00:00:00'}
+        if key == 'sockwrap':
+            if not (op.sockwrap and self.have['sockwrap']):
+                return None
+            return [], {'LD_PRELOAD': self.have['sockwrap'], 'SOCKET_WRAPPER_DIR': self.swdir}
+        if key == 'strace':
+            if not (op.strace and self.have['strace']):
+                return None
+            name = op.strace.split(':')[0]
+            return ['strace', '-f', '-o', os.devnull, '-e', 'trace=' + name,
+                    '-e', 'inject=' + op.strace], {}
+        if key == 'strace_trace':
+            if not (op.strace and self.have['strace']):
+                return None
+            return ['strace', '-f', '-o', os.devnull, '-e', 'trace=' + op.strace.split(':')[0]], {}
+        if key == 'ltrace':
+            if not self.have['ltrace']:
+                return None
+            return ['ltrace', '-f', '-o', os.devnull, '-e', op.ltrace], {}
+        raise KeyError(key)
+
+    def run(self, argv, extra_env, ok=(0, 123)):
+        env = dict(self.env)
+        env.update(extra_env)
+        try:
+            p = subprocess.run(argv, capture_output=True, text=True, env=env,
+                               timeout=self.a.timeout)
+        except subprocess.TimeoutExpired:
+            self.failures.append(' '.join(argv) + ': timed out')
+            return None
+        res = parse_line(p.stdout)
+        if p.returncode not in ok or res is None or res.get('errors', 0):
+            self.failures.append('%s: exit %d, %s %s' % (
+                ' '.join(argv), p.returncode, p.stdout.strip()[-200:], p.stderr.strip()[-300:]))
+            return None
+        return res
+
+
+# ---- 1. time per call ----
+
+PERCALL_VARIANTS = [
+    ('plain', 'plain (ns per call)'),
+    ('shim', 'LD_PRELOAD=libmockshim.so, no channel'),
+    ('unarmed', 'mockrun, rule for another function'),
+    ('nomatch', 'mockrun, rule for FN, in="other-program"'),
+    ('nomatch_from', 'mockrun, rule for FN, from="libother.so"'),
+    ('always', 'will_return_always(FN, V)'),
+    ('queue', 'will_return_count(FN, V, 1000000)'),
+    ('expect', 'expect_value_count(FN, PARAM, V, -1)'),
+    ('trace', 'mockrun --trace=FN'),
+    ('fiu_fn', 'fiu-run -x, FN\'s point at probability 0'),
+    ('fiu_other', 'fiu-run -x, another point (open)'),
+    ('faketime', 'libfaketime, FAKETIME="@2023-01-01 00:00:00"'),
+    ('sockwrap', 'socket_wrapper, SOCKET_WRAPPER_DIR set'),
+    ('strace', 'strace -f -e inject=FN:retval=V'),
+    ('strace_trace', 'strace -f -e trace=FN (tracing only)'),
+    ('ltrace', 'ltrace -f -e FN'),
+]
+
+SLOW = {'strace': 500, 'strace_trace': 500, 'ltrace': 100}  # calls per repetition under ptrace
+
+
+def percall(b, ops):
+    a = b.a
+    cells = {}  # (variant, op) -> [ns per call, one per round]
+    rounds = a.rounds
+    t0 = time.time()
+    for r in range(rounds):
+        for op in ops:
+            for key, _ in PERCALL_VARIANTS:
+                v = b.variant(key, op)
+                if v is None:
+                    continue
+                prefix, env = v
+                n = SLOW.get(key, op.n)
+                if a.quick:
+                    n = max(n // 10, 10)
+                res = b.run(prefix + [a.bench, op.name, str(n), '3'], env)
+                cells.setdefault((key, op.name), []).append(res['ns'] if res else None)
+        log('per-call: round %d/%d done (%.0f s)' % (r + 1, rounds, time.time() - t0))
+    med = {}
+    for k, vals in cells.items():
+        vals = [x for x in vals if x is not None]
+        med[k] = statistics.median(vals) if vals else None
+    return med
+
+
+def percall_table(b, ops, med):
+    out = ['## Time per call (ratio to plain, same run)', '',
+           'Median over %d interleaved rounds of the fastest of 3 repetitions; the '
+           'plain row is ns per call, every other row is its time / plain\'s (lower is '
+           'better: < 1 means the mocked reply is cheaper than the real call).  '
+           'malloc, socket and getaddrinfo are pairs (with free, close, freeaddrinfo); '
+           'FN\'s mocked value: %s.' % (b.a.rounds, ', '.join(
+               '%s=%s' % (op.name, op.value) for op in ops)), '']
+    out.append('| variant | ' + ' | '.join(op.name for op in ops) + ' |')
+    out.append('|---|' + '---:|' * len(ops))
+    for key, label in PERCALL_VARIANTS:
+        row = []
+        for op in ops:
+            v = med.get((key, op.name))
+            p = med.get(('plain', op.name))
+            if (key, op.name) not in med:
+                row.append('n/a')
+            elif v is None or not p:
+                row.append('ERR')
+            elif key == 'plain':
+                row.append('%.1f ns' % v)
+            else:
+                row.append('%.2fx' % (v / p))
+        if all(c == 'n/a' for c in row):
+            if key == 'trace':
+                out.append('| %s | %s |' % (label, ' | '.join(['(no --trace in mockrun)'] +
+                                                              ['n/a'] * (len(ops) - 1))))
+            continue
+        out.append('| %s | %s |' % (label, ' | '.join(row)))
+    return out
+
+
+# ---- 2. instructions per call ----
+
+CG_VARIANTS = [
+    ('plain', 'plain (Ir per call)'),
+    ('shim', 'LD_PRELOAD=libmockshim.so, no channel'),
+    ('unarmed', 'mockrun, rule for another function'),
+    ('nomatch', 'rule for FN, in="other-program"'),
+    ('nomatch_from', 'rule for FN, from="libother.so"'),
+    ('always', 'will_return_always'),
+    ('always_in', 'will_return_always(FN, V, in="bench"): a matching in='),
+    ('queue', 'will_return_count(FN, V, 1000000)'),
+    ('queue_full', 'the same, after 7,000 calls (event log full)'),
+    ('expect', 'expect_value_count(FN, PARAM, V, -1)'),
+    ('trace', 'mockrun --trace=FN'),
+    ('fiu_fn', 'fiu-run -x, FN\'s point at probability 0'),
+    ('fiu_other', 'fiu-run -x, another point (open)'),
+    ('faketime', 'libfaketime'),
+    ('sockwrap', 'socket_wrapper'),
+]
+
+
+# Replies that valgrind's launcher (a dynamic program, preloaded like
+# bench) cannot live with: malloc returning NULL.  Under callgrind these
+# rules get in="bench", so their numbers include a matching in= check
+# (the always_in row shows what that costs on the other calls).
+CG_IN_SCOPE = {('malloc', 'always'), ('malloc', 'queue'), ('malloc', 'queue_full')}
+
+
+def callgrind(b, ops):
+    a = b.a
+    ir = {}
+    t0 = time.time()
+    for op in ops:
+        for key, _ in CG_VARIANTS:
+            if op.name == 'none' and key != 'plain':
+                continue  # the empty loop: the baseline of replies
+            v = b.variant(key, op, scoped=(op.name, key) in CG_IN_SCOPE)
+            if v is None:
+                continue
+            prefix, env = v
+            n = op.cg_n if not a.quick else max(op.cg_n // 4, 20)
+            warm = 7000 if key == 'queue_full' else 64
+            if key == 'queue_full' and op.cg_n < 2000:
+                warm = 6200  # slow calls: just past the log's 6,144 consume events
+            f = os.path.join(b.tmp, 'cg.%s.%s' % (op.name, key))
+            argv = prefix + b.valgrind + ['--callgrind-out-file=' + f,
+                                          '--toggle-collect=loop_*', a.bench, op.name, str(n),
+                                          '1', str(warm)]
+            res = b.run(argv, env)
+            total = None
+            if res is not None:
+                try:
+                    with open(f) as fh:
+                        for line in fh:
+                            if line.startswith('totals:') or line.startswith('summary:'):
+                                total = int(line.split()[1])
+                                break
+                except OSError:
+                    pass
+            ir[(key, op.name)] = total / n if total is not None else None
+        log('callgrind: %s done (%.0f s)' % (op.name, time.time() - t0))
+    return ir
+
+
+def callgrind_tables(b, ops, ir):
+    out = ['## Instructions per call (callgrind)', '',
+           'valgrind --tool=callgrind --toggle-collect=\'loop_*\': only the measured loop '
+           'and what it calls (the trampoline, the shim, the real function) are counted, '
+           'not start-up or the warm-up.  The plain row is instructions per loop '
+           'iteration; every other row is the difference over plain (a mocked reply '
+           'skips the real function, so it can be negative).', '']
+    out.append('| variant | ' + ' | '.join(op.name for op in ops) + ' |')
+    out.append('|---|' + '---:|' * len(ops))
+    for key, label in CG_VARIANTS:
+        row = []
+        for op in ops:
+            if (key, op.name) not in ir:
+                row.append('n/a')
+                continue
+            v, p = ir[(key, op.name)], ir.get(('plain', op.name))
+            if v is None or p is None:
+                row.append('ERR')
+            elif key == 'plain':
+                row.append('%.1f' % v)
+            else:
+                row.append('%+.1f' % (v - p) + (' †' if (op.name, key) in CG_IN_SCOPE else ''))
+        if all(c == 'n/a' for c in row):
+            continue
+        out.append('| %s | %s |' % (label, ' | '.join(row)))
+    out += ['', '### Targets (instructions per call over plain)', '',
+            '| target | limit | ' + ' | '.join(op.name for op in ops) + ' | met |',
+            '|---|---:|' + '---:|' * len(ops) + ':---:|']
+    for key, label, limit in TARGETS:
+        row, met = [], True
+        for op in ops:
+            v, p = ir.get((key, op.name)), ir.get(('plain', op.name))
+            if v is None or p is None:
+                row.append('n/a' if (key, op.name) not in ir else 'ERR')
+                continue
+            d = v - p
+            if key in ('always', 'queue', 'queue_full'):
+                # a reply replaces the real function: compare with the
+                # cost of calling nothing (the loop alone)
+                d = v - ir.get(('plain', 'none'), 0)
+            ok = d <= limit
+            met = met and ok
+            row.append(('%+.0f' % d) + (' †' if (op.name, key) in CG_IN_SCOPE else '') +
+                       ('' if ok else ' **over**'))
+        out.append('| %s | +%d | %s | %s |' % (label, limit, ' | '.join(row),
+                                                'yes' if met else '**no**'))
+    out += ['', 'For replies (always, queued) the number is the shim\'s own cost: '
+            'instructions per call over the empty loop (bench none), since the real '
+            'function no longer runs; for the others it is over plain.  † with '
+            'in="bench": valgrind\'s launcher runs under the same preload and cannot '
+            'start with malloc returning NULL; the number includes a matching in= check '
+            '(compare the always_in row with the always row for the other calls).']
+    return out
+
+
+# ---- 3. start-up ----
+
+def write_spec(b, n):
+    path = os.path.join(b.tmp, 'spec%d.ms' % n)
+    with open(path, 'w') as f:
+        for i in range(n):
+            f.write('will_return_maybe(getegid, %d)\n' % i)
+    return path
+
+
+def spawn_ms(argv, env):
+    """Wall ms of one run of argv (output to /dev/null), by posix_spawn."""
+    path = argv[0] if os.sep in argv[0] else (shutil.which(argv[0]) or argv[0])
+    fa = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+          (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+          (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+    t = time.perf_counter_ns()
+    pid = os.posix_spawn(path, argv, env, file_actions=fa)
+    os.waitpid(pid, 0)
+    return (time.perf_counter_ns() - t) / 1e6
+
+
+def time_commands(b, cmds, runs):
+    """
+    Median wall ms of each command over runs runs, interleaved: every run
+    takes each command once, in a new random order, so that load from
+    other programs on a shared machine falls on all of them alike
+    (hyperfine runs one command's runs back to back).
+    """
+    import random
+    rnd = random.Random(8)
+    times = {label: [] for label, _ in cmds}
+    order = list(cmds)
+    for _ in range(max(runs // 10, 1)):  # warm-up
+        for label, c in order:
+            spawn_ms(c, b.env)
+    for _ in range(runs):
+        rnd.shuffle(order)
+        for label, c in order:
+            times[label].append(spawn_ms(c, b.env))
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def hyperfine_commands(b, cmds, runs):
+    """hyperfine -N's median ms of each command (a cross-check)."""
+    j = os.path.join(b.tmp, 'hf.json')
+    argv = ['hyperfine', '-N', '-i', '--style', 'none', '--warmup', str(max(runs // 10, 2)),
+            '--runs', str(runs), '--export-json', j]
+    for _, c in cmds:
+        argv.append(' '.join(shlex_quote(x) for x in c))
+    p = subprocess.run(argv, capture_output=True, text=True, env=b.env, timeout=600)
+    try:
+        with open(j) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        b.failures.append('hyperfine: ' + p.stderr[-300:])
+        return {}
+    return {label: r['median'] * 1000.0 for (label, _), r in zip(cmds, data['results'])}
+
+
+def shlex_quote(s):
+    if re.fullmatch(r'[\w@%+=:,./-]+', s):
+        return s
+    return "'" + s.replace("'", "'\"'\"'") + "'"
+
+
+def startup(b):
+    a = b.a
+    true = shutil.which('true') or '/bin/true'
+    env = shutil.which('env') or '/usr/bin/env'
+    mr = [a.mockrun, '-q']
+    cmds = [
+        ('true', [true]),
+        ('env true', [env, true]),
+        ('env LD_PRELOAD=empty.so true', [env, 'LD_PRELOAD=' + a.empty, true]),
+        ('env LD_PRELOAD=libmockshim.so true', [env, 'LD_PRELOAD=' + a.shim, true]),
+        ('env LD_PRELOAD=libmockshim.so MOCKSHIM=\'will_return(getuid, 0)\' true',
+         [env, 'LD_PRELOAD=' + a.shim, 'MOCKSHIM=will_return(getuid, 0)', true]),
+        ('mockrun --version', [a.mockrun, '--version']),
+        ('mockrun -e \'will_return(getuid, 0)\' true', mr + ['-e', 'will_return(getuid, 0)', true]),
+    ]
+    if b.have['fiu']:
+        cmds.append(('fiu-run -x true', ['fiu-run', '-x', true]))
+        cmds.append(('fiu-run -x -f \'\' true (no control fifo)', ['fiu-run', '-x', '-f', '', true]))
+    if b.have['strace']:
+        cmds.append(('strace -f -o /dev/null true', ['strace', '-f', '-o', os.devnull, true]))
+    # the spec's cost in mockrun, and in every process that attaches: a
+    # shell that runs true ten times
+    ten = '; '.join([true] * 10)
+    specs = [(n, write_spec(b, n)) for n in (1, 1000, 10000, 100000)]
+    big = []
+    for n, path in specs:
+        big.append(('spec %d' % n, mr + ['-f', path, true]))
+        big.append(('spec %d x10' % n, mr + ['-f', path, 'sh', '-c', ten]))
+    runs = 20 if a.quick else 300
+    t0 = time.time()
+    med = time_commands(b, cmds, runs)
+    log('start-up: %d interleaved runs done (%.0f s)' % (runs, time.time() - t0))
+    med.update(time_commands(b, big, 3 if a.quick else 15))
+    log('start-up: specs done (%.0f s)' % (time.time() - t0))
+    hf = hyperfine_commands(b, cmds, 10 if a.quick else 100) if b.have['hyperfine'] else {}
+    log('start-up: hyperfine done (%.0f s)' % (time.time() - t0))
+    bases = ['true', 'env true', 'env LD_PRELOAD=empty.so true']
+    out = ['## Start-up', '',
+           'Median wall time of %d runs of each command, interleaved in random order '
+           '(posix_spawn from the script: the same constant overhead in every row), and '
+           'the difference over three baselines: `true` itself, `env true` (one more '
+           'exec, what any wrapper that execs pays) and an empty preloaded library.  '
+           'The last column is hyperfine -N\'s median (each command\'s runs back to '
+           'back: a cross-check, more exposed to load from other programs).  Targets: '
+           'the shim within +0.15 ms of the empty library, mockrun within +0.5 ms of '
+           'plain.' % runs, '',
+           '| command | ms | over `true` | over `env true` | over empty.so | hyperfine ms |',
+           '|---|---:|---:|---:|---:|---:|']
+    for label, _ in cmds:
+        cells = []
+        for i, bl in enumerate(bases):
+            if label in bases and bases.index(label) <= i:
+                cells.append('')  # a baseline is not compared with itself or later ones
+            else:
+                cells.append('%+.2f' % (med[label] - med[bl]))
+        out.append('| `%s` | %.2f | %s | %s |' % (label, med[label], ' | '.join(cells),
+                                                  '%.2f' % hf[label] if label in hf else 'n/a'))
+    one, one10 = med['spec 1'], med['spec 1 x10']
+    out += ['', '### Spec size', '',
+            '`mockrun -f SPEC true` for N `will_return_maybe(getegid, I)` statements; '
+            '"x10": `mockrun -f SPEC sh -c \'true; ... (10 times)\'`, so that the cost each '
+            'process pays to attach the channel shows (per process over N=1).', '',
+            '| statements | mockrun ms | per statement over N=1 | x10 ms | per process over N=1 |',
+            '|---:|---:|---:|---:|---:|']
+    for n, _ in specs:
+        m, m10 = med['spec %d' % n], med['spec %d x10' % n]
+        if n == 1:
+            out.append('| 1 | %.2f | | %.2f | |' % (m, m10))
+            continue
+        out.append('| %d | %.2f | %.2f µs | %.2f | %+.3f ms |' % (
+            n, m, (m - one) * 1000.0 / (n - 1), m10, ((m10 - m) - (one10 - one)) / 10.0))
+    out += ['', 'Linear or better: the per-statement column stays flat (or falls) as the '
+            'spec grows.']
+    return out
+
+
+# ---- 4. threads ----
+
+THREAD_VARIANTS = [
+    ('plain', 'threads-shared', 'plain, all call getpid', None),
+    ('shim', 'threads-shared', 'LD_PRELOAD=libmockshim.so, all call getpid', None),
+    ('unarmed', 'threads-shared', 'mockrun, rule for another function, all call getpid', None),
+    ('shared', 'threads-shared', 'one shared queue: will_return_count(getpid, 42, 1000000)',
+     ['will_return_count(getpid, 42, %d)' % QUEUE]),
+    ('plain', 'threads-unrelated', 'plain, getpid/getuid/getgid/geteuid', None),
+    ('unrelated', 'threads-unrelated', 'unrelated queues: will_return_count each of the 4',
+     ['will_return_count(%s, 42, %d)' % (f, QUEUE) for f in ('getpid', 'getuid', 'getgid',
+                                                              'geteuid')]),
+]
+
+
+def threads(b):
+    a = b.a
+    n = 5000 if a.quick else 200000
+    counts = (1, 2, 4)
+    vals = {}
+    t0 = time.time()
+    for r in range(a.rounds):
+        for key, mode, label, stmts in THREAD_VARIANTS:
+            if key in ('shared', 'unrelated'):
+                prefix, env = b.mockrun(*stmts)
+            else:
+                prefix, env = b.variant(key, OPS[0])
+            for t in counts:
+                res = b.run(prefix + [a.bench, mode, str(t), str(n)], env)
+                vals.setdefault((label, t), []).append(res['ns'] if res else None)
+                vals.setdefault((label, t, 'wall'), []).append(res['wall_ns'] if res else None)
+        log('threads: round %d/%d done (%.0f s)' % (r + 1, a.rounds, time.time() - t0))
+
+    def med(k):
+        v = [x for x in vals.get(k, []) if x is not None]
+        return statistics.median(v) if v else None
+
+    out = ['## Threads', '',
+           'Each thread calls its function %d times; ns is the thread\'s CPU time per '
+           'call (CLOCK_THREAD_CPUTIME_ID), averaged over the threads, median of %d '
+           'rounds (the machine has %d CPUs: wall time per call, in parentheses, grows '
+           'once the threads outnumber them).  Target: 4 threads on unrelated queues '
+           'within 1.5x of 1 thread.' % (n, a.rounds, os.cpu_count() or 0), '',
+           '| variant | ' + ' | '.join('%d thread%s' % (t, 's' if t > 1 else '') for t in counts)
+           + ' | 4 / 1 |', '|---|' + '---:|' * (len(counts) + 1)]
+    for _, _, label, _ in THREAD_VARIANTS:
+        cells = []
+        for t in counts:
+            c, w = med((label, t)), med((label, t, 'wall'))
+            cells.append('%.1f (%.0f)' % (c, w) if c is not None else 'ERR')
+        one, four = med((label, 1)), med((label, 4))
+        ratio = '%.2fx' % (four / one) if one and four else 'ERR'
+        out.append('| %s | %s | %s |' % (label, ' | '.join(cells), ratio))
+    return out
+
+
+# ---- 5. memory ----
+
+def memory(b):
+    a = b.a
+    specs = {n: write_spec(b, n) for n in (1000, 100000)}
+    variants = [
+        ('plain', [], {}),
+        ('LD_PRELOAD=empty.so', [], {'LD_PRELOAD': a.empty}),
+        ('LD_PRELOAD=libmockshim.so, no channel', [], {'LD_PRELOAD': a.shim}),
+        ('mockrun, 1 rule (another function)', b.mockrun(UNARMED_RULE)[0], {}),
+        ('mockrun, 1,000 rules', [a.mockrun, '-q', '-f', specs[1000], '--'], {}),
+        ('mockrun, 100,000 rules', [a.mockrun, '-q', '-f', specs[100000], '--'], {}),
+    ]
+    rows = {}
+    for _ in range(5):
+        for label, prefix, env in variants:
+            res = b.run(prefix + [a.bench, 'rss'], env)
+            if res:
+                rows.setdefault(label, []).append(res)
+    # a program that consumed 1,000,000 queued values: the event log's pages
+    consumed = b.run(b.mockrun('will_return_count(getpid, 42, %d)' % QUEUE)[0] +
+                     [a.bench, 'getpid', '100000', '3'], {})
+    out = ['## Memory', '',
+           'VmRSS and its parts from /proc/self/status of bench, kB (median of 5 runs; '
+           'shmem is the channel\'s pages the program touched).', '',
+           '| process | VmRSS | anon | file | shmem | VmRSS over plain |',
+           '|---|---:|---:|---:|---:|---:|']
+    base = statistics.median(r['rss_kb'] for r in rows['plain'])
+
+    def line(label, rs):
+        m = {k: statistics.median(r[k] for r in rs) for k in ('rss_kb', 'anon_kb', 'file_kb',
+                                                             'shmem_kb')}
+        return '| %s | %d | %d | %d | %d | %+d |' % (label, m['rss_kb'], m['anon_kb'],
+                                                    m['file_kb'], m['shmem_kb'],
+                                                    m['rss_kb'] - base)
+    for label, _, _ in variants:
+        if label in rows:
+            out.append(line(label, rows[label]))
+    if consumed:
+        out.append(line('mockrun, after 300,064 queued getpid values consumed', [consumed]))
+
+    # the channel's size, from the memfd mockrun passes
+    sizes = {}
+    for n in (1, 1000, 10000, 100000):
+        stmts = ['-e', UNARMED_RULE] if n == 1 else ['-f', write_spec(b, n)]
+        p = subprocess.run([a.mockrun, '-q'] + stmts +
+                           ['--', 'sh', '-c', 'stat -L -c %s "$MOCKSHIM_CHANNEL"'],
+                           capture_output=True, text=True, env=b.env)
+        try:
+            sizes[n] = int(p.stdout.split()[0])
+        except (IndexError, ValueError):
+            b.failures.append('channel size for %d statements: %s' % (n, p.stderr[-300:]))
+    out += ['', '### Channel size', '',
+            'The memfd mockrun creates (stat of $MOCKSHIM_CHANNEL), for N '
+            'will_return_maybe(getegid, I) statements.', '',
+            '| statements | bytes | bytes per statement over 1 |', '|---:|---:|---:|']
+    for n, s in sorted(sizes.items()):
+        per = '' if n == 1 or 1 not in sizes else '%.1f' % ((s - sizes[1]) / (n - 1))
+        out.append('| %d | %d | %s |' % (n, s, per))
+    return out
+
+
+# ---- main ----
+
+def header(b):
+    def cmd(argv):
+        try:
+            return subprocess.run(argv, capture_output=True, text=True, cwd=ROOT).stdout.strip()
+        except OSError:
+            return ''
+    cpu = ''
+    try:
+        with open('/proc/cpuinfo') as f:
+            cpu = next((l.split(':', 1)[1].strip() for l in f if l.startswith('model name')), '')
+    except OSError:
+        pass
+    rev = cmd(['git', 'rev-parse', '--short', 'HEAD'])
+    dirty = ' (+ uncommitted changes)' if cmd(['git', 'status', '--porcelain',
+                                                '--untracked-files=no']) else ''
+    peers = ', '.join(k for k in ('fiu', 'faketime', 'sockwrap', 'strace', 'ltrace', 'valgrind',
+                                  'hyperfine') if b.have[k])
+    return ['# mockshim benchmarks', '',
+            '- date: %s' % datetime.datetime.now().strftime('%Y-%m-%d %H:%M %Z').strip(),
+            '- tree: %s%s' % (rev, dirty),
+            '- machine: %s, %d CPUs, Linux %s, %s' % (cpu, os.cpu_count() or 0,
+                                                    platform.release(),
+                                                    ' '.join(platform.libc_ver())),
+            '- peers found: %s' % peers,
+            '- command: `%s`' % ' '.join(shlex_quote(x) for x in sys.argv), '']
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    build = os.path.join(ROOT, 'build')
+    p.add_argument('--build-dir', default=build)
+    p.add_argument('--bench')
+    p.add_argument('--shim')
+    p.add_argument('--mockrun')
+    p.add_argument('--empty')
+    p.add_argument('--rounds', type=int, default=7)
+    p.add_argument('--only', default='percall,callgrind,startup,threads,memory',
+                   help='sections, comma separated')
+    p.add_argument('--ops', default=','.join(op.name for op in OPS),
+                   help='calls to measure, comma separated')
+    p.add_argument('--quick', action='store_true', help='fewer calls and runs (a smoke test)')
+    p.add_argument('--timeout', type=float, default=120)
+    p.add_argument('-o', '--output', help='also write the tables there')
+    a = p.parse_args()
+    d = a.build_dir
+    a.bench = a.bench or os.path.join(d, 'bench', 'bench')
+    a.shim = a.shim or os.path.join(d, 'libmockshim', 'libmockshim.so')
+    a.mockrun = a.mockrun or os.path.join(d, 'runner', 'mockrun')
+    a.empty = a.empty or os.path.join(d, 'bench', 'libmsbenchempty.so')
+    for f in (a.bench, a.shim, a.mockrun, a.empty):
+        if not os.path.exists(f):
+            sys.exit('run.py: %s not found: build first (ninja -C build)' % f)
+    a.bench, a.shim, a.mockrun, a.empty = map(os.path.abspath, (a.bench, a.shim, a.mockrun,
+                                                                 a.empty))
+    if a.quick:
+        a.rounds = min(a.rounds, 2)
+    sections = a.only.split(',')
+    ops = [op for op in OPS if op.name in a.ops.split(',')]
+    b = Bench(a)
+    t0 = time.time()
+    out = header(b)
+    try:
+        if 'percall' in sections:
+            out += percall_table(b, ops, percall(b, ops)) + ['']
+        if 'callgrind' in sections:
+            if b.have['valgrind']:
+                cg_ops = ops + [Op('none', 'none', 0, '0', cg_n=2000)]
+                ir = callgrind(b, cg_ops)
+                out += callgrind_tables(b, ops, ir) + ['']
+            else:
+                out += ['## Instructions per call', '', 'valgrind is not installed.', '']
+        if 'startup' in sections:
+            out += startup(b) + ['']
+        if 'threads' in sections:
+            out += threads(b) + ['']
+        if 'memory' in sections:
+            out += memory(b) + ['']
+    finally:
+        shutil.rmtree(b.tmp, ignore_errors=True)
+    out.append('Total benchmark time: %.0f s.' % (time.time() - t0))
+    if b.failures:
+        out += ['', '## Runs that failed (ERR cells)', '']
+        out += ['- `%s`' % f.replace('\n', ' ')[:600] for f in b.failures]
+    text = '\n'.join(out) + '\n'
+    sys.stdout.write(text)
+    if a.output:
+        with open(a.output, 'w') as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
