@@ -47,50 +47,75 @@ static int needs_mode(int flags)
 		va_end(ap);                       \
 	}
 
+/* The armed paths, cold and reached by tail calls (see trampolines.c). */
+/* open and openat read their va_list first, so these are not tail calls:
+ * the program's return address comes as caller. */
+static __attribute__((noinline, cold)) int open_armed(unsigned id, void **real, const char *sym,
+						      const char *pathname, int flags, mode_t mode,
+						      const void *caller)
+{
+	uint64_t a[] = { MS_U(pathname), MS_U(flags), MS_U(mode) };
+	int64_t v;
+	int k = ms_consult(id, a, &v, caller), r;
+	void *p;
+	open_fn f;
+
+	if (k == 1)
+		return (int)v;
+	p = slot(real, sym);
+	memcpy(&f, &p, sizeof(f));
+	r = f(pathname, flags, mode);
+	if (k == 2)
+		ms_trace_after(id, a, r);
+	return r;
+}
+
+static __attribute__((noinline, cold)) int openat_armed(unsigned id, void **real, const char *sym,
+							int dirfd, const char *pathname, int flags,
+							mode_t mode, const void *caller)
+{
+	uint64_t a[] = { MS_U(dirfd), MS_U(pathname), MS_U(flags), MS_U(mode) };
+	int64_t v;
+	int k = ms_consult(id, a, &v, caller), r;
+	void *p;
+	openat_fn f;
+
+	if (k == 1)
+		return (int)v;
+	p = slot(real, sym);
+	memcpy(&f, &p, sizeof(f));
+	r = f(dirfd, pathname, flags, mode);
+	if (k == 2)
+		ms_trace_after(id, a, r);
+	return r;
+}
+
 #define DEFINE_OPEN(name, id)                                                           \
 	MS_EXPORT int name(const char *pathname, int flags, ...)                        \
 	{                                                                               \
-		uint64_t a[] = { MS_U(pathname), MS_U(flags), 0 };                      \
 		open_fn f;                                                              \
 		void *p;                                                                \
-		int k = 0, r;                                                           \
 		OPEN_MODE(flags, flags)                                                 \
-		if (ms_unlikely(ms_armed[id])) {                                        \
-			int64_t v;                                                      \
-			a[2] = MS_U(mode);                                              \
-			k = ms_consult(id, a, &v, MS_CALLER);                           \
-			if (k == 1)                                                     \
-				return (int)v;                                          \
-		}                                                                       \
+		if (ms_unlikely(ms_armed[id]))                                          \
+			return open_armed(id, &ms_real.name.ptr, #name, pathname, flags, mode, \
+					  MS_CALLER);                                   \
 		p = slot(&ms_real.name.ptr, #name);                                     \
 		memcpy(&f, &p, sizeof(f));                                              \
-		r = f(pathname, flags, mode);                                           \
-		if (ms_unlikely(k == 2))                                                \
-			ms_trace_after(id, a, r);                                       \
-		return r;                                                               \
+		return f(pathname, flags, mode);                                        \
 	}
 
 #define DEFINE_OPENAT(name, id)                                                         \
 	MS_EXPORT int name(int dirfd, const char *pathname, int flags, ...)             \
 	{                                                                               \
-		uint64_t a[] = { MS_U(dirfd), MS_U(pathname), MS_U(flags), 0 };         \
 		openat_fn f;                                                            \
 		void *p;                                                                \
-		int k = 0, r;                                                           \
 		OPEN_MODE(flags, flags)                                                 \
-		if (ms_unlikely(ms_armed[id])) {                                        \
-			int64_t v;                                                      \
-			a[3] = MS_U(mode);                                              \
-			k = ms_consult(id, a, &v, MS_CALLER);                           \
-			if (k == 1)                                                     \
-				return (int)v;                                          \
-		}                                                                       \
+		if (ms_unlikely(ms_armed[id]))                                          \
+			return openat_armed(id, &ms_real.name.ptr, #name, dirfd, pathname, \
+					    flags, mode, MS_CALLER);                    \
 		p = slot(&ms_real.name.ptr, #name);                                     \
 		memcpy(&f, &p, sizeof(f));                                              \
-		r = f(dirfd, pathname, flags, mode);                                    \
-		if (ms_unlikely(k == 2))                                                \
-			ms_trace_after(id, a, r);                                       \
-		return r;                                                               \
+		return f(dirfd, pathname, flags, mode);                                 \
 	}
 
 DEFINE_OPEN(open, MS_ID_open)
@@ -144,26 +169,29 @@ static int boot_owns(const void *p)
 	       (const unsigned char *)p < boot_arena + BOOT_SIZE;
 }
 
-/* The armed path of an allocator function: mocked, real, or real and traced. */
-#define ALLOC_ARMED(id, call, ...)                                        \
-	do {                                                              \
-		uint64_t a[] = { __VA_ARGS__ };                           \
-		int64_t v;                                                \
-		int k = ms_consult(id, a, &v, MS_CALLER);                 \
-		void *r;                                                  \
-		if (k == 1)                                               \
-			return (void *)(uintptr_t)v;                      \
-		if (k == 2) {                                             \
-			r = call;                                         \
-			ms_trace_after(id, a, (int64_t)(uintptr_t)r);     \
-			return r;                                         \
-		}                                                         \
-	} while (0)
+/* The armed path of an allocator function: mocked, real, or real and
+ * traced; cold, reached by a tail call. */
+#define ALLOC_ARMED(name, id, call, ...)                                             \
+	static __attribute__((noinline, cold)) void *name                            \
+	{                                                                            \
+		uint64_t a[] = { __VA_ARGS__ };                                      \
+		int64_t v;                                                           \
+		int k = ms_consult(id, a, &v, MS_CALLER);                            \
+		void *r;                                                             \
+		if (k == 1)                                                          \
+			return (void *)(uintptr_t)v;                                 \
+		r = call;                                                            \
+		if (k == 2)                                                          \
+			ms_trace_after(id, a, (int64_t)(uintptr_t)r);                \
+		return r;                                                            \
+	}
+
+ALLOC_ARMED(malloc_armed(size_t size), MS_ID_malloc, ms_real.malloc.fn(size), MS_U(size))
 
 MS_EXPORT void *malloc(size_t size)
 {
 	if (ms_unlikely(ms_armed[MS_ID_malloc]))
-		ALLOC_ARMED(MS_ID_malloc, ms_real.malloc.fn(size), MS_U(size));
+		return malloc_armed(size);
 	return ms_real.malloc.fn(size);
 }
 
@@ -175,10 +203,13 @@ void *ms_bind_malloc(size_t size)
 	return ms_real.malloc.fn(size);
 }
 
+ALLOC_ARMED(calloc_armed(size_t nmemb, size_t size), MS_ID_calloc, ms_real.calloc.fn(nmemb, size),
+	    MS_U(nmemb), MS_U(size))
+
 MS_EXPORT void *calloc(size_t nmemb, size_t size)
 {
 	if (ms_unlikely(ms_armed[MS_ID_calloc]))
-		ALLOC_ARMED(MS_ID_calloc, ms_real.calloc.fn(nmemb, size), MS_U(nmemb), MS_U(size));
+		return calloc_armed(nmemb, size);
 	return ms_real.calloc.fn(nmemb, size);
 }
 
@@ -209,12 +240,15 @@ static void *boot_realloc(void *ptr, size_t size)
 	return q;
 }
 
+ALLOC_ARMED(realloc_armed(void *ptr, size_t size), MS_ID_realloc, ms_real.realloc.fn(ptr, size),
+	    MS_U(ptr), MS_U(size))
+
 MS_EXPORT void *realloc(void *ptr, size_t size)
 {
 	if (ms_unlikely(ms_armed[MS_ID_realloc])) {
 		if (boot_owns(ptr))
 			return boot_realloc(ptr, size);
-		ALLOC_ARMED(MS_ID_realloc, ms_real.realloc.fn(ptr, size), MS_U(ptr), MS_U(size));
+		return realloc_armed(ptr, size);
 	}
 	return ms_real.realloc.fn(ptr, size);
 }
@@ -229,21 +263,26 @@ void *ms_bind_realloc(void *ptr, size_t size)
 	return ms_real.realloc.fn(ptr, size);
 }
 
+static __attribute__((noinline, cold)) void free_armed(void *ptr)
+{
+	uint64_t a[] = { MS_U(ptr) };
+	int64_t v;
+	int k;
+
+	if (boot_owns(ptr))
+		return;
+	k = ms_consult(MS_ID_free, a, &v, MS_CALLER);
+	if (k == 1)
+		return;
+	ms_real.free.fn(ptr);
+	if (k == 2)
+		ms_trace_after(MS_ID_free, a, 0);
+}
+
 MS_EXPORT void free(void *ptr)
 {
 	if (ms_unlikely(ms_armed[MS_ID_free])) {
-		uint64_t a[] = { MS_U(ptr) };
-		int64_t v;
-		int k;
-
-		if (boot_owns(ptr))
-			return;
-		k = ms_consult(MS_ID_free, a, &v, MS_CALLER);
-		if (k == 1)
-			return;
-		ms_real.free.fn(ptr);
-		if (k == 2)
-			ms_trace_after(MS_ID_free, a, 0);
+		free_armed(ptr);
 		return;
 	}
 	ms_real.free.fn(ptr);

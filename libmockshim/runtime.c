@@ -174,10 +174,22 @@ static int register_pid(int32_t pid)
  */
 static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
 {
-	int32_t pid = (int32_t)syscall(SYS_getpid), last = __atomic_load_n(&my_pid, __ATOMIC_RELAXED);
+	int32_t pid, last;
 	struct ms_event *e;
 	uint32_t i;
 
+	/* a full log costs no syscall */
+	if (type == MS_EV_CONSUME &&
+	    __atomic_load_n(&chan->events_next, __ATOMIC_RELAXED) >= chan->events_cap / 4 * 3) {
+		__atomic_fetch_add(&chan->consume_dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (__atomic_load_n(&chan->events_next, __ATOMIC_RELAXED) >= chan->events_cap) {
+		__atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	pid = (int32_t)syscall(SYS_getpid);
+	last = __atomic_load_n(&my_pid, __ATOMIC_RELAXED);
 	/* A child forked without exec shares our mapping and our memory: the
 	 * first event it writes announces it, so reports can name it.  A
 	 * vfork child even shares my_pid; the pid table tells the parent
@@ -192,11 +204,6 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 			memcpy(e->text, exe_name, sizeof(exe_name) < MS_EV_TEXT ? sizeof(exe_name) : MS_EV_TEXT);
 			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
 		}
-	}
-	if (type == MS_EV_CONSUME &&
-	    __atomic_load_n(&chan->events_next, __ATOMIC_RELAXED) >= chan->events_cap / 4 * 3) {
-		__atomic_fetch_add(&chan->consume_dropped, 1, __ATOMIC_RELAXED);
-		return NULL;
 	}
 	i = __atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
 	if (i >= chan->events_cap)

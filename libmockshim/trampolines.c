@@ -45,21 +45,30 @@
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 
+/*
+ * The armed path is a cold function of its own, reached by a tail call:
+ * the trampoline itself is then three instructions (cmpb, jne, jmp *),
+ * with no register saved, and the caller's return address is still on
+ * the stack for MS_CALLER (from= and reports) in the cold function.
+ */
 #define MS_TRAMPOLINE(id, ret, name, proto, args, cargs)                                  \
+	static __attribute__((noinline, cold)) ret ms_armed_##name proto                  \
+	{                                                                                 \
+		uint64_t a_[] = { cargs };                                                \
+		int64_t v_;                                                               \
+		int k_ = ms_consult(id, a_, &v_, MS_CALLER);                              \
+		ret r_;                                                                   \
+		if (k_ == 1)                                                              \
+			return (ret)(uintptr_t)v_;                                        \
+		r_ = ms_real.name.fn args;                                                \
+		if (k_ == 2)                                                              \
+			ms_trace_after(id, a_, (int64_t)(uintptr_t)r_);                   \
+		return r_;                                                                \
+	}                                                                                 \
 	MS_EXPORT ret name proto                                                          \
 	{                                                                                 \
-		if (ms_unlikely(ms_armed[id])) {                                          \
-			uint64_t a_[] = { cargs };                                        \
-			int64_t v_;                                                       \
-			int k_ = ms_consult(id, a_, &v_, MS_CALLER);                      \
-			if (k_ == 1)                                                      \
-				return (ret)(uintptr_t)v_;                                \
-			if (k_ == 2) {                                                    \
-				ret r_ = ms_real.name.fn args;                            \
-				ms_trace_after(id, a_, (int64_t)(uintptr_t)r_);           \
-				return r_;                                                \
-			}                                                                 \
-		}                                                                         \
+		if (ms_unlikely(ms_armed[id]))                                            \
+			return ms_armed_##name args;                                      \
 		return ms_real.name.fn args;                                              \
 	}                                                                                 \
 	MS_HIDDEN ret ms_bind_##name proto                                                \
