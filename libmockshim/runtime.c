@@ -333,6 +333,31 @@ const char *ms_exe_name(void)
 	return exe_name;
 }
 
+/* in= is decided once per process: a function whose statements all name
+ * other programs stays unarmed here, and costs nothing. */
+static int in_here(uint32_t in_glob)
+{
+	return !in_glob || ms_glob_match(pool + in_glob, exe_name);
+}
+
+static int applies_here(unsigned fn)
+{
+	const struct ms_chan_fn *f = &fns[fn];
+
+	if (f->flags & MS_FF_TRACED)
+		return 1;
+	for (uint32_t k = 0; k < f->nrules; k++)
+		if (in_here(rules[f->first_rule + k].in_glob))
+			return 1;
+	for (uint32_t k = 0; k < f->nexpects; k++)
+		if (in_here(expects[f->first_expect + k].in_glob))
+			return 1;
+	for (uint32_t k = 0; f->flags && k < chan->norders; k++)
+		if (orders[k].fn == fn && in_here(orders[k].in_glob))
+			return 1;
+	return 0;
+}
+
 void ms_rearm(void)
 {
 	int done = __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE;
@@ -341,7 +366,7 @@ void ms_rearm(void)
 	if (!done)
 		return; /* everything stays on the slow path until attached */
 	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
-		uint8_t on = chan && (fns[i].nrules || fns[i].nexpects || fns[i].flags);
+		uint8_t on = chan && applies_here(i);
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
 			on = 1;
@@ -1046,7 +1071,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 	if (slot < MAX_MOCKS)
 		__atomic_store_n(&mocks[slot], m, __ATOMIC_RELEASE);
 	/* armed last: from here on calls enter the handler */
-	__atomic_store_n(&m->armed, id >= 0 && (fns[id].nrules || fns[id].nexpects || fns[id].flags),
+	__atomic_store_n(&m->armed, id >= 0 && applies_here((unsigned)id),
 			 __ATOMIC_RELEASE);
 	guard--;
 	errno = saved;
