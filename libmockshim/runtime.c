@@ -8,6 +8,8 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -421,16 +423,89 @@ static const char *object_of(const void *addr, Dl_info *info)
 	return info->dli_fname[0] ? basename_of(info->dli_fname) : exe_name;
 }
 
+/*
+ * from= asks which object a return address is in on every call: a table
+ * of the executable segments of the loaded objects answers without the
+ * loader's lock (dladdr takes it).  An address no segment holds (a
+ * library dlopened since) rebuilds the table, into the other of two
+ * buffers, so that readers of the current one are not disturbed.
+ */
+#define MAX_SEGS 256
+
+struct seg {
+	uintptr_t lo, hi;
+	char name[48];
+};
+
+struct seg_table {
+	unsigned n;
+	struct seg seg[MAX_SEGS];
+};
+
+static struct seg_table seg_tables[2];
+static struct seg_table *segs;	/* the current table, or NULL */
+static int seg_busy;
+
+static int add_segs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct seg_table *t = data;
+	const char *name = info->dlpi_name && info->dlpi_name[0] ? basename_of(info->dlpi_name)
+								 : exe_name;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum && t->n < MAX_SEGS; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		struct seg *g = &t->seg[t->n];
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		g->lo = info->dlpi_addr + ph->p_vaddr;
+		g->hi = g->lo + ph->p_memsz;
+		copy_str(g->name, sizeof(g->name), name);
+		t->n++;
+	}
+	return 0;
+}
+
+static const char *seg_lookup(const struct seg_table *t, uintptr_t a)
+{
+	for (unsigned i = 0; t && i < t->n; i++)
+		if (a >= t->seg[i].lo && a < t->seg[i].hi)
+			return t->seg[i].name;
+	return NULL;
+}
+
+/* The basename of the executable object holding addr, or NULL. */
+static const char *caller_object(const void *addr)
+{
+	const struct seg_table *t = __atomic_load_n(&segs, __ATOMIC_ACQUIRE);
+	const char *name = seg_lookup(t, (uintptr_t)addr);
+	int expect = 0;
+
+	if (name || !addr)
+		return name;
+	/* a miss: rebuild, unless another thread is at it */
+	if (__atomic_compare_exchange_n(&seg_busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		struct seg_table *next = t == &seg_tables[0] ? &seg_tables[1] : &seg_tables[0];
+
+		next->n = 0;
+		dl_iterate_phdr(add_segs, next);
+		__atomic_store_n(&segs, next, __ATOMIC_RELEASE);
+		__atomic_store_n(&seg_busy, 0, __ATOMIC_RELEASE);
+		return seg_lookup(next, (uintptr_t)addr);
+	}
+	return NULL;
+}
+
 /* in= and from= of a statement against this call. */
 static int in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
 {
-	Dl_info info;
 	const char *obj;
 
 	if (in_glob && !ms_glob_match(pool + in_glob, exe_name))
 		return 0;
 	if (from_glob) {
-		obj = object_of(caller, &info);
+		obj = caller_object(caller);
 		if (!obj || !ms_glob_match(pool + from_glob, obj))
 			return 0;
 	}

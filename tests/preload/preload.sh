@@ -87,6 +87,15 @@ t "a library dlopened after start is mocked too"
 run "$M" -q -e 'will_return(read, _, buf="late")' "$PROBE" dlopen "$LIBLATE" /etc/hostname
 want_rc 0; want_out "read_first: 4 [late]"; done_t
 
+t "from= knows a library dlopened after start"
+run "$M" -q -e 'will_return(read, _, buf="late", from="liblate.so")' "$PROBE" dlopen "$LIBLATE" /etc/hostname
+want_rc 0; want_out "read_first: 4 [late]"; done_t
+
+t "from= naming the program does not match the library's calls"
+run "$M" -e 'will_return_maybe(read, _, buf="late", from="probe")' "$PROBE" dlopen "$LIBLATE" /etc/hostname
+want_rc 0; want_err_has "used 0 times (maybe)"
+case "$out" in *late*) problem "the library's read was mocked: $out" ;; esac; done_t
+
 t "a static program: mockrun warns before the run, and the report says nothing attached"
 run "$M" -e 'will_return(getuid, 5)' "$PROBE_STATIC"
 want_rc 123; want_out "$uid"
