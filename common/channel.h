@@ -100,6 +100,7 @@ enum ms_rule_flags {
 	MS_RF_ERRNO = 1u << 0,		/* set errno to err */
 	MS_RF_DEFAULT = 1u << 1,	/* value is `_`: derived, see rd_kind */
 	MS_RF_STRVAL = 1u << 2,		/* value is a string: pool offset value_str */
+	MS_RF_DOUBLE = 1u << 3,		/* value holds a double's bits (module functions) */
 };
 
 #define MS_COUNT_ALWAYS (-1)

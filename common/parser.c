@@ -1223,7 +1223,8 @@ static int compile(struct parser *ps, struct stmt *st)
 				"will_return queues (%.*s is for catalog functions)",
 				m->name, (int)st->name.n, st->name.s);
 	if (m->handler) {
-		/* mock() pops untyped values: integers, booleans, strings, NULL */
+		/* mock() pops untyped values: integers, booleans, strings, NULL;
+		 * doubles for mock_double() */
 		value = &pos[0]->v;
 		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
 			return -1;
@@ -1232,9 +1233,12 @@ static int compile(struct parser *ps, struct stmt *st)
 			r.value_str = value->str;
 		} else if (value->kind == V_INT || value->kind == V_BOOL || value->kind == V_NULL) {
 			r.value = value->kind == V_NULL ? 0 : value->i;
+		} else if (value->kind == V_DBL) {
+			r.flags |= MS_RF_DOUBLE;
+			memcpy(&r.value, &value->d, sizeof(r.value));
 		} else {
 			return fail_at(ps, value->line, value->col,
-				       "mock() takes integers, booleans, strings and NULL, not %s",
+				       "mock() takes integers, booleans, doubles, strings and NULL, not %s",
 				       kind_name(value->kind));
 		}
 	} else if (sk->kind == MS_R_RETURN) {

@@ -1169,10 +1169,28 @@ static int handler_id(const char *func)
 	return -1;
 }
 
+static uintmax_t mock_pop(const char *func, const void *caller, int want_double);
+
 MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
 {
+	return mock_pop(func, MS_CALLER, 0);
+}
+
+MS_EXPORT double mockshim_mock_double(const char *func)
+{
+	uintmax_t bits = mock_pop(func, MS_CALLER, 1);
+	int64_t b = (int64_t)bits;
+	double d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+/* The next queued value; a double's bits when want_double (an integer
+ * value is converted), an integer otherwise (a double is truncated). */
+static uintmax_t mock_pop(const char *func, const void *caller, int want_double)
+{
 	int saved = errno, id = handler_id(func);
-	const void *caller = MS_CALLER;
 	uintmax_t v = 0;
 	uint32_t last = UINT32_MAX, pop;
 	struct ms_chan_fn *f;
@@ -1191,6 +1209,19 @@ MS_EXPORT uintmax_t mockshim_mock_value(const char *func)
 			continue;
 		v = (r->flags & MS_RF_STRVAL) ? (uintmax_t)(uintptr_t)(pool + r->value_str)
 					      : (uintmax_t)r->value;
+		if (!(r->flags & MS_RF_DOUBLE) != !want_double) {
+			double d;
+			int64_t b = r->value;
+
+			if (want_double) {
+				d = (double)r->value;
+				memcpy(&b, &d, sizeof(b));
+			} else {
+				memcpy(&d, &b, sizeof(d));
+				b = (int64_t)d;
+			}
+			v = (uintmax_t)b;
+		}
 		e = ev_begin(MS_EV_CONSUME, (unsigned)id, ri, 0);
 		if (e) {
 			e->value = (int64_t)v;

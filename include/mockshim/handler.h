@@ -25,7 +25,8 @@
  *
  * Inside a handler: mock(), mock_type(T), mock_ptr_type(T) pop the
  * function's will_return queue (integers, booleans, strings, NULL; an
- * empty queue is a reported failure and gives 0); check_expected(param)
+ * empty queue is a reported failure and gives 0); mock_double() pops a
+ * double (will_return(fn, 2.5)); check_expected(param)
  * and check_expected_ptr(param) take the parameter's next expect_*;
  * function_called() takes part in call ordering.  Define
  * MOCKSHIM_NO_SHORT_NAMES to get only the mockshim_-prefixed forms.
@@ -68,6 +69,8 @@ struct mockshim_mock {
 void mockshim_register(struct mockshim_mock *m);
 /** mock(): the next value queued for the handler named func. */
 uintmax_t mockshim_mock_value(const char *func);
+/** mock_double(): the next value as a double (an integer is converted). */
+double mockshim_mock_double(const char *func);
 /** check_expected(): checks param's value against its next expect_*. */
 void mockshim_check_expected(const char *func, const char *param, uintmax_t value);
 /** function_called(): this call takes part in call ordering. */
@@ -80,6 +83,7 @@ extern void *(*const mockshim_dlsym)(void *handle, const char *name);
 #define mockshim_mock() mockshim_mock_value(__func__)
 #define mockshim_mock_type(T) ((T)mockshim_mock_value(__func__))
 #define mockshim_mock_ptr_type(T) ((T)(uintptr_t)mockshim_mock_value(__func__))
+#define mockshim_mock_dbl() mockshim_mock_double(__func__)
 #define mockshim_check_expected_value(p) mockshim_check_expected(__func__, #p, (uintmax_t)(p))
 #define mockshim_check_expected_ptr(p) \
 	mockshim_check_expected(__func__, #p, (uintmax_t)(uintptr_t)(p))
@@ -89,6 +93,7 @@ extern void *(*const mockshim_dlsym)(void *handle, const char *name);
 #define mock() mockshim_mock()
 #define mock_type(T) mockshim_mock_type(T)
 #define mock_ptr_type(T) mockshim_mock_ptr_type(T)
+#define mock_double() mockshim_mock_dbl()
 #define check_expected(p) mockshim_check_expected_value(p)
 #define check_expected_ptr(p) mockshim_check_expected_ptr(p)
 #define function_called() mockshim_function_called_here()

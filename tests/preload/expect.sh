@@ -163,6 +163,17 @@ t "from=\"libc.so*\" fails only the mallocs libc makes (fopen), not the program'
 run "$M" -q -e 'will_fail_count(malloc, ENOMEM, -2, from="libc.so*")' "$P" fgets /etc/hostname
 want_rc 1; want_out "fopen: NULL ENOMEM"; done_t
 
+# ---- handler modules: doubles ----
+
+t "a handler returns doubles with mock_double(); integers are converted"
+run "$M" -q -m "$SCALE_MOCK" -e 'expect_value_count(ms_test_scale, x, 4, 2); will_return(ms_test_scale, 2.5); will_return(ms_test_scale, 3)' sh -c "\"$SCALE\" 4; \"$SCALE\" 4"
+want_rc 0; want_out "2.5
+3"; done_t
+
+t "a module function with no statement runs the real one"
+run "$M" -q -m "$SCALE_MOCK" -e 'will_return_maybe(getuid, 0)' "$SCALE" 7
+want_rc 0; want_out "7"; done_t
+
 # ---- reports ----
 
 t "failures beyond the event log: N more failures not shown"

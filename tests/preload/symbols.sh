@@ -5,7 +5,7 @@
 
 "$SYMLIST" | sort > "$T/catalog"
 # the catalog, and the API of handler modules (include/mockshim/handler.h)
-{ cat "$T/catalog"; printf '%s\n' mockshim_register mockshim_mock_value mockshim_check_expected \
+{ cat "$T/catalog"; printf '%s\n' mockshim_register mockshim_mock_value mockshim_mock_double mockshim_check_expected \
 	mockshim_function_called mockshim_dlsym; } | sort > "$T/expected"
 nm -D --defined-only "$SHIM" | awk '{print $3}' | sort > "$T/exports"
 
