@@ -325,9 +325,23 @@ static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *o
 	return 0;
 }
 
+enum directive {
+	D_RUN, D_STDIN, D_ENV, D_CWD, D_EXPECT_EXIT, D_EXPECT_SIGNAL, D_EXPECT_STDOUT,
+	D_EXPECT_STDOUT_HAS, D_EXPECT_STDERR, D_EXPECT_STDERR_HAS, D_EXPECT_FILE_HAS,
+};
+
 static const char *const directives[] = {
-	"run", "stdin", "env", "cwd", "expect_exit", "expect_signal", "expect_stdout",
-	"expect_stdout_contains", "expect_stderr", "expect_stderr_contains", "expect_file_contains",
+	[D_RUN] = "run",
+	[D_STDIN] = "stdin",
+	[D_ENV] = "env",
+	[D_CWD] = "cwd",
+	[D_EXPECT_EXIT] = "expect_exit",
+	[D_EXPECT_SIGNAL] = "expect_signal",
+	[D_EXPECT_STDOUT] = "expect_stdout",
+	[D_EXPECT_STDOUT_HAS] = "expect_stdout_contains",
+	[D_EXPECT_STDERR] = "expect_stderr",
+	[D_EXPECT_STDERR_HAS] = "expect_stderr_contains",
+	[D_EXPECT_FILE_HAS] = "expect_file_contains",
 };
 
 static int directive_of(const char *p, const char *e, size_t *n)
@@ -352,12 +366,12 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	c.line = lx->line;
 	if (b->kind == B_SETUP_ALL || b->kind == B_TEARDOWN_ALL || b->kind == B_SETUP ||
 	    b->kind == B_TEARDOWN) {
-		if (d != 0 && d != 2 && d != 1)
+		if (d != D_RUN && d != D_STDIN && d != D_ENV)
 			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, env)",
 					 directives[d]);
 	}
 	switch (d) {
-	case 0: { /* run */
+	case D_RUN: {
 		struct run r = { NULL, lx->line };
 
 		if (b == &lx->f->global)
@@ -370,7 +384,7 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		PUSH(b->runs, b->nruns, r);
 		return 0;
 	}
-	case 1: /* stdin */
+	case D_STDIN:
 		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
 			return -1;
 		free(b->stdin_data);
@@ -378,7 +392,7 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		b->stdin_len = xl;
 		b->has_stdin = 1;
 		return 0;
-	case 2: /* env */
+	case D_ENV:
 		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
 			return -1;
 		if (!strchr(x, '=') || x[0] == '=') {
@@ -387,7 +401,7 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		}
 		PUSH(b->env, b->nenv, x);
 		return 0;
-	case 3: /* cwd */
+	case D_CWD:
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "cwd belongs in a test");
 		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
@@ -395,21 +409,25 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		free(b->cwd);
 		b->cwd = x;
 		return 0;
-	case 4:
-	case 5:
+	case D_EXPECT_EXIT:
+	case D_EXPECT_SIGNAL:
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
-		if (lex_int_arg(lx, args, d == 5, d == 4 ? &b->expect_exit : &b->expect_signal))
+		if (lex_int_arg(lx, args, d == D_EXPECT_SIGNAL,
+				d == D_EXPECT_EXIT ? &b->expect_exit : &b->expect_signal))
 			return -1;
-		if (d == 5 && b->expect_signal == 0)
+		if (d == D_EXPECT_SIGNAL && b->expect_signal == 0)
 			return lex_error(lx, args, "signal 0 is no signal");
 		b->expect_line = lx->line;
 		return 0;
 	default:
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
-		c.kind = d == 6 ? C_STDOUT : d == 7 ? C_STDOUT_HAS : d == 8 ? C_STDERR
-			 : d == 9 ? C_STDERR_HAS : C_FILE_HAS;
+		c.kind = d == D_EXPECT_STDOUT	      ? C_STDOUT
+			 : d == D_EXPECT_STDOUT_HAS ? C_STDOUT_HAS
+			 : d == D_EXPECT_STDERR	      ? C_STDERR
+			 : d == D_EXPECT_STDERR_HAS ? C_STDERR_HAS
+						      : C_FILE_HAS;
 		if (c.kind == C_FILE_HAS) {
 			if (lex_call_args(lx, args, 2, &c.path, &xl, &c.text, &c.len))
 				return -1;
