@@ -41,6 +41,8 @@ static void usage(FILE *out)
 	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
 	      "                            the allocator), with arguments and result\n"
 	      "      --trace-file FILE     write the trace there instead of stderr\n"
+	      "      --check               say, before the run, whether PROGRAM (static?\n"
+	      "                            setuid?) and its libraries import what is mocked\n"
 	      "      --list [FN]           the catalog, or one function's details\n"
 	      "  -q, --quiet               report failures only\n"
 	      "  -v, --verbose             report every consumed value\n"
@@ -66,6 +68,7 @@ enum {
 	OPT_LIST_TESTS,
 	OPT_TRACE,
 	OPT_TRACE_FILE,
+	OPT_CHECK,
 	OPT_LATER,
 };
 
@@ -103,7 +106,7 @@ int main(int argc, char **argv)
 		{ "record", required_argument, NULL, OPT_LATER },
 		{ "record-fns", required_argument, NULL, OPT_LATER },
 		{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
-		{ "check", no_argument, NULL, OPT_LATER },
+		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "test", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
@@ -124,7 +127,7 @@ int main(int argc, char **argv)
 		int eval;
 		const char *arg;
 	} *srcs = NULL;
-	int nsrcs = 0, nmods = 0, trace = 0;
+	int nsrcs = 0, nmods = 0, trace = 0, check = 0;
 	const char *trace_fns = NULL, *trace_file = NULL;
 	char **mods = NULL;
 
@@ -254,6 +257,9 @@ int main(int argc, char **argv)
 		case OPT_TRACE_FILE:
 			trace_file = optarg;
 			break;
+		case OPT_CHECK:
+			check = 1;
+			break;
 		case OPT_LIST_TESTS:
 			topts.list = 1;
 			break;
@@ -323,7 +329,10 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	mockshim_session_set_verbosity(s, verbosity);
-	{
+	if (check) {
+		/* what the program can see, then the run */
+		mockshim_session_check(s, argv[optind], NULL, stderr);
+	} else {
 		char warn[2048];
 
 		if (mockshim_check_program(argv[optind], NULL, warn, sizeof(warn)) > 0)

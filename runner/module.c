@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "session.h"
 
 #define MOCK_MAGIC "mockshim1"
@@ -272,4 +273,166 @@ int mockshim_check_program(const char *program, char *const envp[], char *buf, s
 	}
 	fclose(f);
 	return n;
+}
+
+/* ---- --check: which objects import the mocked functions ---- */
+
+/* Calls fn for each undefined dynamic symbol of the ELF file at path. */
+static int each_import(const char *path, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+	FILE *f = fopen(path, "re");
+	Elf64_Ehdr eh;
+	int r = -ENOEXEC;
+
+	if (!f)
+		return -errno;
+	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr))
+		goto out;
+	for (unsigned i = 0; i < eh.e_shnum; i++) {
+		Elf64_Shdr sh, strsh;
+		char *strs = NULL;
+
+		if (fseeko(f, (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh)), SEEK_SET) ||
+		    fread(&sh, sizeof(sh), 1, f) != 1)
+			goto out;
+		if (sh.sh_type != SHT_DYNSYM || sh.sh_entsize != sizeof(Elf64_Sym) ||
+		    sh.sh_link >= eh.e_shnum)
+			continue;
+		if (fseeko(f, (off_t)(eh.e_shoff + (uint64_t)sh.sh_link * sizeof(strsh)), SEEK_SET) ||
+		    fread(&strsh, sizeof(strsh), 1, f) != 1 || strsh.sh_size > (1u << 26))
+			goto out;
+		strs = malloc(strsh.sh_size + 1);
+		if (!strs || fseeko(f, (off_t)strsh.sh_offset, SEEK_SET) ||
+		    fread(strs, 1, strsh.sh_size, f) != strsh.sh_size) {
+			free(strs);
+			goto out;
+		}
+		strs[strsh.sh_size] = '\0';
+		for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
+			Elf64_Sym sym;
+
+			if (fseeko(f, (off_t)(sh.sh_offset + k * sizeof(sym)), SEEK_SET) ||
+			    fread(&sym, sizeof(sym), 1, f) != 1)
+				break;
+			if (sym.st_shndx == SHN_UNDEF && sym.st_name && sym.st_name < strsh.sh_size)
+				fn(strs + sym.st_name, ctx);
+		}
+		free(strs);
+		r = 0;
+		break;
+	}
+out:
+	fclose(f);
+	return r;
+}
+
+struct import_scan {
+	const struct mockshim_session *s;
+	unsigned char *hit;	/* per catalog id */
+};
+
+static void note_import(const char *name, void *ctx)
+{
+	struct import_scan *sc = ctx;
+	int id = ms_catalog_find(name, strlen(name));
+
+	if (id >= 0)
+		sc->hit[id] = 1;
+}
+
+/* The objects the loader maps for path, as ldd lists them. */
+static size_t needed_objects(const char *path, char **out, size_t cap)
+{
+	char cmd[PATH_MAX + 64], line[PATH_MAX + 64];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "LD_TRACE_LOADED_OBJECTS=1 LD_PRELOAD= '%s' 2>/dev/null", path);
+	if (strchr(path, '\''))
+		return 0;
+	p = popen(cmd, "re");
+	if (!p)
+		return 0;
+	while (n < cap && fgets(line, sizeof(line), p)) {
+		char *arrow = strstr(line, "=> "), *lib = arrow ? arrow + 3 : line;
+		char *end;
+
+		while (*lib == ' ' || *lib == '\t')
+			lib++;
+		if (*lib != '/')
+			continue;
+		end = strpbrk(lib, " \t(\n");
+		if (end)
+			*end = '\0';
+		out[n] = strdup(lib);
+		if (out[n])
+			n++;
+	}
+	pclose(p);
+	return n;
+}
+
+int mockshim_session_check(const struct mockshim_session *s, const char *program,
+			   char *const envp[], FILE *out)
+{
+	extern char **environ;
+	char warn[2048], pathbuf[PATH_MAX];
+	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
+	unsigned char used[MS_FN_COUNT] = { 0 }, hit[MS_FN_COUNT] = { 0 };
+	struct import_scan sc = { s, hit };
+	char *libs[128];
+	size_t nlibs;
+	int problems = mockshim_check_program(program, envp, warn, sizeof(warn));
+
+	fputs(warn, out);
+	if (!p) {
+		fprintf(out, "check: %s: not found\n", program);
+		return problems + 1;
+	}
+	for (uint32_t i = 0; i < s->spec.nrules; i++)
+		if (s->spec.rules[i].fn < MS_FN_COUNT)
+			used[s->spec.rules[i].fn] = 1;
+	for (uint32_t i = 0; i < s->spec.nexpects; i++)
+		if (s->spec.expects[i].fn < MS_FN_COUNT)
+			used[s->spec.expects[i].fn] = 1;
+	for (uint32_t i = 0; i < s->spec.norders; i++)
+		if (s->spec.orders[i].fn < MS_FN_COUNT)
+			used[s->spec.orders[i].fn] = 1;
+	if (each_import(p, note_import, &sc) == 0) {
+		for (unsigned id = 0; id < MS_FN_COUNT; id++) {
+			if (!used[id])
+				continue;
+			fprintf(out, "check: %s() %s imported by %s\n", ms_catalog_get(id)->name,
+				hit[id] ? "is" : "is not", p);
+		}
+	}
+	nlibs = needed_objects(p, libs, sizeof(libs) / sizeof(libs[0]));
+	for (unsigned id = 0; id < MS_FN_COUNT; id++) {
+		unsigned char by_lib[MS_FN_COUNT];
+
+		if (!used[id] || hit[id])
+			continue;
+		/* not the program's own import: does a library of it call it? */
+		for (size_t k = 0; k < nlibs; k++) {
+			struct import_scan lsc = { s, by_lib };
+
+			memset(by_lib, 0, sizeof(by_lib));
+			if (each_import(libs[k], note_import, &lsc) == 0 && by_lib[id]) {
+				fprintf(out, "check: %s() is imported by %s (use from=\"%s\" to scope a rule to it)\n",
+					ms_catalog_get(id)->name, libs[k],
+					strrchr(libs[k], '/') ? strrchr(libs[k], '/') + 1 : libs[k]);
+				hit[id] = 2;
+			}
+		}
+		if (!hit[id]) {
+			fprintf(out, "check: warning: nothing in %s imports %s(): its statements can "
+				     "only act in programs it starts\n",
+				p, ms_catalog_get(id)->name);
+			problems++;
+		}
+	}
+	for (size_t k = 0; k < nlibs; k++)
+		free(libs[k]);
+	return problems;
 }

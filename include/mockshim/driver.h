@@ -131,6 +131,15 @@ int mockshim_session_report(struct mockshim_session *s, FILE *out, int format);
  */
 int mockshim_check_program(const char *program, char *const envp[], char *buf, size_t cap);
 
+/**
+ * What mockrun --check prints: mockshim_check_program()'s reasons, then,
+ * for each catalog function the statements name, whether @p program or
+ * one of the libraries it loads imports it (a function nothing imports
+ * can only be mocked in programs it starts).  Returns the problems found.
+ */
+int mockshim_session_check(const struct mockshim_session *s, const char *program,
+			   char *const envp[], FILE *out);
+
 /** Writes the catalog (fn NULL), or one function's details, to out.
  * Returns -ENOENT for an unknown function. */
 int mockshim_catalog_list(FILE *out, const char *fn);

@@ -113,6 +113,25 @@ else
 	skip_t "python3: os.urandom reads the mocked getrandom" "/usr/bin/python3 not installed"
 fi
 
+# ---- --check ----
+
+t "--check says what the program imports, warns about what nothing imports, then runs"
+run "$M" -q --check -e 'will_fail(read, EIO); will_return_maybe(fork, 0)' cat /etc/hostname
+want_rc 1; want_err_has "check: read() is imported by $(command -v cat)"
+want_err_has "check: warning: nothing in $(command -v cat) imports fork()"
+want_err_has "cat: /etc/hostname: Input/output error"; done_t
+
+t "--check finds a function a library imports, and suggests from="
+# id takes getpwuid from libc, and libselinux and libpcre2 come along:
+# find a catalog function id does not import but one of its libraries does
+run "$M" -q --check -e 'will_return_maybe(fopen, NULL)' id -u
+want_rc 0
+case "$err" in
+*"check: fopen() is imported by /"*"(use from=\""*) ;;
+*"check: fopen() is imported by $(command -v id)"*) ;;
+*) problem "no import found for fopen: $err" ;;
+esac; done_t
+
 # ---- --trace ----
 
 t "--trace: cat's calls as strace sees them (fds, sizes, results)"
