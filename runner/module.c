@@ -226,15 +226,40 @@ static const char *find_program(const char *name, char *const envp[], char *buf,
 	return NULL;
 }
 
+/* 1: an ELF program with an interpreter (the loader), 0: a static ELF,
+ * -1: not ELF (a script) or unreadable. */
+static int has_interp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	Elf64_Ehdr eh;
+	int r = -1;
+
+	if (!f)
+		return -1;
+	if (fread(&eh, sizeof(eh), 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		r = 0;
+		for (unsigned i = 0; i < eh.e_phnum; i++) {
+			Elf64_Phdr ph;
+
+			if (fseeko(f, (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph)), SEEK_SET) ||
+			    fread(&ph, sizeof(ph), 1, f) != 1)
+				break;
+			if (ph.p_type == PT_INTERP)
+				r = 1;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
 int mockshim_check_program(const char *program, char *const envp[], char *buf, size_t cap)
 {
 	extern char **environ;
 	char pathbuf[PATH_MAX];
 	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
 	struct stat st;
-	Elf64_Ehdr eh;
-	FILE *f;
-	int n = 0, interp = 0;
+	int n = 0;
 	size_t off = 0;
 
 	if (cap)
@@ -250,28 +275,13 @@ int mockshim_check_program(const char *program, char *const envp[], char *buf, s
 					p, st.st_mode & S_ISUID ? 'u' : 'g');
 		n++;
 	}
-	f = fopen(p, "re");
-	if (!f)
-		return n;
-	if (fread(&eh, sizeof(eh), 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
-			Elf64_Phdr ph;
-
-			if (fseeko(f, (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph)), SEEK_SET) ||
-			    fread(&ph, sizeof(ph), 1, f) != 1)
-				break;
-			interp |= ph.p_type == PT_INTERP;
-		}
-		if (!interp) {
-			off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
-						"warning: %s is statically linked: LD_PRELOAD cannot "
-						"reach it, nothing in it can be mocked\n",
-						p);
-			n++;
-		}
+	if (has_interp(p) == 0) {
+		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
+					"warning: %s is statically linked: LD_PRELOAD cannot "
+					"reach it, nothing in it can be mocked\n",
+					p);
+		n++;
 	}
-	fclose(f);
 	return n;
 }
 
@@ -407,7 +417,8 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 				hit[id] ? "is" : "is not", p);
 		}
 	}
-	nlibs = needed_objects(p, libs, sizeof(libs) / sizeof(libs[0]));
+	/* only a dynamic program: a static one would run under LD_TRACE_* */
+	nlibs = has_interp(p) == 1 ? needed_objects(p, libs, sizeof(libs) / sizeof(libs[0])) : 0;
 	for (unsigned id = 0; id < MS_FN_COUNT; id++) {
 		unsigned char by_lib[MS_FN_COUNT];
 

@@ -101,7 +101,10 @@ if [ -n "${PROBE_STATIC:-}" ]; then
 	run "$M" -e 'will_return(getuid, 5)' "$PROBE_STATIC"
 	want_rc 123; want_out "$uid"
 	want_err_has "warning: $PROBE_STATIC is statically linked: LD_PRELOAD cannot reach it"
-	want_err_has "0 processes attached"; done_t
+	want_err_has "0 processes attached"
+	# --check must not run it (a static program ignores LD_TRACE_LOADED_OBJECTS)
+	run "$M" -q --check -e 'will_return_maybe(getuid, 5)' "$PROBE_STATIC"
+	want_rc 0; want_out "$uid"; want_err_has "is statically linked"; done_t
 else
 	skip_t "a static program: mockrun warns before the run" "no static probe in a sanitized build"
 fi
