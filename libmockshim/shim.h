@@ -16,15 +16,20 @@
 
 /* Every type the catalog's prototypes use. */
 #include <dirent.h>
+#include <grp.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <time.h>
 

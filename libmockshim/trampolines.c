@@ -16,13 +16,21 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/select.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
