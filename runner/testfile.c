@@ -177,6 +177,13 @@ static const char *skip_ws(const char *p, const char *e)
 	return p;
 }
 
+/* Nothing but blanks or a # comment from p to e. */
+static int at_end(const char *p, const char *e)
+{
+	p = skip_ws(p, e);
+	return p >= e || *p == '#';
+}
+
 static int is_word(int c)
 {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
@@ -457,7 +464,7 @@ static int fixture_of(const char *p, const char *e, size_t *n)
 	while (p + k < e && is_word(p[k]))
 		k++;
 	r = skip_ws(p + k, e);
-	if (r >= e || *r != '{' || skip_ws(r + 1, e) < e)
+	if (r >= e || *r != '{' || !at_end(r + 1, e))
 		return -1;
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
 		if (strlen(words[i].word) == k && memcmp(words[i].word, p, k) == 0) {
@@ -542,7 +549,7 @@ static int parse_file(struct file *f, char *error, size_t cap)
 			depth += paren_delta(p, le);
 		} else if (q >= le || *q == '#') {
 			/* blank */
-		} else if (*q == '}' && skip_ws(q + 1, le) >= le) {
+		} else if (*q == '}' && at_end(q + 1, le)) {
 			if (!cur) {
 				lex_error(&lx, q, "'}' without a block");
 				goto fail;
@@ -565,7 +572,7 @@ static int parse_file(struct file *f, char *error, size_t cap)
 			if (lex_string(&lx, &r, &name, &nl))
 				goto fail;
 			r = skip_ws(r, le);
-			if (r >= le || *r != '{' || skip_ws(r + 1, le) < le) {
+			if (r >= le || *r != '{' || !at_end(r + 1, le)) {
 				free(name);
 				lex_error(&lx, r, "expected '{' at the end of the line");
 				goto fail;
