@@ -38,6 +38,7 @@ __thread int ms_binding __attribute__((tls_model("initial-exec")));
  * interrupts a consult and calls a mocked function is mocked too.
  */
 static __thread unsigned guard __attribute__((tls_model("initial-exec")));
+static __thread int32_t t_pid, t_tid __attribute__((tls_model("initial-exec")));
 
 static struct ms_chan_hdr *chan;
 static struct ms_chan_fn *fns;
@@ -216,7 +217,13 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 	e->rule = rule;
 	e->call = call;
 	e->pid = pid;
-	e->tid = (int32_t)syscall(SYS_gettid);
+	/* the tid is this thread's while the pid is the one it was read
+	 * under: a forked (or vforked) child reads its own */
+	if (t_pid != pid) {
+		t_tid = (int32_t)syscall(SYS_gettid);
+		t_pid = pid;
+	}
+	e->tid = t_tid;
 	return e;
 }
 
