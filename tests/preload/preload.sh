@@ -120,6 +120,21 @@ else
 	skip_t "a setuid program: mockrun warns that the loader ignores LD_PRELOAD" "needs root"
 fi
 
+t "_exit from a thread: the report is complete, the status is the program's"
+run "$M" -e 'will_return(getuid, 5); will_return(getgid, 6)' "$PROBE" thread-exit
+want_rc 3; want_out "uid 5"
+want_err_has "exited with status 3"
+want_err_has "will_return(getgid, 6): 1 of 1 used, by probe["; done_t
+
+t "a child started with a cleared environment is simply unmocked, and not counted"
+run "$M" -e 'will_return_count(getuid, 5, 1, in="probe")' sh -c "env -i \"$PROBE\" getuid 1"
+want_rc 123; want_out "$uid"
+want_err_has "2 processes attached (dash["; want_err_has "getuid() has remaining non-returned values"; done_t
+
+t "a program that changes directory keeps its channel"
+run "$M" -q -e 'will_return(getuid, 5, in="probe")' sh -c "cd / && exec \"$PROBE\" getuid 1"
+want_rc 0; want_out "5"; done_t
+
 t "the queue survives exec"
 run "$M" -e 'will_return(getuid, 77)' "$PROBE" exec "$PROBE" getuid 1
 want_rc 0; want_out "77"; want_err_has "2 processes attached"; done_t

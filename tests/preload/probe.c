@@ -25,6 +25,13 @@
 #include <time.h>
 #include <unistd.h>
 
+static void *exit_thread(void *arg)
+{
+	(void)arg;
+	(void)getgid();
+	_exit(3);
+}
+
 static volatile sig_atomic_t handler_calls, handler_bad;
 
 static void on_alarm(int sig)
@@ -334,6 +341,15 @@ int main(int argc, char **argv)
 		*(void **)&read_first = dlsym(h, "read_first");
 		n = read_first(argv[3], buf, sizeof(buf) - 1);
 		printf("read_first: %ld [%s]\n", n, n > 0 ? buf : "");
+	} else if (strcmp(cmd, "thread-exit") == 0) {
+		/* a thread ends the process with _exit(3) while main waits */
+		pthread_t th;
+
+		printf("uid %u\n", getuid());
+		fflush(stdout);
+		pthread_create(&th, NULL, exit_thread, NULL);
+		pause();
+		return 0;
 	} else if (strcmp(cmd, "badptr") == 0) {
 		/* a pointer the program should never pass: the checks must cope */
 		int fd = open((const char *)16, O_RDONLY);
