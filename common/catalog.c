@@ -210,6 +210,11 @@ static void parse_outs(struct ms_fn_meta *m)
 			break;
 		for (e = p; *e && *e != ' '; e++)
 			;
+		if (strncmp(p, "ret:passwd", 10) == 0 && e - p == 10) {
+			m->ret_passwd = 1;
+			p = e;
+			continue;
+		}
 		if (strncmp(p, "ret=", 4) == 0) {
 			q = p + 4;
 			if (*q == '#') {

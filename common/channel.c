@@ -337,6 +337,17 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 				return "output not of the catalog's layout";
 		if ((r->flags & MS_RF_STRVAL) && m->ret.tclass != MS_T_STR)
 			return "string value for a function that returns no string";
+		if (r->flags & MS_RF_PASSWD) {
+			struct ms_passwd_rec rec;
+
+			if (!m->ret_passwd || !r->value_str ||
+			    r->value_str > h->pool_size - sizeof(rec))
+				return "bad struct passwd value";
+			memcpy(&rec, (const char *)h + h->pool_off + r->value_str, sizeof(rec));
+			if (!pool_ok(h, rec.name) || !pool_ok(h, rec.passwd) || !pool_ok(h, rec.gecos) ||
+			    !pool_ok(h, rec.dir) || !pool_ok(h, rec.shell))
+				return "bad struct passwd value";
+		}
 		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
 		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
 			return "bad rule default";

@@ -101,6 +101,7 @@ enum ms_rule_flags {
 	MS_RF_DEFAULT = 1u << 1,	/* value is `_`: derived, see rd_kind */
 	MS_RF_STRVAL = 1u << 2,		/* value is a string: pool offset value_str */
 	MS_RF_DOUBLE = 1u << 3,		/* value holds a double's bits (module functions) */
+	MS_RF_PASSWD = 1u << 4,		/* value_str: a struct ms_passwd_rec (getpwuid, getpwnam) */
 };
 
 #define MS_COUNT_ALWAYS (-1)
@@ -135,6 +136,12 @@ enum ms_out_kind_chan {
 	MS_O_FERROR,		/* on failure, set the FILE's error indicator */
 	MS_O_ADDRINFO,		/* build an addrinfo list of len / sizeof(struct
 				 * ms_addr) addresses, store it through the pointer */
+};
+
+/* A struct passwd to return: its strings are pool offsets (0: ""). */
+struct ms_passwd_rec {
+	uint32_t name, passwd, gecos, dir, shell;
+	uint32_t uid, gid;
 };
 
 /* One address of an MS_O_ADDRINFO output. */

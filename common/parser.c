@@ -1008,6 +1008,53 @@ static int encode_addrinfo(struct parser *ps, const struct val *v, struct ms_out
 	return 0;
 }
 
+/* {.pw_name = "alice", .pw_uid = 1000, ...}: a struct passwd to return. */
+static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
+{
+	static const char *const names[] = { "pw_name", "pw_passwd", "pw_uid", "pw_gid",
+					     "pw_gecos", "pw_dir", "pw_shell" };
+	uint32_t words[7] = { 0 };
+	struct ms_passwd_rec rec;
+	unsigned pos = 0;
+
+	for (unsigned i = 0; i < v->nfields; i++) {
+		const struct field *f = &v->fields[i];
+		unsigned k = pos;
+
+		if (f->name) {
+			for (k = 0; k < 7; k++)
+				if (strlen(names[k]) == f->name_n && memcmp(names[k], f->name, f->name_n) == 0)
+					break;
+			if (k == 7)
+				return fail_at(ps, f->line, f->col,
+					       "struct passwd has no field '%.*s' (fields: pw_name, "
+					       "pw_passwd, pw_uid, pw_gid, pw_gecos, pw_dir, pw_shell)",
+					       (int)f->name_n, f->name);
+		} else if (k >= 7) {
+			return fail_at(ps, f->v->line, f->v->col, "too many values for struct passwd");
+		}
+		pos = k + 1;
+		if (k == 2 || k == 3) {
+			if (f->v->kind != V_INT || f->v->i < 0 || f->v->i > UINT32_MAX)
+				return fail_at(ps, f->v->line, f->v->col, "%s needs a uid/gid", names[k]);
+			words[k] = (uint32_t)f->v->i;
+		} else {
+			if (f->v->kind != V_STR)
+				return fail_at(ps, f->v->line, f->v->col, "%s needs a string, not %s",
+					       names[k], kind_name(f->v->kind));
+			words[k] = f->v->str;
+		}
+	}
+	rec = (struct ms_passwd_rec){ words[0], words[1], words[4], words[5], words[6],
+				      words[2], words[3] };
+	*off = ms_spec_str(ps->spec, (const char *)&rec, sizeof(rec));
+	if (!*off) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct arg *a,
 			  int *have_bytes, uint8_t *given)
 {
@@ -1297,10 +1344,18 @@ static int compile(struct parser *ps, struct stmt *st)
 				}
 				break;
 			case MS_T_PTR:
+				if (value->kind == V_STRUCT && m->ret_passwd) {
+					if (encode_passwd(ps, value, &r.value_str))
+						return -1;
+					r.flags |= MS_RF_PASSWD;
+					break;
+				}
 				if (value->kind != V_NULL)
 					return fail_at(ps, value->line, value->col,
-						       "%s() returns %s: only NULL can be returned, not %s",
-						       m->name, m->ret.text, kind_name(value->kind));
+						       "%s() returns %s: only NULL%s can be returned, not %s",
+						       m->name, m->ret.text,
+						       m->ret_passwd ? " or a {.pw_name = ...} literal" : "",
+						       kind_name(value->kind));
 				break;
 			}
 		}

@@ -930,6 +930,24 @@ static void sleep_ns(uint64_t ns)
 		;
 }
 
+/* getpwuid/getpwnam's result: static storage, as glibc's own (the strings
+ * stay in the channel, which lives as long as the process). */
+static struct passwd *passwd_of(const struct ms_rule *r)
+{
+	static struct passwd pw;
+	struct ms_passwd_rec rec;
+
+	memcpy(&rec, pool + r->value_str, sizeof(rec));
+	pw.pw_name = (char *)pool + rec.name;
+	pw.pw_passwd = (char *)pool + rec.passwd;
+	pw.pw_gecos = (char *)pool + rec.gecos;
+	pw.pw_dir = (char *)pool + rec.dir;
+	pw.pw_shell = (char *)pool + rec.shell;
+	pw.pw_uid = rec.uid;
+	pw.pw_gid = rec.gid;
+	return &pw;
+}
+
 static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const uint64_t *a,
 		     uint32_t call, const void *caller)
 {
@@ -985,6 +1003,8 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 	}
 	if (r->flags & MS_RF_STRVAL)
 		v = (int64_t)(uintptr_t)(pool + r->value_str);
+	if (r->flags & MS_RF_PASSWD)
+		v = (int64_t)(uintptr_t)passwd_of(r);
 	if (rc && v == 0)
 		v = rc; /* the list could not be built as asked: an EAI_* code */
 	if (r->flags & MS_RF_DEFAULT) {

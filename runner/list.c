@@ -88,6 +88,9 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 		}
 		fputc('\n', out);
 	}
+	if (m->ret_passwd)
+		fprintf(out, "  returns: NULL, or a struct passwd {.pw_name, .pw_passwd, .pw_uid, "
+			     ".pw_gid, .pw_gecos, .pw_dir, .pw_shell}\n");
 	fail_convention(m, buf, sizeof(buf));
 	fprintf(out, "  failure: %s\n", buf);
 	if (m->naliases) {

@@ -113,6 +113,16 @@ else
 	skip_t "python3: os.urandom reads the mocked getrandom" "/usr/bin/python3 not installed"
 fi
 
+t "whoami and id -un with a mocked struct passwd"
+run "$M" -q -e 'will_return_always(getpwuid, {.pw_name = "alice", .pw_uid = 1000, .pw_dir = "/users/alice"})' whoami
+want_rc 0; want_out "alice"
+run "$M" -q -e 'will_return(geteuid, 1000); will_return_always(getpwuid, {"alice", "x", 1000, 1000, "Alice", "/users/alice", "/bin/sh"})' id -un
+want_rc 0; want_out "alice"; done_t
+
+t "whoami when getpwuid finds nobody"
+run "$M" -q -e 'will_return_always(getpwuid, NULL)' whoami
+want_rc 1; want_err_has "cannot find name for user ID"; done_t
+
 # ---- --check ----
 
 t "--check says what the program imports, warns about what nothing imports, then runs"

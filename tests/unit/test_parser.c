@@ -240,6 +240,25 @@ static void test_addrinfo_output(void **state)
 	expect_error(state, "will_return(getaddrinfo, 0, *res=\"1.2.3.4\")", 1, 34, "list of addresses");
 }
 
+static void test_passwd_value(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_passwd_rec rec;
+	const struct ms_rule *r;
+
+	assert_int_equal(parse(f, "will_return(getpwnam, {.pw_name = \"alice\", .pw_uid = 1000, .pw_dir = \"/d\"})"), 0);
+	r = rule(state, 0);
+	assert_true(r->flags & MS_RF_PASSWD);
+	memcpy(&rec, pool(state, r->value_str), sizeof(rec));
+	assert_string_equal(pool(state, rec.name), "alice");
+	assert_string_equal(pool(state, rec.dir), "/d");
+	assert_int_equal(rec.uid, 1000);
+	assert_int_equal(rec.shell, 0);
+	expect_error(state, "will_return(getpwuid, {.pw_home = \"/d\"})", 1, 25, "struct passwd has no field 'pw_home'");
+	expect_error(state, "will_return(getpwuid, {.pw_uid = \"x\"})", 1, 34, "pw_uid needs a uid/gid");
+	expect_error(state, "will_return(getgrgid, {\"x\"})", 1, 23, "only NULL can be returned");
+}
+
 static void test_time_mirrors_return(void **state)
 {
 	struct fixture *f = *state;
@@ -454,6 +473,7 @@ int main(void)
 		T(test_buffer_output),
 		T(test_struct_output),
 		T(test_addrinfo_output),
+		T(test_passwd_value),
 		T(test_time_mirrors_return),
 		T(test_strings_and_null),
 		T(test_aliases_and_comments),
