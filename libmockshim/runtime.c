@@ -509,7 +509,7 @@ static int in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
 {
 	const char *obj;
 
-	if (in_glob && !ms_glob_match(pool + in_glob, exe_name))
+	if (!in_here(in_glob))
 		return 0;
 	if (from_glob) {
 		obj = caller_object(caller);

@@ -26,55 +26,72 @@ static int fail(struct mockshim_session *s, int err, const char *path, const cha
 	return err;
 }
 
+/* ---- reading ELF files, never loading them ---- */
+
+static int read_at(FILE *f, uint64_t off, void *buf, size_t n)
+{
+	return fseeko(f, (off_t)off, SEEK_SET) == 0 && fread(buf, 1, n, f) == n ? 0 : -1;
+}
+
+/* The header of a 64-bit ELF file, or -1. */
+static int read_ehdr(FILE *f, Elf64_Ehdr *eh)
+{
+	return read_at(f, 0, eh, sizeof(*eh)) == 0 && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
+		       eh->e_ident[EI_CLASS] == ELFCLASS64
+		       ? 0
+		       : -1;
+}
+
+static int read_shdr(FILE *f, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)
+{
+	return read_at(f, eh->e_shoff + (uint64_t)i * sizeof(*sh), sh, sizeof(*sh));
+}
+
+/* size bytes at off, malloc'd and NUL-terminated; NULL with errno ENOMEM,
+ * or ENOEXEC when size passes max or the file is short. */
+static char *read_blob(FILE *f, uint64_t off, uint64_t size, uint64_t max)
+{
+	char *b;
+
+	if (size > max) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	b = malloc(size + 1);
+	if (b && read_at(f, off, b, size) != 0) {
+		free(b);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	if (b)
+		b[size] = '\0';
+	return b;
+}
+
 /* The bytes of section name of the ELF file f, in malloc'd *out. */
 static int read_section(FILE *f, const char *name, char **out, size_t *len)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr sh, strsh;
-	char *names = NULL;
+	char *names;
 	int r = -ENOENT;
 
-	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
-	    eh.e_shstrndx >= eh.e_shnum)
+	if (read_ehdr(f, &eh) != 0 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shstrndx >= eh.e_shnum || read_shdr(f, &eh, eh.e_shstrndx, &strsh) != 0)
 		return -ENOEXEC;
-	if (fseeko(f, (off_t)(eh.e_shoff + (uint64_t)eh.e_shstrndx * sizeof(sh)), SEEK_SET) ||
-	    fread(&strsh, sizeof(strsh), 1, f) != 1 || strsh.sh_size > (1u << 24))
-		return -ENOEXEC;
-	names = malloc(strsh.sh_size + 1);
+	names = read_blob(f, strsh.sh_offset, strsh.sh_size, 1u << 24);
 	if (!names)
-		return -ENOMEM;
-	if (fseeko(f, (off_t)strsh.sh_offset, SEEK_SET) || fread(names, 1, strsh.sh_size, f) != strsh.sh_size) {
-		free(names);
-		return -ENOEXEC;
-	}
-	names[strsh.sh_size] = '\0';
+		return -errno;
 	for (unsigned i = 0; i < eh.e_shnum; i++) {
-		if (fseeko(f, (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh)), SEEK_SET) ||
-		    fread(&sh, sizeof(sh), 1, f) != 1) {
+		if (read_shdr(f, &eh, i, &sh) != 0) {
 			r = -ENOEXEC;
 			break;
 		}
 		if (sh.sh_name >= strsh.sh_size || strcmp(names + sh.sh_name, name) != 0)
 			continue;
-		if (sh.sh_size > (1u << 24)) {
-			r = -ENOEXEC;
-			break;
-		}
-		*out = malloc(sh.sh_size + 1);
-		if (!*out) {
-			r = -ENOMEM;
-			break;
-		}
-		if (fseeko(f, (off_t)sh.sh_offset, SEEK_SET) ||
-		    fread(*out, 1, sh.sh_size, f) != sh.sh_size) {
-			free(*out);
-			r = -ENOEXEC;
-			break;
-		}
-		(*out)[sh.sh_size] = '\0';
+		*out = read_blob(f, sh.sh_offset, sh.sh_size, 1u << 24);
+		r = *out ? 0 : -errno;
 		*len = sh.sh_size;
-		r = 0;
 		break;
 	}
 	free(names);
@@ -236,14 +253,12 @@ static int has_interp(const char *path)
 
 	if (!f)
 		return -1;
-	if (fread(&eh, sizeof(eh), 1, f) == 1 && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+	if (read_ehdr(f, &eh) == 0 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
 		r = 0;
 		for (unsigned i = 0; i < eh.e_phnum; i++) {
 			Elf64_Phdr ph;
 
-			if (fseeko(f, (off_t)(eh.e_phoff + (uint64_t)i * sizeof(ph)), SEEK_SET) ||
-			    fread(&ph, sizeof(ph), 1, f) != 1)
+			if (read_at(f, eh.e_phoff + (uint64_t)i * sizeof(ph), &ph, sizeof(ph)) != 0)
 				break;
 			if (ph.p_type == PT_INTERP)
 				r = 1;
@@ -296,34 +311,26 @@ static int each_import(const char *path, void (*fn)(const char *name, void *ctx)
 
 	if (!f)
 		return -errno;
-	if (fread(&eh, sizeof(eh), 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
-	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr))
+	if (read_ehdr(f, &eh) != 0 || eh.e_shentsize != sizeof(Elf64_Shdr))
 		goto out;
 	for (unsigned i = 0; i < eh.e_shnum; i++) {
 		Elf64_Shdr sh, strsh;
-		char *strs = NULL;
+		char *strs;
 
-		if (fseeko(f, (off_t)(eh.e_shoff + (uint64_t)i * sizeof(sh)), SEEK_SET) ||
-		    fread(&sh, sizeof(sh), 1, f) != 1)
+		if (read_shdr(f, &eh, i, &sh) != 0)
 			goto out;
 		if (sh.sh_type != SHT_DYNSYM || sh.sh_entsize != sizeof(Elf64_Sym) ||
 		    sh.sh_link >= eh.e_shnum)
 			continue;
-		if (fseeko(f, (off_t)(eh.e_shoff + (uint64_t)sh.sh_link * sizeof(strsh)), SEEK_SET) ||
-		    fread(&strsh, sizeof(strsh), 1, f) != 1 || strsh.sh_size > (1u << 26))
+		if (read_shdr(f, &eh, sh.sh_link, &strsh) != 0)
 			goto out;
-		strs = malloc(strsh.sh_size + 1);
-		if (!strs || fseeko(f, (off_t)strsh.sh_offset, SEEK_SET) ||
-		    fread(strs, 1, strsh.sh_size, f) != strsh.sh_size) {
-			free(strs);
+		strs = read_blob(f, strsh.sh_offset, strsh.sh_size, 1u << 26);
+		if (!strs)
 			goto out;
-		}
-		strs[strsh.sh_size] = '\0';
 		for (uint64_t k = 1; k < sh.sh_size / sizeof(Elf64_Sym); k++) {
 			Elf64_Sym sym;
 
-			if (fseeko(f, (off_t)(sh.sh_offset + k * sizeof(sym)), SEEK_SET) ||
-			    fread(&sym, sizeof(sym), 1, f) != 1)
+			if (read_at(f, sh.sh_offset + k * sizeof(sym), &sym, sizeof(sym)) != 0)
 				break;
 			if (sym.st_shndx == SHN_UNDEF && sym.st_name && sym.st_name < strsh.sh_size)
 				fn(strs + sym.st_name, ctx);
