@@ -282,7 +282,7 @@ static void attach(void)
 		goto done;
 	}
 	map = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, fd, 0);
+			      MAP_SHARED, fd, (off_t)0);
 	syscall(SYS_close, fd);
 	if (map == MAP_FAILED) {
 		warn_unmocked(path, "mmap failed");
@@ -615,7 +615,7 @@ size_t ms_read_user(void *dst, const void *src, size_t n)
 		l.iov_len = chunk;
 		r.iov_base = (void *)addr;
 		r.iov_len = chunk;
-		k = syscall(SYS_process_vm_readv, pid, &l, 1, &r, 1, 0);
+		k = syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, 0UL);
 		if (k < 0 && errno != EFAULT) {
 			/* not permitted here (seccomp): plain reads, as libc would */
 			memcpy(l.iov_base, r.iov_base, chunk);

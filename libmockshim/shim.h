@@ -5,6 +5,8 @@
  * +--------------------------------------------------------------------+
  * | Shim discipline (every file of libmockshim/ follows it):           |
  * | - never call a catalog function: use syscall() or the real table;  |
+ * |   syscall() is variadic: a 64-bit argument (an offset, flags, a    |
+ * |   count) must be passed as a long, not a bare int such as 0;       |
  * | - no stdio, no malloc, no getenv on the call path;                 |
  * | - save errno on entry, restore it unless the reply sets it;        |
  * | - the guard (ms_guard_enter) sends the shim's own libc calls to    |

@@ -41,7 +41,7 @@ static void *sa_realloc(void *p, size_t n)
 	struct sa_block *old = p ? (struct sa_block *)p - 1 : NULL, *b;
 
 	b = (void *)syscall(SYS_mmap, NULL, n + sizeof(*b), PROT_READ | PROT_WRITE,
-			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, (off_t)0);
 	if (b == MAP_FAILED)
 		return NULL;
 	b->size = n;
@@ -145,14 +145,15 @@ const char *ms_standalone_channel(char *path, unsigned long cap)
 	fd = syscall(SYS_memfd_create, "mockshim", 0);
 	if (fd < 0 || syscall(SYS_ftruncate, fd, (off_t)size) != 0)
 		goto out;
-	h = (void *)syscall(SYS_mmap, NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	h = (void *)syscall(SYS_mmap, NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			    (off_t)0);
 	if (h == MAP_FAILED)
 		goto out;
 	ms_channel_write(&spec, h, size, STANDALONE_EVENTS, MS_CHAN_STANDALONE);
 	h->owner_pid = (int32_t)syscall(SYS_getpid);
 	syscall(SYS_munmap, h, (size_t)size);
 	/* Not close-on-exec: programs this one execs attach by it. */
-	high = syscall(SYS_fcntl, fd, F_DUPFD, FD_FLOOR);
+	high = syscall(SYS_fcntl, fd, F_DUPFD, (long)FD_FLOOR);
 	if (high >= 0) {
 		syscall(SYS_close, fd);
 		fd = high;
@@ -222,7 +223,7 @@ static void report_at_exit(int status, void *arg)
 void ms_standalone_owner(void)
 {
 	ms_guard_enter();
-	report_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, FD_FLOOR);
+	report_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, (long)FD_FLOOR);
 	on_exit(report_at_exit, NULL);
 	ms_guard_leave();
 }

@@ -167,7 +167,7 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 		trace_fd = (int)syscall(SYS_openat, AT_FDCWD, pool + h->trace_path,
 					O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	else
-		trace_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 500);
+		trace_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 500L);
 	if (trace_fd < 0)
 		ms_diag("warning: --trace: cannot open the trace file", NULL);
 }
