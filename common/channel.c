@@ -16,7 +16,7 @@ struct layout {
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
 {
-	l->fns = align8(sizeof(struct ms_chan_hdr));
+	l->fns = (sizeof(struct ms_chan_hdr) + 63) & ~(uint64_t)63;
 	l->rules = align8(l->fns + (uint64_t)(MS_FN_COUNT + spec->ndyn) * sizeof(struct ms_chan_fn));
 	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
 	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));

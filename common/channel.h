@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 6u
+#define MS_CHAN_ABI 7u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 #define MS_CHAN_PIDS 4096	/* processes a session tells apart */
 
@@ -31,6 +31,8 @@ enum ms_chan_flags {
 	MS_CHAN_ABORT_ON_FAIL = 1u << 0,	/* --on-fail=abort: SIGABRT at a failed check */
 	MS_CHAN_STANDALONE = 1u << 1,	/* made by a shim from MOCKSHIM=: owner_pid reports */
 	MS_CHAN_TRACE = 1u << 2,	/* --trace: trace_path (pool, 0: stderr) */
+	MS_CHAN_LOG_CALLS = 1u << 3,	/* -v: a consume event for every call, not */
+					/* only each process's first of each rule */
 };
 
 struct ms_chan_hdr {
@@ -80,7 +82,9 @@ struct ms_chan_dyn {
 };
 
 /* Per catalog function: its rules are rules[first_rule .. +nrules), its
- * expectations expects[first_expect .. +nexpects). */
+ * expectations expects[first_expect .. +nexpects).  A cache line each, so
+ * that threads calling different functions do not share the calls
+ * counter's line (the table starts on a 64-byte boundary). */
 struct ms_chan_fn {
 	uint32_t first_rule;
 	uint32_t nrules;
@@ -88,6 +92,7 @@ struct ms_chan_fn {
 	uint32_t nexpects;
 	uint32_t flags;		/* enum ms_fn_flags */
 	uint32_t calls;		/* (shared) armed calls seen; module functions: mock() calls */
+	uint32_t reserved[10];
 };
 
 enum ms_rule_kind {
@@ -125,7 +130,7 @@ struct ms_rule {
 	uint32_t text;		/* pool: the statement as written */
 	uint64_t delay_ns;
 	uint32_t consumed;	/* (shared) turns taken */
-	uint32_t reserved1;
+	int32_t logged_pid;	/* (shared) the last process that logged a turn of it */
 };
 
 enum ms_out_kind_chan {

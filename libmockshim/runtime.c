@@ -10,6 +10,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -41,6 +42,7 @@ static __thread unsigned guard __attribute__((tls_model("initial-exec")));
 static __thread int32_t t_pid, t_tid __attribute__((tls_model("initial-exec")));
 
 static struct ms_chan_hdr *chan;
+static struct ms_chan_hdr *live;	/* chan, once attached (release) */
 static struct ms_chan_fn *fns;
 static struct ms_rule *rules;
 static const struct ms_out *outs;
@@ -50,6 +52,16 @@ static struct ms_event *events;
 static const char *pool;
 static char exe_name[64];
 static int32_t my_pid;		/* the pid that last wrote an event */
+/*
+ * This process's pid, without a syscall: read at attach and again in the
+ * child of every fork() (pthread_atfork).  A vfork() child shares it with
+ * its parent, and so may skip announcing a turn of a rule its parent has
+ * logged already (log_consume); events themselves read the real pid.
+ */
+static int32_t self_pid;
+/* What a rule's logged_pid holds when this process need not log its turn:
+ * self_pid, or under -v (MS_CHAN_LOG_CALLS) -1, which no rule holds. */
+static int32_t log_key = -1;
 
 enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
 static int attach_state;
@@ -232,6 +244,31 @@ static void ev_commit(struct ms_event *e)
 	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * A rule took a turn.  The report names the processes that consumed each
+ * rule, so an event is logged for the first turn each process takes of
+ * each rule, and for every turn under -v (MS_CHAN_LOG_CALLS): the mocked
+ * path of a queue's later calls then writes no event and makes no syscall.
+ * A process's first turn still logs when the log is full, so that it is
+ * announced (ev_begin) if there is room for that.  errno preserved.
+ */
+static void log_consume(unsigned id, uint32_t ri, uint32_t call, int64_t value, const void *caller)
+{
+	struct ms_event *e;
+
+	if (__atomic_load_n(&rules[ri].logged_pid, __ATOMIC_RELAXED) ==
+	    __atomic_load_n(&log_key, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&rules[ri].logged_pid, __atomic_load_n(&self_pid, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	e = ev_begin(MS_EV_CONSUME, id, ri, call);
+	if (e) {
+		e->value = value;
+		e->caller_off = (uint64_t)(uintptr_t)caller;
+		ev_commit(e);
+	}
+}
+
 static void copy_str(char *dst, size_t cap, const char *src)
 {
 	size_t n = slen(src);
@@ -304,6 +341,9 @@ static void attach(void)
 	read_exe_name();
 	chan = map;
 	my_pid = (int32_t)syscall(SYS_getpid);
+	__atomic_store_n(&self_pid, my_pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&log_key, (chan->flags & MS_CHAN_LOG_CALLS) ? -1 : my_pid,
+			 __ATOMIC_RELAXED);
 	register_pid(my_pid);
 	ms_trace_open(chan, pool);
 	__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
@@ -318,6 +358,7 @@ static void attach(void)
 	if ((chan->flags & MS_CHAN_STANDALONE) && chan->owner_pid == my_pid)
 		ms_standalone_owner();
 done:
+	__atomic_store_n(&live, chan, __ATOMIC_RELEASE);
 	__atomic_store_n(&attach_state, ATTACH_DONE, __ATOMIC_RELEASE);
 	ms_rearm();
 }
@@ -388,8 +429,18 @@ void ms_rearm(void)
 	}
 }
 
+static void forked(void)
+{
+	int32_t pid = (int32_t)syscall(SYS_getpid);
+
+	__atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&log_key, __ATOMIC_RELAXED) != -1)
+		__atomic_store_n(&log_key, pid, __ATOMIC_RELAXED);
+}
+
 __attribute__((constructor)) static void shim_init(void)
 {
+	pthread_atfork(NULL, NULL, forked);
 	attach();
 }
 
@@ -504,19 +555,63 @@ static const char *caller_object(const void *addr)
 	return NULL;
 }
 
-/* in= and from= of a statement against this call. */
-static int in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
-{
-	const char *obj;
+/*
+ * from= for this call.  A loop calls from one place: each thread keeps its
+ * last answer (return address, glob, result).  The entry is three words,
+ * so a sequence number guards it against a signal handler that calls a
+ * mocked function while this thread is writing or reading it: odd while
+ * written (the handler then neither uses nor writes it), and changed
+ * under a reader that was interrupted (the reader then asks again).
+ */
+static __thread struct {
+	unsigned seq;
+	uint32_t glob;
+	int match;
+	const void *caller;
+} t_from __attribute__((tls_model("initial-exec")));
 
-	if (!in_here(in_glob))
-		return 0;
-	if (from_glob) {
-		obj = caller_object(caller);
-		if (!obj || !ms_glob_match(pool + from_glob, obj))
-			return 0;
+/* A cache miss: which object called, and does it match (errno kept). */
+static __attribute__((noinline)) int from_lookup(uint32_t from_glob, const void *caller,
+						 unsigned seq)
+{
+	int saved = errno, match;
+	const char *obj = caller_object(caller);
+
+	match = obj && ms_glob_match(pool + from_glob, obj);
+	if (!(seq & 1) && t_from.seq == seq) {
+		t_from.seq = seq + 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t_from.caller = caller;
+		t_from.glob = from_glob;
+		t_from.match = match;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t_from.seq = seq + 2;
 	}
-	return 1;
+	errno = saved;
+	return match;
+}
+
+static inline int from_here(uint32_t from_glob, const void *caller)
+{
+	unsigned seq = t_from.seq;
+	int match;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (ms_likely(!(seq & 1) && t_from.caller == caller && t_from.glob == from_glob)) {
+		match = t_from.match;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (ms_likely(t_from.seq == seq))
+			return match;
+	}
+	return from_lookup(from_glob, caller, seq);
+}
+
+/* in= and from= of a statement against this call. */
+static inline int in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
+{
+	if (in_glob && !in_here(in_glob))
+		return 0;
+	return !from_glob || from_here(from_glob, caller);
 }
 
 static char *put_hex(char *p, char *end, uint64_t v)
@@ -555,6 +650,7 @@ static void record_failure(unsigned id, uint32_t idx, uint32_t call, const void 
 	struct ms_event *e;
 	Dl_info info;
 	const char *obj;
+	int saved = errno;
 
 	__atomic_fetch_add(&chan->failures, 1, __ATOMIC_RELAXED);
 	e = ev_begin(MS_EV_FAIL, id, idx, call);
@@ -591,6 +687,7 @@ static void record_failure(unsigned id, uint32_t idx, uint32_t call, const void 
 		ms_diag("a check failed: aborting (--on-fail=abort)", NULL);
 		abort();
 	}
+	errno = saved;
 }
 
 /*
@@ -602,6 +699,7 @@ size_t ms_read_user(void *dst, const void *src, size_t n)
 {
 	long pid = syscall(SYS_getpid);
 	size_t done = 0;
+	int saved = errno;
 
 	while (done < n) {
 		uintptr_t addr = (uintptr_t)src + done;
@@ -627,6 +725,7 @@ size_t ms_read_user(void *dst, const void *src, size_t n)
 		if ((size_t)k < chunk)
 			break;
 	}
+	errno = saved;
 	return done;
 }
 
@@ -749,6 +848,18 @@ static int check_one(const struct ms_expect *x, uint64_t arg, struct failure *f,
  * CMocka's rule: once a parameter has expectations, every call (in their
  * scope) takes the next one, in declaration order; none left is a failure.
  */
+/* Expectation xi, taken by parameter param of this call: checked. */
+static __attribute__((noinline)) void check_taken(unsigned id, uint32_t xi, uint8_t param,
+						  uint64_t value, uint32_t call, const void *caller)
+{
+	struct failure fl = { .kind = MS_FAIL_CHECK, .param = param };
+	char shown[MS_EV_TEXT];
+
+	fl.bytes = shown;
+	if (!check_one(&expects[xi], value, &fl, shown))
+		record_failure(id, xi, call, caller, &fl);
+}
+
 /* Parameter param of this call takes its next expectation, if it has any. */
 static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t call,
 			const void *caller)
@@ -772,12 +883,11 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t cal
 		}
 	}
 	if (taken != UINT32_MAX) {
-		struct failure fl = { .kind = MS_FAIL_CHECK, .param = param };
-		char shown[MS_EV_TEXT];
+		const struct ms_expect *x = &expects[taken];
 
-		fl.bytes = shown;
-		if (!check_one(&expects[taken], value, &fl, shown))
-			record_failure(id, taken, call, caller, &fl);
+		if (x->kind == MS_X_VALUE && norm(value, x) == norm((uint64_t)x->lo, x))
+			return; /* the common case, with no failure to set up */
+		check_taken(id, taken, param, value, call, caller);
 	} else if (scoped) {
 		struct failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = param,
 				      .value = norm(value, &expects[last]) };
@@ -793,15 +903,28 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t cal
 static void check_params(unsigned id, const uint64_t *a, uint32_t call, const void *caller)
 {
 	const struct ms_chan_fn *f = &fns[id];
-	uint32_t done = 0;
+	uint32_t done = 0, missing = 0;
 
-	for (uint32_t k = 0; k < f->nexpects; k++) {
-		uint8_t p = expects[f->first_expect + k].param;
+	/* one pass: each parameter takes the first expectation in scope with
+	 * a turn left; a parameter that found none is reported by check_param */
+	for (uint32_t xi = f->first_expect, end = xi + f->nexpects; xi < end; xi++) {
+		struct ms_expect *y = &expects[xi];
+		uint32_t bit = 1u << y->param;
 
-		if (!(done & (1u << p))) {
-			done |= 1u << p;
-			check_param(id, p, a[p], call, caller);
+		if ((done & bit) || !in_scope(y->in_glob, y->from_glob, caller))
+			continue;
+		if (!claim_turn(&y->consumed, y->count)) {
+			missing |= bit;
+			continue;
 		}
+		done |= bit;
+		if (y->kind != MS_X_VALUE || norm(a[y->param], y) != norm((uint64_t)y->lo, y))
+			check_taken(id, xi, y->param, a[y->param], call, caller);
+	}
+	for (missing &= ~done; missing; missing &= missing - 1) {
+		uint8_t p = (uint8_t)__builtin_ctz(missing);
+
+		check_param(id, p, a[p], call, caller);
 	}
 }
 
@@ -1071,60 +1194,141 @@ void ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 	ms_trace_call(id, a, ret, errno, NULL);
 }
 
-static int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller, int *err)
+/*
+ * The rule loop has a lean path for the common case, a function with no
+ * expectation, call order or trace, answered by a rule with nothing but a
+ * value (and errno) to give: it saves no errno (nothing on it sets errno),
+ * writes no event after each process's first turn of the rule, and
+ * reaches everything else by tail calls (it keeps a small frame: two
+ * registers).  Anything else goes to the functions below, which save
+ * errno around the work that may change it.
+ */
+
+/* errno = e (unless e < 0); returns 1, the end of a mocked call. */
+static __attribute__((noinline)) int mocked_errno(int e)
 {
-	struct ms_chan_fn *f = &fns[id];
-	struct ms_event *e;
-	uint32_t call = __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
+	if (e >= 0)
+		errno = e;
+	return 1;
+}
 
-	if (f->flags)
-		check_order(id, call, caller);
-	if (f->nexpects)
-		check_params(id, a, call, caller);
+/* A process's first turn of rule ri (or any turn under -v): its event. */
+static __attribute__((noinline)) int log_turn(unsigned id, uint32_t ri, uint32_t call,
+					      const void *caller, int64_t value, int err)
+{
+	log_consume(id, ri, call, value, caller);
+	return mocked_errno(err);
+}
 
-	for (uint32_t k = 0; k < f->nrules; k++) {
-		uint32_t ri = f->first_rule + k;
+/* A turn of rule ri (of function rules[ri].fn), claimed. */
+static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int64_t *ret,
+					    const void *caller, uint32_t call)
+{
+	const struct ms_rule *r = &rules[ri];
+	unsigned id = r->fn;
+	int traced = fns[id].flags & MS_FF_TRACED, saved = errno;
+	int64_t v = r->value;
+
+	if (r->delay_ns)
+		sleep_ns(r->delay_ns);
+	if (r->kind == MS_R_REAL) {
+		log_consume(id, ri, call, 0, caller);
+		errno = saved;
+		return traced ? 2 : 0;
+	}
+	if (r->nouts || (r->flags & ~MS_RF_ERRNO))
+		v = reply(id, ri, r, a, call, caller);
+	log_consume(id, ri, call, v, caller);
+	*ret = v;
+	if (traced)
+		trace_mocked(id, a, v, r->flags & MS_RF_ERRNO ? r->err : 0, r);
+	errno = r->flags & MS_RF_ERRNO ? r->err : saved;
+	return 1;
+}
+
+/* The rules of function id from ri on, with in= and from= checked. */
+static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const uint64_t *a,
+						 int64_t *ret, const void *caller, uint32_t call)
+{
+	const struct ms_chan_fn *f = &fns[id];
+
+	for (uint32_t end = f->first_rule + f->nrules; ri < end; ri++) {
 		struct ms_rule *r = &rules[ri];
 
-		if (!in_scope(r->in_glob, r->from_glob, caller) || !claim_turn(&r->consumed, r->count))
-			continue;
-		if (r->delay_ns)
-			sleep_ns(r->delay_ns);
-		if (r->kind != MS_R_REAL) {
-			*ret = reply(id, ri, r, a, call, caller);
-			if (r->flags & MS_RF_ERRNO)
-				*err = r->err;
-		}
-		e = ev_begin(MS_EV_CONSUME, id, ri, call);
-		if (e) {
-			e->value = r->kind == MS_R_REAL ? 0 : *ret;
-			e->caller_off = (uint64_t)(uintptr_t)caller;
-			ev_commit(e);
-		}
-		if (r->kind == MS_R_REAL)
-			return f->flags & MS_FF_TRACED ? 2 : 0;
-		if (f->flags & MS_FF_TRACED)
-			trace_mocked(id, a, *ret, r->flags & MS_RF_ERRNO ? r->err : 0, r);
-		return 1;
+		if (in_scope(r->in_glob, r->from_glob, caller) && claim_turn(&r->consumed, r->count))
+			return answer(ri, a, ret, caller, call);
 	}
 	return f->flags & MS_FF_TRACED ? 2 : 0;
 }
 
-int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller)
+/* A function with call order, expectations or a trace. */
+static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t *a, int64_t *ret,
+						    const void *caller, uint32_t call)
 {
-	int saved = errno, mocked = 0;
+	const struct ms_chan_fn *f = &fns[id];
 
-	if (guard)
-		return 0;
-	if (ms_unlikely(__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE))
-		attach();
+	/* the checks keep errno: record_failure() and ms_read_user() do */
+	if (f->flags)
+		check_order(id, call, caller);
+	if (f->nexpects)
+		check_params(id, a, call, caller);
+	if (!f->nrules)
+		return f->flags & MS_FF_TRACED ? 2 : 0;
+	return decide_from(id, f->first_rule, a, ret, caller, call);
+}
+
+static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)
+{
+	struct ms_chan_fn *f = &fns[id];
+	uint32_t call = __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
+	struct ms_rule *r, *end;
+
+	if (ms_unlikely(f->flags | f->nexpects))
+		return decide_checked(id, a, ret, caller, call);
+	for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++) {
+		if (ms_unlikely(r->in_glob | r->from_glob))
+			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, call);
+		if (!claim_turn(&r->consumed, r->count))
+			continue;
+		if (ms_unlikely(r->kind == MS_R_REAL || r->nouts || r->delay_ns ||
+				(r->flags & ~MS_RF_ERRNO)))
+			return answer((uint32_t)(r - rules), a, ret, caller, call);
+		*ret = r->value;
+		if (ms_unlikely(__atomic_load_n(&r->logged_pid, __ATOMIC_RELAXED) !=
+				__atomic_load_n(&log_key, __ATOMIC_RELAXED)))
+			return log_turn(id, (uint32_t)(r - rules), call, caller, r->value,
+					r->flags & MS_RF_ERRNO ? r->err : -1);
+		if (r->flags & MS_RF_ERRNO)
+			return mocked_errno(r->err);
+		return 1;
+	}
+	return 0;
+}
+
+/* The first call of a process (or of a thread racing the attach). */
+static __attribute__((noinline)) int consult_attaching(unsigned id, const uint64_t *args,
+						       int64_t *ret, const void *caller)
+{
+	int saved = errno;
+
+	attach();
+	errno = saved;
 	/* chan and the section pointers are only read once attach is done
 	 * (acquire): another thread may be attaching right now */
-	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && chan &&
-	    id < MS_FN_COUNT)
-		mocked = decide(id, args, ret, caller, &saved);
-	errno = saved;
-	return mocked;
+	if (!__atomic_load_n(&live, __ATOMIC_ACQUIRE))
+		return 0;
+	return decide(id, args, ret, caller);
+}
+
+/* id is a catalog id: the trampolines pass constants. */
+int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller)
+{
+	if (guard)
+		return 0;
+	if (ms_unlikely(!__atomic_load_n(&live, __ATOMIC_ACQUIRE)))
+		return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE
+			       ? 0 : consult_attaching(id, args, ret, caller);
+	return decide(id, args, ret, caller);
 }
 
 /* ---- handler modules (include/mockshim/handler.h) ---- */
@@ -1229,7 +1433,6 @@ static uintmax_t mock_pop(const char *func, const void *caller, int want_double)
 	for (uint32_t k = 0; k < f->nrules; k++) {
 		uint32_t ri = f->first_rule + k;
 		struct ms_rule *r = &rules[ri];
-		struct ms_event *e;
 
 		last = ri;
 		if (!in_scope(r->in_glob, r->from_glob, caller) || !claim_turn(&r->consumed, r->count))
@@ -1249,12 +1452,7 @@ static uintmax_t mock_pop(const char *func, const void *caller, int want_double)
 			}
 			v = (uintmax_t)b;
 		}
-		e = ev_begin(MS_EV_CONSUME, (unsigned)id, ri, 0);
-		if (e) {
-			e->value = (int64_t)v;
-			e->caller_off = (uint64_t)(uintptr_t)caller;
-			ev_commit(e);
-		}
+		log_consume((unsigned)id, ri, 0, (int64_t)v, caller);
 		goto out;
 	}
 	{

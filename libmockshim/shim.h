@@ -42,6 +42,7 @@ struct ms_chan_hdr;
 #define MS_EXPORT __attribute__((visibility("default")))
 #define MS_HIDDEN __attribute__((visibility("hidden")))
 #define ms_unlikely(x) __builtin_expect(!!(x), 0)
+#define ms_likely(x) __builtin_expect(!!(x), 1)
 #define MS_CALLER __builtin_return_address(0)
 
 /* Arguments are passed to ms_consult as 64-bit words. */

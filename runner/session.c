@@ -526,7 +526,8 @@ static int make_channel(struct mockshim_session *s)
 		return -errno;
 	}
 	s->map_size = size;
-	ms_channel_write(&s->spec, s->map, size, s->events_cap, s->chan_flags);
+	ms_channel_write(&s->spec, s->map, size, s->events_cap,
+			 s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0));
 	/* everything before the events: what the programs only read */
 	s->snapshot = malloc(((struct ms_chan_hdr *)s->map)->events_off);
 	if (!s->snapshot)

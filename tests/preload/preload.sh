@@ -96,6 +96,17 @@ run "$M" -e 'will_return_maybe(read, _, buf="late", from="probe")' "$PROBE" dlop
 want_rc 0; want_err_has "used 0 times (maybe)"
 case "$out" in *late*) problem "the library's read was mocked: $out" ;; esac; done_t
 
+t "from= tells two callers apart when they alternate (the per-thread answer cache)"
+run "$M" -q -e 'will_fail_count(read, EIO, -1, from="liblate.so")' "$PROBE" fromalt "$LIBLATE" 2000
+want_rc 0; want_out "own 0 bad, lib 0 bad"; done_t
+
+t "from= stays right when a signal handler's call interrupts the main loop's"
+run "$M" -q -e 'will_fail_count(read, EIO, -1, from="liblate.so")' "$PROBE" sigfrom "$LIBLATE" 300000
+want_rc 0
+case "$out" in "own 0 bad, handler "*" calls 0 bad") ;; *) problem "got [$out]" ;; esac
+case "$out" in *"handler 0 calls"*) problem "the handler never ran: [$out]" ;; esac
+done_t
+
 if [ -n "${PROBE_STATIC:-}" ]; then
 	t "a static program: mockrun warns before the run, and the report says nothing attached"
 	run "$M" -e 'will_return(getuid, 5)' "$PROBE_STATIC"
@@ -257,6 +268,14 @@ want_rc 0; want_out "1"
 t "-v lists every consumed value with pid and thread"
 run "$M" -v -e 'will_return(getuid, 1)' "$PROBE" getuid 1
 want_rc 0; want_err_has "getuid() call 1 in probe["; want_err_has "returned 1"; done_t
+
+t "-v lists each of a rule's turns; without -v, the report still names the consumer"
+run "$M" -v -e 'will_return_always(getuid, 7)' "$PROBE" getuid 3
+want_rc 0; want_err_has "getuid() call 3 in probe["
+[ "$(printf '%s\n' "$err" | grep -c 'getuid() call [0-9] in probe\[')" -eq 3 ] ||
+	problem "expected 3 listed turns: $err"
+run "$M" -e 'will_return_always(getuid, 7)' "$PROBE" getuid 3
+want_rc 0; want_err_has "by probe["; want_err_lacks "call 1 in"; done_t
 
 t "a program killed by a signal gives 128+N, and the report still lists checks"
 run "$M" -e 'will_return(getgid, 1)' "$PROBE" signal 11

@@ -45,6 +45,22 @@ static void on_alarm(int sig)
 	errno = saved;
 }
 
+/* sigfrom: the handler reads through liblate, the main loop by itself */
+static long (*late_read)(const char *, char *, long);
+static volatile sig_atomic_t late_calls, late_bad;
+
+static void on_alarm_late(int sig)
+{
+	int saved = errno;
+	char c;
+
+	(void)sig;
+	late_calls++;
+	if (late_read("/dev/zero", &c, 1) != -1)
+		late_bad++;
+	errno = saved;
+}
+
 static const char *ename(int e)
 {
 	const char *n = strerrorname_np(e);
@@ -341,6 +357,41 @@ int main(int argc, char **argv)
 		*(void **)&read_first = dlsym(h, "read_first");
 		n = read_first(argv[3], buf, sizeof(buf) - 1);
 		printf("read_first: %ld [%s]\n", n, n > 0 ? buf : "");
+	} else if ((strcmp(cmd, "fromalt") == 0 || strcmp(cmd, "sigfrom") == 0) && argc == 4) {
+		/* fromalt LIB N: N reads of /dev/zero by this program and N by
+		 * LIB's read_first, alternating; sigfrom LIB N: N reads here
+		 * while SIGALRM makes LIB read.  Under a from="liblate.so" rule
+		 * that fails read, only LIB's reads must fail. */
+		void *h = dlopen(argv[2], RTLD_NOW);
+		long n = atol(argv[3]), own_bad = 0, lib_bad = 0;
+		int fd = open("/dev/zero", O_RDONLY);
+		char c;
+
+		if (!h || fd < 0)
+			return 2;
+		*(void **)&late_read = dlsym(h, "read_first");
+		if (cmd[0] == 'f') {
+			for (long i = 0; i < n; i++) {
+				own_bad += read(fd, &c, 1) != 1;
+				lib_bad += late_read("/dev/zero", &c, 1) != -1;
+			}
+			printf("own %ld bad, lib %ld bad\n", own_bad, lib_bad);
+		} else {
+			struct sigaction sa;
+			struct itimerval it = { { 0, 200 }, { 0, 200 } };
+
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = on_alarm_late;
+			sa.sa_flags = SA_RESTART;
+			sigaction(SIGALRM, &sa, NULL);
+			setitimer(ITIMER_REAL, &it, NULL);
+			for (long i = 0; i < n; i++)
+				own_bad += read(fd, &c, 1) != 1;
+			it.it_value.tv_usec = it.it_interval.tv_usec = 0;
+			setitimer(ITIMER_REAL, &it, NULL);
+			printf("own %ld bad, handler %ld calls %ld bad\n", own_bad, (long)late_calls,
+			       (long)late_bad);
+		}
 	} else if (strcmp(cmd, "thread-exit") == 0) {
 		/* a thread ends the process with _exit(3) while main waits */
 		pthread_t th;
