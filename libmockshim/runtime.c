@@ -384,10 +384,26 @@ const char *ms_exe_name(void)
 }
 
 /* in= is decided once per process: a function whose statements all name
- * other programs stays unarmed here, and costs nothing. */
+ * other programs stays unarmed here, and costs nothing.  The answers are
+ * kept (the executable does not change until the next exec) in a small
+ * table of single words, (glob << 32) | match, which threads and signal
+ * handlers read and write without tearing. */
+static uint64_t here_cache[64];
+
 static int in_here(uint32_t in_glob)
 {
-	return !in_glob || ms_glob_match(pool + in_glob, exe_name);
+	uint64_t e;
+	int match;
+
+	if (!in_glob)
+		return 1;
+	e = __atomic_load_n(&here_cache[in_glob % 64], __ATOMIC_RELAXED);
+	if ((uint32_t)(e >> 32) == in_glob)
+		return (int)(e & 1);
+	match = ms_glob_match(pool + in_glob, exe_name);
+	__atomic_store_n(&here_cache[in_glob % 64], (uint64_t)in_glob << 32 | (uint64_t)match,
+			 __ATOMIC_RELAXED);
+	return match;
 }
 
 static int applies_here(unsigned fn)
@@ -736,6 +752,30 @@ static int64_t norm(uint64_t v, const struct ms_expect *x)
 	return (int64_t)v;
 }
 
+/*
+ * The program's bytes at ptr, read once: the first 256 bytes serve the
+ * report's excerpt, the comparison and the string's length, which are
+ * all a short string needs; the rest is read when asked for.
+ */
+struct user_bytes {
+	const char *ptr;
+	size_t got;		/* bytes of first[] read (short: a fault there) */
+	unsigned char first[256];
+};
+
+static size_t user_read(struct user_bytes *u, void *dst, size_t off, size_t n)
+{
+	size_t have;
+
+	if (off + n > sizeof(u->first) && u->got == sizeof(u->first))
+		return ms_read_user(dst, u->ptr + off, n);
+	have = off < u->got ? u->got - off : 0;
+	if (have > n)
+		have = n;
+	memcpy(dst, u->first + off, have);
+	return have;
+}
+
 /* String and memory expectations, compared in bounded chunks. */
 static int check_bytes(const struct ms_expect *x, const char *ptr, struct failure *f, char *shown)
 {
@@ -743,16 +783,19 @@ static int check_bytes(const struct ms_expect *x, const char *ptr, struct failur
 	int string = x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING;
 	size_t need = string ? x->len + 1 : x->len, off = 0, diff = (size_t)-1;
 	unsigned char chunk[256];
+	struct user_bytes u;
 
 	if (!ptr) {
 		f->flags |= MS_EVF_NULL;
 		return 0;
 	}
+	u.ptr = ptr;
+	u.got = ms_read_user(u.first, ptr, sizeof(u.first));
 	/* what the report shows: the start of a string, around a difference */
-	f->nbytes = (uint32_t)ms_read_user(shown, ptr, MS_EV_TEXT);
+	f->nbytes = (uint32_t)user_read(&u, shown, 0, MS_EV_TEXT);
 	while (off < need) {
 		size_t n = need - off < sizeof(chunk) ? need - off : sizeof(chunk);
-		size_t got = ms_read_user(chunk, ptr + off, n);
+		size_t got = user_read(&u, chunk, off, n);
 
 		for (size_t i = 0; i < got && diff == (size_t)-1; i++)
 			if (chunk[i] != (off + i < x->len ? want[off + i] : 0))
@@ -770,7 +813,7 @@ static int check_bytes(const struct ms_expect *x, const char *ptr, struct failur
 		size_t len = 0;
 
 		for (;;) {
-			size_t got = ms_read_user(chunk, ptr + len, sizeof(chunk));
+			size_t got = user_read(&u, chunk, len, sizeof(chunk));
 			const unsigned char *z = memchr(chunk, 0, got);
 
 			if (z) {
@@ -794,7 +837,7 @@ static int check_bytes(const struct ms_expect *x, const char *ptr, struct failur
 		f->len = x->len;
 		if (diff != (size_t)-1 && diff > 16) {
 			f->at = (uint32_t)(diff - 16);
-			f->nbytes = (uint32_t)ms_read_user(shown, ptr + f->at,
+			f->nbytes = (uint32_t)user_read(&u, shown, f->at,
 							x->len - f->at < MS_EV_TEXT ? x->len - f->at : MS_EV_TEXT);
 		} else if (f->nbytes > x->len) {
 			f->nbytes = x->len;
@@ -1246,6 +1289,23 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 	return 1;
 }
 
+/* A claimed turn of rule r: the lean path's end for a plain value. */
+static inline int take(unsigned id, struct ms_rule *r, const uint64_t *a, int64_t *ret,
+		       const void *caller, uint32_t call)
+{
+	if (ms_unlikely(r->kind == MS_R_REAL || r->nouts || r->delay_ns ||
+			(r->flags & ~MS_RF_ERRNO)))
+		return answer((uint32_t)(r - rules), a, ret, caller, call);
+	*ret = r->value;
+	if (ms_unlikely(__atomic_load_n(&r->logged_pid, __ATOMIC_RELAXED) !=
+			__atomic_load_n(&log_key, __ATOMIC_RELAXED)))
+		return log_turn(id, (uint32_t)(r - rules), call, caller, r->value,
+				r->flags & MS_RF_ERRNO ? r->err : -1);
+	if (r->flags & MS_RF_ERRNO)
+		return mocked_errno(r->err);
+	return 1;
+}
+
 /* The rules of function id from ri on, with in= and from= checked. */
 static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const uint64_t *a,
 						 int64_t *ret, const void *caller, uint32_t call)
@@ -1256,7 +1316,8 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 		struct ms_rule *r = &rules[ri];
 
 		if (in_scope(r->in_glob, r->from_glob, caller) && claim_turn(&r->consumed, r->count))
-			return answer(ri, a, ret, caller, call);
+			return (f->flags & MS_FF_TRACED) ? answer(ri, a, ret, caller, call)
+							 : take(id, r, a, ret, caller, call);
 	}
 	return f->flags & MS_FF_TRACED ? 2 : 0;
 }
@@ -1288,19 +1349,8 @@ static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const voi
 	for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++) {
 		if (ms_unlikely(r->in_glob | r->from_glob))
 			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, call);
-		if (!claim_turn(&r->consumed, r->count))
-			continue;
-		if (ms_unlikely(r->kind == MS_R_REAL || r->nouts || r->delay_ns ||
-				(r->flags & ~MS_RF_ERRNO)))
-			return answer((uint32_t)(r - rules), a, ret, caller, call);
-		*ret = r->value;
-		if (ms_unlikely(__atomic_load_n(&r->logged_pid, __ATOMIC_RELAXED) !=
-				__atomic_load_n(&log_key, __ATOMIC_RELAXED)))
-			return log_turn(id, (uint32_t)(r - rules), call, caller, r->value,
-					r->flags & MS_RF_ERRNO ? r->err : -1);
-		if (r->flags & MS_RF_ERRNO)
-			return mocked_errno(r->err);
-		return 1;
+		if (claim_turn(&r->consumed, r->count))
+			return take(id, r, a, ret, caller, call);
 	}
 	return 0;
 }
