@@ -1306,19 +1306,39 @@ static inline int take(unsigned id, struct ms_rule *r, const uint64_t *a, int64_
 	return 1;
 }
 
+/*
+ * A call site that none of a function's statements is for (from= names
+ * other objects, in= other programs) stays so: the executable and the
+ * objects do not change, and a rule that ran out of turns never gets
+ * more.  Each thread keeps the last such site of a lean function, as one
+ * word, (caller << 16) | id, so that signal handlers cannot tear it.
+ */
+static __thread uint64_t t_skip __attribute__((tls_model("initial-exec")));
+
+static uint64_t skip_key(unsigned id, const void *caller)
+{
+	return (uint64_t)(uintptr_t)caller << 16 | id;
+}
+
 /* The rules of function id from ri on, with in= and from= checked. */
 static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const uint64_t *a,
 						 int64_t *ret, const void *caller, uint32_t call)
 {
 	const struct ms_chan_fn *f = &fns[id];
+	int scoped = 0;
 
 	for (uint32_t end = f->first_rule + f->nrules; ri < end; ri++) {
 		struct ms_rule *r = &rules[ri];
 
-		if (in_scope(r->in_glob, r->from_glob, caller) && claim_turn(&r->consumed, r->count))
+		if (!in_scope(r->in_glob, r->from_glob, caller))
+			continue;
+		scoped = 1;
+		if (claim_turn(&r->consumed, r->count))
 			return (f->flags & MS_FF_TRACED) ? answer(ri, a, ret, caller, call)
 							 : take(id, r, a, ret, caller, call);
 	}
+	if (!scoped && !(f->flags | f->nexpects))
+		__atomic_store_n(&t_skip, skip_key(id, caller), __ATOMIC_RELAXED);
 	return f->flags & MS_FF_TRACED ? 2 : 0;
 }
 
@@ -1348,7 +1368,8 @@ static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const voi
 		return decide_checked(id, a, ret, caller, call);
 	for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++) {
 		if (ms_unlikely(r->in_glob | r->from_glob))
-			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, call);
+			return __atomic_load_n(&t_skip, __ATOMIC_RELAXED) == skip_key(id, caller)
+				       ? 0 : decide_from(id, (uint32_t)(r - rules), a, ret, caller, call);
 		if (claim_turn(&r->consumed, r->count))
 			return take(id, r, a, ret, caller, call);
 	}
