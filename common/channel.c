@@ -23,7 +23,7 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
 	l->dyn = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
-	l->events = align8(l->pool + (spec->pool_len ? spec->pool_len : 1));
+	l->events = align8(l->pool + spec->pool_len + 1);
 	l->pids = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
 	l->size = l->pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t);
 }
@@ -67,7 +67,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->dyn_off = (uint32_t)l.dyn;
 	h->ndyn = spec->ndyn;
 	h->pool_off = (uint32_t)l.pool;
-	h->pool_size = spec->pool_len ? spec->pool_len : 1;
+	/* one NUL more: then every offset inside the pool starts a terminated
+	 * string, and the reader checks strings by their offset alone */
+	h->pool_size = spec->pool_len + 1;
 	h->events_off = (uint32_t)l.events;
 	h->events_cap = events_cap;
 	h->pids_off = (uint32_t)l.pids;
@@ -116,18 +118,14 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		memcpy(ms_chan_at(h, h->outs_off), spec->outs, spec->nouts * sizeof(struct ms_out));
 	if (spec->pool_len)
 		memcpy(ms_chan_at(h, h->pool_off), spec->pool, spec->pool_len);
+	((char *)ms_chan_at(h, h->pool_off))[spec->pool_len] = '\0';
 }
 
 static int pool_ok(const struct ms_chan_hdr *h, uint32_t off)
 {
-	const char *pool = (const char *)h + h->pool_off;
-
-	if (off == 0)
-		return 1;
-	if (off >= h->pool_size)
-		return 0;
-	/* NUL-terminated inside the pool. */
-	return memchr(pool + off, '\0', h->pool_size - off) != NULL;
+	/* the pool ends with a NUL (checked once): any offset inside it is a
+	 * terminated string */
+	return off < h->pool_size;
 }
 
 /*
@@ -227,6 +225,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->pids_off, h->pids_cap, sizeof(int32_t)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
+	if (((const char *)h + h->pool_off)[h->pool_size - 1] != '\0')
+		return "string pool not terminated";
 	/* Sections in layout order, none overlapping another: the shim writes
 	 * events and counters, which must never land on what it reads. */
 	{
