@@ -6,15 +6,51 @@
  */
 #undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "shim.h"
+
+/* ---- binding the real functions ---- */
+
+/* Here, not in runtime.c: a sanitizer build reaches it before its
+ * runtime is initialised (meson.build), and this file is not instrumented. */
+
+void ms_missing_real(void)
+{
+	ms_diag("fatal: a function called through the shim has no real definition", NULL);
+	syscall(SYS_exit_group, 127);
+}
+
+void *ms_lookup(const char *name)
+{
+	void (*missing)(void) = ms_missing_real;
+	int saved = errno;
+	void *p;
+
+	/* dlsym may allocate: through our malloc, which must not take a
+	 * rule's turn for it */
+	ms_guard++;
+	ms_binding++;
+	p = dlsym(RTLD_NEXT, name);
+	ms_binding--;
+	ms_guard--;
+	if (!p) {
+		ms_diag("no real definition of ", name, " after libmockshim.so", NULL);
+		memcpy(&p, &missing, sizeof(p));
+	}
+	errno = saved;
+	return p;
+}
 
 /* ---- open, open64, openat, openat64 ---- */
 

@@ -38,7 +38,7 @@ __thread int ms_binding __attribute__((tls_model("initial-exec")));
  * symbols.sh checks), so it does not take it: a signal handler that
  * interrupts a consult and calls a mocked function is mocked too.
  */
-static __thread unsigned guard __attribute__((tls_model("initial-exec")));
+__thread unsigned ms_guard __attribute__((tls_model("initial-exec")));
 static __thread int32_t t_pid, t_tid __attribute__((tls_model("initial-exec")));
 
 static struct ms_chan_hdr *chan;
@@ -103,35 +103,6 @@ void ms_diag(const char *first, ...)
 	buf[n++] = '\n';
 	syscall(SYS_write, 2, buf, n);
 	errno = saved;
-}
-
-/* ---- binding ---- */
-
-static void missing_real(void)
-{
-	ms_diag("fatal: a function called through the shim has no real definition", NULL);
-	syscall(SYS_exit_group, 127);
-}
-
-void *ms_lookup(const char *name)
-{
-	void (*missing)(void) = missing_real;
-	int saved = errno;
-	void *p;
-
-	/* dlsym may allocate: through our malloc, which must not take a
-	 * rule's turn for it */
-	guard++;
-	ms_binding++;
-	p = dlsym(RTLD_NEXT, name);
-	ms_binding--;
-	guard--;
-	if (!p) {
-		ms_diag("no real definition of ", name, " after libmockshim.so", NULL);
-		memcpy(&p, &missing, sizeof(p));
-	}
-	errno = saved;
-	return p;
 }
 
 /* ---- attaching the channel ---- */
@@ -365,12 +336,12 @@ done:
 
 void ms_guard_enter(void)
 {
-	guard++;
+	ms_guard++;
 }
 
 void ms_guard_leave(void)
 {
-	guard--;
+	ms_guard--;
 }
 
 struct ms_chan_hdr *ms_channel(void)
@@ -1394,7 +1365,7 @@ static __attribute__((noinline)) int consult_attaching(unsigned id, const uint64
 /* id is a catalog id: the trampolines pass constants. */
 int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller)
 {
-	if (guard)
+	if (ms_guard)
 		return 0;
 	if (ms_unlikely(!__atomic_load_n(&live, __ATOMIC_ACQUIRE)))
 		return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE
@@ -1428,14 +1399,14 @@ static int dyn_find(const char *name)
 MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 {
 	int saved = errno, id;
-	void (*missing)(void) = missing_real;
+	void (*missing)(void) = ms_missing_real;
 	unsigned slot;
 
 	if (m->abi != MOCKSHIM_MOCK_ABI) {
 		ms_diag("warning: a handler module of another ABI: ", m->name, " stays unmocked", NULL);
 		return;
 	}
-	guard++;
+	ms_guard++;
 	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE)
 		attach();
 	if (!m->real.ptr) {
@@ -1450,7 +1421,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 	/* armed last: from here on calls enter the handler */
 	__atomic_store_n(&m->armed, id >= 0 && applies_here((unsigned)id),
 			 __ATOMIC_RELEASE);
-	guard--;
+	ms_guard--;
 	errno = saved;
 }
 

@@ -96,7 +96,12 @@ extern struct ms_real_table ms_real MS_HIDDEN;
 /* dlsym(RTLD_NEXT, name), with ms_binding set so that the allocator calls
  * dlsym may make are served from the bootstrap arena. */
 MS_HIDDEN void *ms_lookup(const char *name);
+/* What a symbol with no real definition is bound to: a diagnostic, exit 127. */
+MS_HIDDEN void ms_missing_real(void);
 extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec")));
+/* The re-entry guard (runtime.c): while non-zero, every trampoline goes to
+ * the real function. */
+extern __thread unsigned ms_guard MS_HIDDEN __attribute__((tls_model("initial-exec")));
 
 /*
  * The slow path of every armed trampoline.  Returns 1 with *ret set when

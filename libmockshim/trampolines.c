@@ -107,8 +107,15 @@ struct ms_real_table ms_real = {
 #include "mockshim/catalog_end.h"
 };
 
+/* A sanitizer build (meson.build) starts disarmed: the sanitizer runtime
+ * calls getrlimit and others while it initialises, before any constructor
+ * and before instrumented code may run; the shim's constructor arms. */
+#ifndef MS_ARMED_AT_START
+#define MS_ARMED_AT_START 1
+#endif
+
 uint8_t ms_armed[MS_FN_COUNT] = {
-#define MS_FN(ret, name, ...) [MS_ID_##name] = 1,
+#define MS_FN(ret, name, ...) [MS_ID_##name] = MS_ARMED_AT_START,
 #define MS_FN_H MS_FN
 #define MS_FN_V MS_FN
 #define MS_ALIAS(...)

@@ -33,8 +33,9 @@ t "the shim's internal objects call no catalog function"
 # standalone.c and the report library are left out on purpose: they run
 # only while the re-entry guard is held (set-up and exit), where every
 # call they make goes straight to the real function.
-for o in "$SHIM_OBJDIR"/*runtime.c.o "$SHIM_OBJDIR"/*hand.c.o "$SHIM_OBJDIR"/*trace.c.o \
+for o in "$SHIM_OBJDIR"/*runtime.c.o "$TRAMP_OBJDIR"/*hand.c.o "$SHIM_OBJDIR"/*trace.c.o \
 	"$SHIM_OBJDIR"/*addrinfo.c.o "$COMMON_OBJDIR"/*.o; do
+	[ -e "$o" ] || { problem "no object file $o (the build's layout changed?)"; continue; }
 	nm -u "$o" | awk '{print $2}' | sort -u > "$T/undef"
 	bad=$(comm -12 "$T/undef" "$T/catalog" | tr '\n' ' ')
 	[ -z "$bad" ] || problem "$(basename "$o") calls catalog functions: $bad"
