@@ -84,6 +84,48 @@ static void *count_getpid(void *p)
 	return NULL;
 }
 
+/* collect: each thread keeps the mocked getpid values it saw */
+struct collect_arg {
+	long n, got;
+	pid_t real;
+	pid_t *seen;
+};
+
+static void *collect_getpid(void *p)
+{
+	struct collect_arg *a = p;
+
+	for (long i = 0; i < a->n; i++) {
+		pid_t v = getpid();
+
+		if (v != a->real)
+			a->seen[a->got++] = v;
+	}
+	return NULL;
+}
+
+/* T threads call getpid N times each; prints every mocked value seen,
+ * one write per line (the lines of several processes do not mix). */
+static void run_collect(int t, long n)
+{
+	pthread_t th[64];
+	struct collect_arg args[64];
+	pid_t real = (pid_t)syscall(SYS_getpid);
+
+	if (t > 64)
+		t = 64;
+	for (int i = 0; i < t; i++) {
+		args[i] = (struct collect_arg){ n, 0, real, calloc((size_t)n, sizeof(pid_t)) };
+		pthread_create(&th[i], NULL, collect_getpid, &args[i]);
+	}
+	for (int i = 0; i < t; i++) {
+		pthread_join(th[i], NULL);
+		for (long k = 0; k < args[i].got; k++)
+			dprintf(1, "%d\n", (int)args[i].seen[k]);
+		free(args[i].seen);
+	}
+}
+
 /* threads T N VALUE: T threads call getpid N times; returns the hits. */
 static long run_threads(int t, long n, pid_t value)
 {
@@ -145,6 +187,20 @@ int main(int argc, char **argv)
 		while (wait(NULL) > 0)
 			;
 		printf("%ld\n", total);
+	} else if (strcmp(cmd, "collect") == 0 && argc == 5) {
+		/* collect P T N: P processes x T threads x N getpid calls, every
+		 * mocked value printed */
+		int p = atoi(argv[2]);
+
+		fflush(stdout);
+		for (int i = 1; i < p; i++)
+			if (fork() == 0) {
+				run_collect(atoi(argv[3]), atol(argv[4]));
+				_exit(0);
+			}
+		run_collect(atoi(argv[3]), atol(argv[4]));
+		while (wait(NULL) > 0)
+			;
 	} else if (strcmp(cmd, "read") == 0 && argc == 4) {
 		unsigned char buf[256];
 		int fd = open(argv[2], O_RDONLY);
