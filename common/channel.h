@@ -25,6 +25,11 @@
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
 #define MS_CHAN_ABI 7u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
+/* "FD:INODE": the same channel as an inherited descriptor, for processes
+ * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
+ * where it goes, out of the program's way */
+#define MS_CHAN_FD_ENV "MOCKSHIM_CHANNEL_FD"
+#define MS_CHAN_FD_FLOOR 500
 #define MS_CHAN_PIDS 4096	/* processes a session tells apart */
 
 enum ms_chan_flags {

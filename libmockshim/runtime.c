@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -121,16 +122,22 @@ static void read_exe_name(void)
 {
 	char path[4096];
 	long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", path, sizeof(path) - 1);
-	const char *base = path;
+	const char *base = path, *execfn;
 
-	if (n <= 0) {
-		memcpy(exe_name, "?", 2);
-		return;
+	if (n > 0) {
+		path[n] = '\0';
+	} else {
+		/* no /proc (a sandbox): the path the program was exec'd by */
+		execfn = (const char *)getauxval(AT_EXECFN);
+		if (!execfn || !*execfn) {
+			memcpy(exe_name, "?", 2);
+			return;
+		}
+		base = execfn;
 	}
-	path[n] = '\0';
-	for (long i = 0; i < n; i++)
-		if (path[i] == '/')
-			base = path + i + 1;
+	for (const char *p = base; *p; p++)
+		if (*p == '/')
+			base = p + 1;
 	n = (long)slen(base);
 	if (n >= (long)sizeof(exe_name))
 		n = sizeof(exe_name) - 1;
@@ -256,6 +263,28 @@ static void warn_unmocked(const char *path, const char *why)
 		NULL);
 }
 
+/* MS_CHAN_FD_ENV's "FD:INODE": the descriptor, if it is still open here
+ * and still the channel mockrun passed; -1 otherwise (closed, or reused
+ * for another file), and the path is tried. */
+static long inherited_channel(struct stat *st)
+{
+	const char *v = ms_env(MS_CHAN_FD_ENV);
+	unsigned long long fd = 0, ino = 0;
+
+	if (!v)
+		return -1;
+	for (; *v >= '0' && *v <= '9' && fd < 1u << 20; v++)
+		fd = fd * 10 + (unsigned)(*v - '0');
+	if (*v++ != ':')
+		return -1;
+	for (; *v >= '0' && *v <= '9' && ino < UINT64_MAX / 10; v++)
+		ino = ino * 10 + (unsigned)(*v - '0');
+	if (*v || fd >= 1u << 20 || syscall(SYS_fstat, (long)fd, st) != 0 ||
+	    (unsigned long long)st->st_ino != ino || !S_ISREG(st->st_mode))
+		return -1;
+	return (long)fd;
+}
+
 static void attach(void)
 {
 	int expect = ATTACH_NONE;
@@ -264,6 +293,7 @@ static void attach(void)
 	struct stat st;
 	void *map;
 	long fd;
+	int owned;
 
 	if (!__atomic_compare_exchange_n(&attach_state, &expect, ATTACH_BUSY, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -274,24 +304,38 @@ static void attach(void)
 		return;
 	}
 	path = ms_env(MS_CHAN_ENV);
-	if (!path || !*path) {
+	fd = -1;
+	if (path && *path) {
+		/* the descriptor that goes with the path mockrun, or a
+		 * standalone parent, set */
+		fd = inherited_channel(&st);
+	} else {
 		path = ms_standalone_channel(standalone_path, sizeof(standalone_path));
 		if (!path)
 			goto done;
 	}
-	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		warn_unmocked(path, strerrorname_np(errno) ? strerrorname_np(errno) : "cannot open");
-		goto done;
+	owned = fd < 0;
+	if (owned) {
+		fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
+		if (fd < 0) {
+			warn_unmocked(path, strerrorname_np(errno) ? strerrorname_np(errno)
+								  : "cannot open");
+			goto done;
+		}
+		if (syscall(SYS_fstat, fd, &st) != 0)
+			st.st_size = 0;
 	}
-	if (syscall(SYS_fstat, fd, &st) != 0 || st.st_size < (off_t)sizeof(struct ms_chan_hdr)) {
-		syscall(SYS_close, fd);
+	if (st.st_size < (off_t)sizeof(struct ms_chan_hdr)) {
+		if (owned)
+			syscall(SYS_close, fd);
 		warn_unmocked(path, "too small to be a channel");
 		goto done;
 	}
 	map = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
 			      MAP_SHARED, fd, (off_t)0);
-	syscall(SYS_close, fd);
+	/* an inherited descriptor stays open, for the programs this one execs */
+	if (owned)
+		syscall(SYS_close, fd);
 	if (map == MAP_FAILED) {
 		warn_unmocked(path, "mmap failed");
 		goto done;

@@ -160,6 +160,17 @@ const char *ms_standalone_channel(char *path, unsigned long cap)
 	}
 	snprintf(path, cap, "/proc/self/fd/%ld", fd);
 	setenv(MS_CHAN_ENV, path, 1);
+	{
+		struct stat st;
+		char fdv[48];
+
+		if (syscall(SYS_fstat, fd, &st) == 0) {
+			snprintf(fdv, sizeof(fdv), "%ld:%llu", fd, (unsigned long long)st.st_ino);
+			setenv(MS_CHAN_FD_ENV, fdv, 1);
+		} else {
+			unsetenv(MS_CHAN_FD_ENV);
+		}
+	}
 	ret = path;
 out:
 	if (!ret) {

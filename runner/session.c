@@ -319,7 +319,7 @@ static char *find_shim(void)
 /* ---- environment of the program ---- */
 
 static char **child_env(char *const envp[], const char *shim, char *const *mods, size_t nmods,
-			const char *chan_path)
+			const char *chan_path, const char *chan_fd)
 {
 	size_t n = 0, k = 0;
 	char **env;
@@ -331,12 +331,13 @@ static char **child_env(char *const envp[], const char *shim, char *const *mods,
 	for (; envp[n]; n++)
 		if (strncmp(envp[n], "LD_PRELOAD=", 11) == 0)
 			preload = envp[n] + 11;
-	env = calloc(n + 3, sizeof(*env));
+	env = calloc(n + 4, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0 ||
 		    strncmp(envp[i], MS_CHAN_ENV "=", sizeof(MS_CHAN_ENV)) == 0 ||
+		    strncmp(envp[i], MS_CHAN_FD_ENV "=", sizeof(MS_CHAN_FD_ENV)) == 0 ||
 		    strncmp(envp[i], "MOCKSHIM=", 9) == 0 || strncmp(envp[i], "MOCKSHIM_FILE=", 14) == 0)
 			continue;
 		env[k++] = envp[i];
@@ -357,7 +358,12 @@ static char **child_env(char *const envp[], const char *shim, char *const *mods,
 		free(env);
 		return NULL;
 	}
-	env[k + 1] = NULL;
+	if (chan_fd && asprintf(&env[k + 1], "%s=%s", MS_CHAN_FD_ENV, chan_fd) < 0) {
+		free(env[k]);
+		free(list);
+		free(env);
+		return NULL;
+	}
 	return env;
 fail:
 	free(list);
@@ -365,7 +371,8 @@ fail:
 	return NULL;
 }
 
-static void free_child_env(char **env)
+/* ours: how many of the last entries child_env allocated */
+static void free_child_env(char **env, size_t ours)
 {
 	size_t n = 0;
 
@@ -373,11 +380,8 @@ static void free_child_env(char **env)
 		return;
 	while (env[n])
 		n++;
-	/* the last two are ours */
-	if (n >= 2) {
-		free(env[n - 1]);
-		free(env[n - 2]);
-	}
+	for (; ours && n; ours--)
+		free(env[--n]);
 	free(env);
 }
 
@@ -541,8 +545,10 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 {
 	sigset_t mask, old;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_ttou;
-	char chan_path[64];
+	char chan_path[64], chan_fd[48];
 	char **env = NULL;
+	int inherit_fd = -1;
+	struct stat chan_st;
 	int errpipe[2] = { -1, -1 }, sfd = -1, r = 0, tty = -1, exec_err = 0;
 	int io[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } }; /* stdin, stdout, stderr */
 	struct sigaction ign_pipe = { .sa_handler = SIG_IGN }, old_pipe;
@@ -577,7 +583,20 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	if (r < 0)
 		goto out;
 	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d", (int)getpid(), s->memfd);
-	env = child_env(envp ? envp : environ, s->shim_path, s->modules, s->nmodules, chan_path);
+	/* The program also inherits the channel as a descriptor (close-on-exec
+	 * cleared in the child): a process in a sandbox with its own /proc, or
+	 * none, cannot open the path.  A process that closes every descriptor
+	 * still has the path. */
+	inherit_fd = fcntl(s->memfd, F_DUPFD_CLOEXEC, MS_CHAN_FD_FLOOR);
+	if (inherit_fd >= 0 && fstat(inherit_fd, &chan_st) == 0)
+		snprintf(chan_fd, sizeof(chan_fd), "%d:%llu", inherit_fd,
+			 (unsigned long long)chan_st.st_ino);
+	else if (inherit_fd >= 0) {
+		close(inherit_fd);
+		inherit_fd = -1;
+	}
+	env = child_env(envp ? envp : environ, s->shim_path, s->modules, s->nmodules, chan_path,
+			inherit_fd >= 0 ? chan_fd : NULL);
 	if (!env) {
 		r = -ENOMEM;
 		goto out;
@@ -636,6 +655,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		}
 		sigaction(SIGPIPE, &old_pipe, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (inherit_fd >= 0)
+			fcntl(inherit_fd, F_SETFD, 0);
 		if ((io[0][0] >= 0 && dup2(io[0][0], 0) < 0) || (io[1][1] >= 0 && dup2(io[1][1], 1) < 0) ||
 		    (io[2][1] >= 0 && dup2(io[2][1], 2) < 0) || (s->cwd && chdir(s->cwd) != 0)) {
 			e = errno;
@@ -781,7 +802,9 @@ out:
 		close(errpipe[0]);
 	if (errpipe[1] >= 0)
 		close(errpipe[1]);
-	free_child_env(env);
+	free_child_env(env, inherit_fd >= 0 ? 3 : 2);
+	if (inherit_fd >= 0)
+		close(inherit_fd);
 	/* The memfd goes now: nothing of the session survives the run but the
 	 * mapping, which the report reads. */
 	if (s->memfd >= 0)

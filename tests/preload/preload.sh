@@ -49,7 +49,8 @@ run "$M" -e 'will_return(getuid, 5, from="libnothing.so*")' "$PROBE" getuid 1
 want_rc 123; want_out "$uid"; done_t
 
 t "posix_spawn, system() and popen() children share the queue"
-run "$M" -q -e 'will_return_count(getuid, 7, 3)' "$PROBE" spawners "$PROBE"
+# in="probe": a shell that sees getuid() != geteuid() drops its privileges
+run "$M" -q -e 'will_return_count(getuid, 7, 3, in="probe")' "$PROBE" spawners "$PROBE"
 want_rc 0; want_out "7
 7
 popen: 7
@@ -240,11 +241,40 @@ t "LD_PRELOAD is appended to, not replaced"
 run env LD_PRELOAD="$LIBNOTHING" "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" getenv LD_PRELOAD
 want_rc 0; want_out "getenv: $LIBNOTHING:$SHIM"; done_t
 
-t "the program inherits no channel fd"
-run "$M" -q -e 'will_return_maybe(getuid, 1)' ls -l /proc/self/fd
+t "the program inherits the channel once, at the descriptor MOCKSHIM_CHANNEL_FD names, and nothing else"
+run "$M" -q -e 'will_return_maybe(getuid, 1)' sh -c 'echo "$MOCKSHIM_CHANNEL_FD"; ls -l /proc/self/fd'
 want_rc 0
-case "$out" in *memfd*) problem "an fd of the channel leaked: $out" ;; esac
+fd=${out%%:*}
+[ "$fd" -ge 500 ] 2>/dev/null || problem "MOCKSHIM_CHANNEL_FD is [${out%%$'\n'*}], not FD:INODE at 500 or above"
+[ "$(grep -c memfd <<<"$out")" = 1 ] || problem "not exactly one channel fd: $out"
+grep -q " $fd -> /memfd:mockshim" <<<"$out" || problem "fd $fd is not the channel: $out"
+# stdin, stdout, stderr, ls's directory, the channel: nothing of mockrun's
+[ "$(grep -c -- ' -> ' <<<"$out")" = 5 ] || problem "other descriptors leaked: $out"
 done_t
+
+# Sandboxes: a process that cannot see mockrun in /proc attaches by the
+# inherited descriptor.
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	t "a sandbox with its own pid namespace and /proc attaches by the inherited descriptor"
+	run "$M" -e 'will_return(getuid, 5, in="probe")' unshare --pid --fork --mount-proc "$PROBE" getuid 1
+	want_rc 0; want_out "5"; want_err_has "by probe[1]"; want_err_lacks "warning"; done_t
+
+	t "a sandbox with no /proc at all: attached, and named after the path it was exec'd by"
+	run "$M" -e 'will_return(getuid, 5, in="probe")' unshare --mount --fork \
+		sh -c 'mount -t tmpfs none /proc && exec "$0" getuid 1' "$PROBE"
+	want_rc 0; want_out "5"; want_err_has "1 of 1 used, by probe["; done_t
+else
+	skip_t "a sandbox with its own pid namespace and /proc attaches by the inherited descriptor" "unshare not permitted"
+	skip_t "a sandbox with no /proc at all: attached" "unshare not permitted"
+fi
+
+t "an inherited descriptor reused for another file, or a bad MOCKSHIM_CHANNEL_FD, is not taken for the channel"
+# shellcheck disable=SC2016
+run "$M" -e 'will_return(getuid, 5, in="probe")' bash -c 'eval "exec ${MOCKSHIM_CHANNEL_FD%%:*}</etc/hostname"; exec "$0" getuid 1' "$PROBE"
+want_rc 0; want_out "5"; want_err_lacks "warning"
+# shellcheck disable=SC2016
+run "$M" -e 'will_return(getuid, 6, in="probe")' bash -c 'MOCKSHIM_CHANNEL_FD=1:x exec "$0" getuid 1' "$PROBE"
+want_rc 0; want_out "6"; want_err_lacks "warning"; done_t
 
 t "a process that closed every fd still attaches (channel found by path)"
 run "$M" -q -e 'will_return(getuid, 8)' "$PROBE" closefds-exec "$T/closed.out" "$PROBE" getuid 1

@@ -63,6 +63,17 @@ sa MOCKSHIM='will_return(getuid, 5, in="probe")' sh -c "\"$PROBE\" getuid 1; \"$
 want_rc 0; want_out "5
 $uid"; done_t
 
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	t "a child in a sandbox shares the queue (its own /proc; no /proc: the inherited descriptor)"
+	sa MOCKSHIM='will_return(getuid, 5, in="probe")' unshare --pid --fork --mount-proc "$PROBE" getuid 1
+	want_rc 0; want_out "5"; want_err_has "1 of 1 used, by probe[1]"
+	sa MOCKSHIM='will_return(getuid, 6, in="probe")' unshare --mount --fork \
+		sh -c 'mount -t tmpfs none /proc && exec "$0" getuid 1' "$PROBE"
+	want_rc 0; want_out "6"; want_err_has "1 of 1 used, by probe["; done_t
+else
+	skip_t "a child in a sandbox shares the queue" "unshare not permitted"
+fi
+
 t "standalone mode leaves nothing on disk"
 before=$(ls -A /dev/shm | sort)
 sa MOCKSHIM='will_fail(read, EIO)' cat /etc/hostname
