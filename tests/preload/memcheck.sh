@@ -23,8 +23,10 @@ if [ -z "$tool" ] || [ -z "$launcher" ] || [ "${SANITIZE:-none}" != none ]; then
 	finish
 	exit
 fi
-export VALGRIND_LIB=${tool%/*} VALGRIND_LAUNCHER=$launcher
-VG=("$tool" -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+# valgrind's own files (its /proc emulation, vgdb's FIFOs) stay out of
+# /tmp, which another suite checks for leftovers
+export VALGRIND_LIB=${tool%/*} VALGRIND_LAUNCHER=$launcher TMPDIR=$T
+VG=("$tool" -q --vgdb=no --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
 
 # vg STATEMENTS PROBE-ARGS...: mockrun -q, the probe under memcheck
 vg() {
