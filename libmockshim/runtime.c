@@ -1247,9 +1247,10 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	ms_trace_call(id, a, v, err, by);
 }
 
-void ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
+int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 {
 	ms_trace_call(id, a, ret, errno, NULL);
+	return ret;
 }
 
 /*

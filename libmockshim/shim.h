@@ -61,6 +61,22 @@ struct ms_chan_hdr;
 #define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
 #define MS_CARR_(...) MS_CAT(MS_ARR, MS_NARGS(__VA_ARGS__))(__VA_ARGS__)
 #define MS_CARR(args) MS_CARR_ args
+/* The arguments back from an MS_ARR array v, each to its parameter's type:
+ * what an armed trampoline passes to the real function, so that nothing
+ * but the array stays live across the consult. */
+#define MS_G(v, i, x) ((__typeof__(x))(v)[i])
+#define MS_GET0(v, ...) ()
+#define MS_GET1(v, a) (MS_G(v, 0, a))
+#define MS_GET2(v, a, b) (MS_G(v, 0, a), MS_G(v, 1, b))
+#define MS_GET3(v, a, b, c) (MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c))
+#define MS_GET4(v, a, b, c, d) (MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d))
+#define MS_GET5(v, a, b, c, d, e) \
+	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e))
+#define MS_GET6(v, a, b, c, d, e, f) \
+	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f))
+#define MS_STRIP(...) __VA_ARGS__
+#define MS_APPLY(f, a) f a
+#define MS_GET(n, v, args) MS_APPLY(MS_CAT(MS_GET, n), (v, MS_STRIP args))
 
 /*
  * Per-function armed flag: 0 = no rule, go straight to the real function.
@@ -121,8 +137,9 @@ MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node
 MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
 			     const char *mocked_by);
-/* After a real call that ms_consult() returned 2 for: traces it. */
-MS_HIDDEN void ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+/* After a real call that ms_consult() returned 2 for: traces it, and
+ * returns ret. */
+MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
 /* Copies up to n bytes of the program's memory, fault-safely: the count. */
 MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
 
