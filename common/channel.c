@@ -36,6 +36,18 @@ uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
 	return l.size;
 }
 
+/* Whether function f gets MS_FF_LEAN (with any flag but that one clear). */
+static int fn_is_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn *f,
+		      const struct ms_rule *rules)
+{
+	if ((f->flags & ~MS_FF_LEAN) || f->nexpects || !f->nrules || (h->flags & MS_CHAN_LOG_CALLS))
+		return 0;
+	for (uint32_t k = 0; k < f->nrules; k++)
+		if (!ms_rule_lean(&rules[f->first_rule + k]))
+			return 0;
+	return 1;
+}
+
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
 		      uint32_t flags)
 {
@@ -92,8 +104,11 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	for (uint32_t fn = 0; fn < h->nfns; fn++) {
 		fns[fn].first_rule = n;
 		for (uint32_t i = 0; i < spec->nrules; i++)
-			if (spec->rules[i].fn == fn)
-				rules[n++] = spec->rules[i];
+			if (spec->rules[i].fn == fn) {
+				rules[n] = spec->rules[i];
+				rules[n].lean = ms_rule_lean(&rules[n]);
+				n++;
+			}
 		fns[fn].nrules = n - fns[fn].first_rule;
 		fns[fn].first_expect = x;
 		for (uint32_t i = 0; i < spec->nexpects; i++)
@@ -111,6 +126,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
 							       : MS_FF_NO_CALL;
 	}
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
+		if (fn_is_lean(h, &fns[fn], rules))
+			fns[fn].flags = MS_FF_LEAN;
 	if (spec->norders)
 		memcpy(ms_chan_at(h, h->orders_off), spec->orders,
 		       spec->norders * sizeof(struct ms_order));
@@ -274,6 +292,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		for (uint32_t k = 0; k < fns[i].nexpects; k++)
 			if (expects[fns[i].first_expect + k].fn != i)
 				return "function table inconsistent";
+		if ((fns[i].flags & MS_FF_LEAN) && !fn_is_lean(h, &fns[i], rules))
+			return "function table inconsistent (its lean mark)";
 	}
 	for (uint32_t i = 0; i < h->nexpects; i++) {
 		const struct ms_expect *x = &expects[i];
@@ -313,6 +333,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad rule";
 		if (r->count == 0 || r->count < MS_COUNT_MAYBE)
 			return "bad rule count";
+		if (r->lean != ms_rule_lean(r))
+			return "bad rule (its lean mark)";
 		if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
 			return "rule outputs out of bounds";
 		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||

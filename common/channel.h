@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 7u
+#define MS_CHAN_ABI 8u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 /* "FD:INODE": the same channel as an inherited descriptor, for processes
  * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
@@ -75,6 +75,9 @@ enum ms_fn_flags {
 	MS_FF_IGNORED = 1u << 1,	/* ignore_function_calls */
 	MS_FF_NO_CALL = 1u << 2,	/* expect_no_call */
 	MS_FF_TRACED = 1u << 3,		/* --trace: a line per call */
+	MS_FF_LEAN = 1u << 4,		/* alone: every rule ms_rule_lean(), no */
+					/* expectation, order or trace, no -v: */
+					/* the shim answers without numbering calls */
 };
 
 /* A function of a handler module (id MS_FN_COUNT + i). */
@@ -127,7 +130,8 @@ struct ms_rule {
 	int64_t value;
 	uint32_t value_str;
 	uint32_t outs_first, nouts;	/* outs[outs_first .. +nouts) */
-	uint8_t rd_kind, rd_param, rd_div, reserved0;	/* `_`: enum ms_ret_default */
+	uint8_t rd_kind, rd_param, rd_div;	/* `_`: enum ms_ret_default */
+	uint8_t lean;		/* ms_rule_lean(): the shim's fast path may answer */
 	uint32_t in_glob;	/* pool: basename glob of the executable, 0 = any */
 	uint32_t from_glob;	/* pool: basename glob of the calling object */
 	uint32_t src;		/* pool: source name ("-e#1", "spec.mock") */
@@ -277,6 +281,20 @@ struct ms_event {
 _Static_assert(sizeof(struct ms_event) == 256, "event layout");
 _Static_assert(sizeof(struct ms_rule) % 8 == 0, "rule layout");
 _Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
+
+/* A rule with nothing but a value (and errno) to give: no outputs or
+ * delay, not will_call_real. */
+static inline int ms_rule_plain(const struct ms_rule *r)
+{
+	return r->kind != MS_R_REAL && !r->nouts && !r->delay_ns && !(r->flags & ~MS_RF_ERRNO);
+}
+
+/* ... for any caller (no in= or from=).  The writer sets ms_rule.lean to
+ * this, the validator checks it. */
+static inline uint8_t ms_rule_lean(const struct ms_rule *r)
+{
+	return ms_rule_plain(r) && !r->in_glob && !r->from_glob;
+}
 
 static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)
 {

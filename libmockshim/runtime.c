@@ -433,7 +433,7 @@ static int applies_here(unsigned fn)
 	for (uint32_t k = 0; k < f->nexpects; k++)
 		if (in_here(expects[f->first_expect + k].in_glob))
 			return 1;
-	for (uint32_t k = 0; f->flags && k < chan->norders; k++)
+	for (uint32_t k = 0; (f->flags & ~MS_FF_LEAN) && k < chan->norders; k++)
 		if (orders[k].fn == fn && in_here(orders[k].in_glob))
 			return 1;
 	return 0;
@@ -1306,12 +1306,10 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 }
 
 /* A claimed turn of rule r: the lean path's end for a plain value. */
-static inline int take(unsigned id, struct ms_rule *r, const uint64_t *a, int64_t *ret,
-		       const void *caller, uint32_t call)
+/* A turn of a lean rule (ms_rule_lean): its value, and errno. */
+static inline int take(unsigned id, struct ms_rule *r, int64_t *ret, const void *caller,
+		       uint32_t call)
 {
-	if (ms_unlikely(r->kind == MS_R_REAL || r->nouts || r->delay_ns ||
-			(r->flags & ~MS_RF_ERRNO)))
-		return answer((uint32_t)(r - rules), a, ret, caller, call);
 	*ret = r->value;
 	if (ms_unlikely(__atomic_load_n(&r->logged_pid, __ATOMIC_RELAXED) !=
 			__atomic_load_n(&log_key, __ATOMIC_RELAXED)))
@@ -1336,7 +1334,21 @@ static uint64_t skip_key(unsigned id, const void *caller)
 	return (uint64_t)(uintptr_t)caller << 16 | id;
 }
 
-/* The rules of function id from ri on, with in= and from= checked. */
+/*
+ * Call numbers (the "call N" of reports and -v).  A function with checks
+ * numbers every call it sees, since each is checked; any other numbers
+ * the calls a statement answers, when the turn is taken: a call that no
+ * statement is for, or that finds every queue empty, goes to the real
+ * function unnumbered, as a call in= leaves out never reaches the shim.
+ * Lean functions (MS_FF_LEAN) number nothing: nothing would show it.
+ */
+static inline uint32_t number_call(struct ms_chan_fn *f)
+{
+	return __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
+}
+
+/* The rules of function id from ri on, with in= and from= checked; call
+ * is the call's number, or 0 to number it when a turn is taken. */
 static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const uint64_t *a,
 						 int64_t *ret, const void *caller, uint32_t call)
 {
@@ -1349,13 +1361,27 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 		if (!in_scope(r->in_glob, r->from_glob, caller))
 			continue;
 		scoped = 1;
-		if (claim_turn(&r->consumed, r->count))
-			return (f->flags & MS_FF_TRACED) ? answer(ri, a, ret, caller, call)
-							 : take(id, r, a, ret, caller, call);
+		if (claim_turn(&r->consumed, r->count)) {
+			if (!call)
+				call = number_call(&fns[id]);
+			return (f->flags & MS_FF_TRACED) || !ms_rule_plain(r)
+				       ? answer(ri, a, ret, caller, call)
+				       : take(id, r, ret, caller, call);
+		}
 	}
 	if (!scoped && !(f->flags | f->nexpects))
 		__atomic_store_n(&t_skip, skip_key(id, caller), __ATOMIC_RELAXED);
 	return f->flags & MS_FF_TRACED ? 2 : 0;
+}
+
+/* The checks of decide_checked() but its most common case. */
+static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, uint32_t call,
+						const void *caller)
+{
+	if (fns[id].flags)
+		check_order(id, call, caller);
+	if (fns[id].nexpects)
+		check_params(id, a, call, caller);
 }
 
 /* A function with call order, expectations or a trace. */
@@ -1363,12 +1389,20 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 						    const void *caller, uint32_t call)
 {
 	const struct ms_chan_fn *f = &fns[id];
+	struct ms_expect *y;
 
-	/* the checks keep errno: record_failure() and ms_read_user() do */
-	if (f->flags)
-		check_order(id, call, caller);
-	if (f->nexpects)
-		check_params(id, a, call, caller);
+	/* the checks keep errno: record_failure() and ms_read_user() do.
+	 * Most common: one expect_value for any caller, and nothing else */
+	if (!f->flags && f->nexpects == 1 &&
+	    (y = &expects[f->first_expect], !(y->in_glob | y->from_glob)) &&
+	    y->kind == MS_X_VALUE) {
+		if (!claim_turn(&y->consumed, y->count))
+			check_param(id, y->param, a[y->param], call, caller);
+		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
+			check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
+	} else {
+		check_all(id, a, call, caller);
+	}
 	if (!f->nrules)
 		return f->flags & MS_FF_TRACED ? 2 : 0;
 	return decide_from(id, f->first_rule, a, ret, caller, call);
@@ -1377,17 +1411,29 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)
 {
 	struct ms_chan_fn *f = &fns[id];
-	uint32_t call = __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
 	struct ms_rule *r, *end;
 
+	/* no call numbers, and no write to the function's shared line */
+	if (ms_likely(f->flags == MS_FF_LEAN)) {
+		for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++)
+			if (claim_turn(&r->consumed, r->count))
+				return take(id, r, ret, caller, 0);
+		return 0;
+	}
 	if (ms_unlikely(f->flags | f->nexpects))
-		return decide_checked(id, a, ret, caller, call);
+		return decide_checked(id, a, ret, caller, number_call(f));
+	if (__atomic_load_n(&t_skip, __ATOMIC_RELAXED) == skip_key(id, caller))
+		return 0;
 	for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++) {
-		if (ms_unlikely(r->in_glob | r->from_glob))
-			return __atomic_load_n(&t_skip, __ATOMIC_RELAXED) == skip_key(id, caller)
-				       ? 0 : decide_from(id, (uint32_t)(r - rules), a, ret, caller, call);
+		if (ms_likely(r->lean)) {
+			if (claim_turn(&r->consumed, r->count))
+				return take(id, r, ret, caller, number_call(f));
+			continue;
+		}
+		if (r->in_glob | r->from_glob)
+			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
 		if (claim_turn(&r->consumed, r->count))
-			return take(id, r, a, ret, caller, call);
+			return answer((uint32_t)(r - rules), a, ret, caller, number_call(f));
 	}
 	return 0;
 }

@@ -74,6 +74,58 @@ static void test_valid(void **state)
 	assert_string_equal(ms_chan_str(h, rules[fns[MS_ID_open].first_rule].in_glob), "cat");
 	assert_int_equal(h->events_cap, 16);
 	assert_true(h->events_off + 16 * sizeof(struct ms_event) <= f->size);
+	/* the lean marks: a plain value for any caller, and the functions
+	 * that have nothing else */
+	assert_true(rules[fns[MS_ID_getuid].first_rule].lean);
+	assert_false(rules[fns[MS_ID_read].first_rule].lean);	/* an output */
+	assert_false(rules[fns[MS_ID_open].first_rule].lean);	/* in= */
+	assert_int_equal(fns[MS_ID_getuid].flags, MS_FF_LEAN);
+	assert_int_equal(fns[MS_ID_read].flags, 0);
+	assert_int_equal(fns[MS_ID_write].flags, 0);		/* no rule */
+}
+
+/* -v numbers every call: no function is lean then */
+static void test_no_lean_function_under_v(void **state)
+{
+	struct fixture *f = *state;
+	void *map = calloc(1, f->size);
+	const struct ms_chan_fn *fns;
+
+	assert_non_null(map);
+	ms_channel_write(&f->spec, map, f->size, 16, MS_CHAN_LOG_CALLS);
+	fns = ms_chan_at(map, ((struct ms_chan_hdr *)map)->fns_off);
+	assert_int_equal(fns[MS_ID_getuid].flags, 0);
+	assert_null(ms_channel_validate(map, f->size));
+	free(map);
+}
+
+/* A lean mark that disagrees with what it marks is a corrupt channel. */
+static void test_lean_marks_checked(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_hdr *h = f->map;
+	struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	struct ms_rule *uid = &rules[fns[MS_ID_getuid].first_rule];
+	const char *why;
+
+	uid->lean = 0;
+	why = ms_channel_validate(f->map, f->size);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "lean mark"));
+	uid->lean = 1;
+	fns[MS_ID_read].flags = MS_FF_LEAN;	/* its rule has an output */
+	why = ms_channel_validate(f->map, f->size);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "lean mark"));
+	fns[MS_ID_read].flags = 0;
+	fns[MS_ID_getuid].flags = MS_FF_LEAN | MS_FF_TRACED;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	fns[MS_ID_getuid].flags = MS_FF_LEAN;
+	h->flags |= MS_CHAN_LOG_CALLS;
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	h->flags &= ~(uint32_t)MS_CHAN_LOG_CALLS;
+	assert_null(ms_channel_validate(f->map, f->size));
 }
 
 static uint32_t h_first_rules(const struct fixture *f)
@@ -218,6 +270,8 @@ int main(void)
 		T(test_valid),
 		T(test_header_checks),
 		T(test_rule_checks),
+		T(test_no_lean_function_under_v),
+		T(test_lean_marks_checked),
 		T(test_output_checks),
 		T(test_string_must_end_in_pool),
 		T(test_random_corruption),
