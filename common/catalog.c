@@ -83,6 +83,8 @@ static const struct {
 	{ "gid_t", MS_T_UINT, 4 },	{ "mode_t", MS_T_UINT, 4 },
 	{ "time_t", MS_T_INT, 8 },	{ "clockid_t", MS_T_INT, 4 },
 	{ "socklen_t", MS_T_UINT, 4 },	{ "nfds_t", MS_T_UINT, 8 },
+	{ "useconds_t", MS_T_UINT, 4 },	{ "uint32_t", MS_T_UINT, 4 },
+	{ "unsigned long int", MS_T_UINT, 8 },
 	{ "void", MS_T_VOID, 0 },
 };
 
@@ -212,6 +214,11 @@ static void parse_outs(struct ms_fn_meta *m)
 			;
 		if (strncmp(p, "ret:passwd", 10) == 0 && e - p == 10) {
 			m->ret_passwd = 1;
+			p = e;
+			continue;
+		}
+		if (strncmp(p, "ret:owned", 9) == 0 && e - p == 9) {
+			m->ret_owned = 1;
 			p = e;
 			continue;
 		}

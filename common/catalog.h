@@ -109,6 +109,7 @@ struct ms_fn_meta {
 	uint8_t rd_kind, rd_param, rd_div;
 	int64_t rd_const;
 	uint8_t ret_passwd;	/* "ret:passwd": a struct passwd literal may be returned */
+	uint8_t ret_owned;	/* "ret:owned": the caller frees the returned string */
 	const char *aliases[8];
 	uint8_t naliases;
 };

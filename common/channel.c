@@ -151,6 +151,18 @@ static int pool_ok(const struct ms_chan_hdr *h, uint32_t off)
  * same parameter and capacity: the shim writes through the program's
  * pointers, and only the catalog knows which are buffers of which size.
  */
+/* A struct ms_passwd_rec at pool offset off, whose strings are in the pool. */
+static int passwd_rec_ok(const struct ms_chan_hdr *h, uint32_t off)
+{
+	struct ms_passwd_rec rec;
+
+	if (!off || h->pool_size < sizeof(rec) || off > h->pool_size - sizeof(rec))
+		return 0;
+	memcpy(&rec, (const char *)h + h->pool_off + off, sizeof(rec));
+	return pool_ok(h, rec.name) && pool_ok(h, rec.passwd) && pool_ok(h, rec.gecos) &&
+	       pool_ok(h, rec.dir) && pool_ok(h, rec.shell);
+}
+
 static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t pool_size)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(r->fn);
@@ -183,6 +195,11 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			break;
 		case MS_O_FERROR:
 			if (d->kind == MS_OK_FERROR)
+				return 1;
+			break;
+		case MS_O_PASSWD_R:
+			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "passwd_r") == 0 &&
+			    o->len == sizeof(struct ms_passwd_rec) && m->nparams >= o->param + 4u)
 				return 1;
 			break;
 		case MS_O_ADDRINFO:
@@ -354,22 +371,21 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad rule default";
 		if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
 			return "bad rule default";
-		for (uint32_t k = 0; k < r->nouts; k++)
-			if (!output_ok(r, &outs[r->outs_first + k], h->pool_size))
-				return "output not of the catalog's layout";
-		if ((r->flags & MS_RF_STRVAL) && m->ret.tclass != MS_T_STR)
-			return "string value for a function that returns no string";
-		if (r->flags & MS_RF_PASSWD) {
-			struct ms_passwd_rec rec;
+		for (uint32_t k = 0; k < r->nouts; k++) {
+			const struct ms_out *o = &outs[r->outs_first + k];
 
-			if (!m->ret_passwd || !r->value_str ||
-			    r->value_str > h->pool_size - sizeof(rec))
-				return "bad struct passwd value";
-			memcpy(&rec, (const char *)h + h->pool_off + r->value_str, sizeof(rec));
-			if (!pool_ok(h, rec.name) || !pool_ok(h, rec.passwd) || !pool_ok(h, rec.gecos) ||
-			    !pool_ok(h, rec.dir) || !pool_ok(h, rec.shell))
+			if (!output_ok(r, o, h->pool_size))
+				return "output not of the catalog's layout";
+			/* data 0: no entry */
+			if (o->kind == MS_O_PASSWD_R && o->data && !passwd_rec_ok(h, o->data))
 				return "bad struct passwd value";
 		}
+		if ((r->flags & MS_RF_STRVAL) && m->ret.tclass != MS_T_STR)
+			return "string value for a function that returns no string";
+		if (!!(r->flags & MS_RF_OWNED) != ((r->flags & MS_RF_STRVAL) && m->ret_owned))
+			return "bad owned-string mark";
+		if ((r->flags & MS_RF_PASSWD) && (!m->ret_passwd || !passwd_rec_ok(h, r->value_str)))
+			return "bad struct passwd value";
 		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
 		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
 			return "bad rule default";

@@ -115,6 +115,8 @@ enum ms_rule_flags {
 	MS_RF_STRVAL = 1u << 2,		/* value is a string: pool offset value_str */
 	MS_RF_DOUBLE = 1u << 3,		/* value holds a double's bits (module functions) */
 	MS_RF_PASSWD = 1u << 4,		/* value_str: a struct ms_passwd_rec (getpwuid, getpwnam) */
+	MS_RF_OWNED = 1u << 5,		/* MS_RF_STRVAL, returned as a copy from the */
+					/* program's malloc (strdup: the caller frees it) */
 };
 
 #define MS_COUNT_ALWAYS (-1)
@@ -148,6 +150,10 @@ enum ms_out_kind_chan {
 	MS_O_STORE,		/* store len bytes through the pointer */
 	MS_O_RETSTORE,		/* store the return value (len bytes) if not NULL */
 	MS_O_FERROR,		/* on failure, set the FILE's error indicator */
+	MS_O_PASSWD_R,		/* getpw*_r: fill the struct passwd at param with
+				 * the ms_passwd_rec at data, its strings in the
+				 * caller's buffer (param + 1, size param + 2),
+				 * and store it in *result (param + 3) */
 	MS_O_ADDRINFO,		/* build an addrinfo list of len / sizeof(struct
 				 * ms_addr) addresses, store it through the pointer */
 };

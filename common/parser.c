@@ -1108,6 +1108,17 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 				return -1;
 			break;
 		}
+		if (strcmp(od->strct, "passwd_r") == 0) {
+			if (!a->deref || a->v.kind != V_STRUCT)
+				return fail_at(ps, a->line, a->col,
+					       "write *%s={.pw_name = \"...\", .pw_uid = N, ...}",
+					       m->params[pi].name);
+			if (encode_passwd(ps, &a->v, &o.data))
+				return -1;
+			o.kind = MS_O_PASSWD_R;
+			o.len = sizeof(struct ms_passwd_rec);
+			break;
+		}
 		if (!a->deref)
 			return fail_at(ps, a->line, a->col,
 				       "'%s' points to a struct %s: write *%s={...}",
@@ -1335,7 +1346,7 @@ static int compile(struct parser *ps, struct stmt *st)
 						       m->name, m->params[m->rd_param].name, m->name,
 						       m->params[m->rd_param].name);
 				if (value->kind == V_STR) {
-					r.flags |= MS_RF_STRVAL;
+					r.flags |= MS_RF_STRVAL | (m->ret_owned ? MS_RF_OWNED : 0);
 					r.value_str = value->str;
 				} else if (value->kind != V_NULL) {
 					return fail_at(ps, value->line, value->col,
@@ -1407,6 +1418,17 @@ static int compile(struct parser *ps, struct stmt *st)
 				struct ms_out o = { .kind = MS_O_RETSTORE, .param = od->param,
 						    .cap1 = MS_NONE8, .cap2 = MS_NONE8,
 						    .len = od->size };
+
+				if (add_out(ps, &o))
+					return -1;
+			}
+			/* getpw*_r with no entry given: *result = NULL, as
+			 * glibc's "not found" and failures leave it */
+			if (od->kind == MS_OK_STRUCT && strcmp(od->strct, "passwd_r") == 0 &&
+			    !given[od->param]) {
+				struct ms_out o = { .kind = MS_O_PASSWD_R, .param = od->param,
+						    .cap1 = MS_NONE8, .cap2 = MS_NONE8,
+						    .len = sizeof(struct ms_passwd_rec) };
 
 				if (add_out(ps, &o))
 					return -1;

@@ -12,8 +12,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -158,6 +160,156 @@ DEFINE_OPEN(open, MS_ID_open)
 DEFINE_OPEN(open64, MS_ID_open)
 DEFINE_OPENAT(openat, MS_ID_openat)
 DEFINE_OPENAT(openat64, MS_ID_openat)
+
+/* ---- fcntl, fcntl64, ioctl ---- */
+
+/* The optional argument is read as glibc's own fcntl and ioctl read it:
+ * one word, whether or not the command takes one. */
+typedef int (*ctl_fn)(int, unsigned long, ...);
+
+static __attribute__((noinline, cold)) int ctl_armed(unsigned id, void **real, const char *sym,
+						     int fd, unsigned long cmd, unsigned long arg,
+						     const void *caller)
+{
+	uint64_t a[] = { MS_U(fd), MS_U(cmd), MS_U(arg) };
+	int64_t v;
+	int k = ms_consult(id, a, &v, caller), r;
+	void *p;
+	ctl_fn f;
+
+	if (k == 1)
+		return (int)v;
+	p = slot(real, sym);
+	memcpy(&f, &p, sizeof(f));
+	r = f(fd, cmd, arg);
+	if (k == 2)
+		ms_trace_after(id, a, r);
+	return r;
+}
+
+#define DEFINE_CTL(name, id, cmd_t)                                                     \
+	MS_EXPORT int name(int fd, cmd_t cmd, ...)                                      \
+	{                                                                               \
+		unsigned long arg;                                                      \
+		va_list ap;                                                             \
+		ctl_fn f;                                                               \
+		void *p;                                                                \
+		va_start(ap, cmd);                                                      \
+		arg = va_arg(ap, unsigned long);                                        \
+		va_end(ap);                                                             \
+		if (ms_unlikely(ms_armed[id]))                                          \
+			return ctl_armed(id, &ms_real.name.ptr, #name, fd,              \
+					 (unsigned long)cmd, arg, MS_CALLER);           \
+		p = slot(&ms_real.name.ptr, #name);                                     \
+		memcpy(&f, &p, sizeof(f));                                              \
+		return f(fd, (unsigned long)cmd, arg);                                  \
+	}
+
+DEFINE_CTL(fcntl, MS_ID_fcntl, int)
+DEFINE_CTL(fcntl64, MS_ID_fcntl, int)
+DEFINE_CTL(ioctl, MS_ID_ioctl, unsigned long)
+
+/* ---- printf, fprintf and their _chk forms ---- */
+
+/*
+ * The real function is the v* form, which takes the va_list: vprintf for
+ * printf, __vprintf_chk for __printf_chk, ...  Its slot in ms_real is the
+ * row's own (the row's symbol is only looked up by the tests).  args are
+ * the row's arguments, in the row's order; flag is the _chk forms'.
+ */
+typedef int (*vpf_fn)(const char *, va_list);
+typedef int (*vfpf_fn)(FILE *, const char *, va_list);
+typedef int (*vpf_chk_fn)(int, const char *, va_list);
+typedef int (*vfpf_chk_fn)(FILE *, int, const char *, va_list);
+
+enum pf_kind { PF, PF_CHK, FPF, FPF_CHK };
+
+static int pf_real(enum pf_kind kind, void **real, const char *vname, FILE *stream, int flag,
+		   const char *format, va_list ap)
+{
+	void *p = slot(real, vname);
+
+	switch (kind) {
+	case PF: {
+		vpf_fn f;
+
+		memcpy(&f, &p, sizeof(f));
+		return f(format, ap);
+	}
+	case PF_CHK: {
+		vpf_chk_fn f;
+
+		memcpy(&f, &p, sizeof(f));
+		return f(flag, format, ap);
+	}
+	case FPF: {
+		vfpf_fn f;
+
+		memcpy(&f, &p, sizeof(f));
+		return f(stream, format, ap);
+	}
+	default: {
+		vfpf_chk_fn f;
+
+		memcpy(&f, &p, sizeof(f));
+		return f(stream, flag, format, ap);
+	}
+	}
+}
+
+static __attribute__((noinline, cold)) int pf_armed(enum pf_kind kind, unsigned id, void **real,
+						    const char *vname, FILE *stream, int flag,
+						    const char *format, va_list ap,
+						    const void *caller)
+{
+	uint64_t a[] = { kind == PF || kind == PF_CHK ? MS_U(format) : MS_U(stream), MS_U(format) };
+	int64_t v;
+	int k = ms_consult(id, a, &v, caller), r;
+
+	if (k == 1)
+		return (int)v;
+	r = pf_real(kind, real, vname, stream, flag, format, ap);
+	if (k == 2)
+		ms_trace_after(id, a, r);
+	return r;
+}
+
+#define PF_BODY(kind, name, vname, id, stream, flag, format)                            \
+	int r;                                                                          \
+	va_list ap;                                                                     \
+	va_start(ap, format);                                                           \
+	if (ms_unlikely(ms_armed[id]))                                                  \
+		r = pf_armed(kind, id, &ms_real.name.ptr, vname, stream, flag, format, ap, \
+			     MS_CALLER);                                                \
+	else                                                                            \
+		r = pf_real(kind, &ms_real.name.ptr, vname, stream, flag, format, ap);  \
+	va_end(ap);                                                                     \
+	return r;
+
+/* glibc declares these only under _FORTIFY_SOURCE, which this file is
+ * compiled without */
+MS_EXPORT int __printf_chk(int flag, const char *format, ...);
+MS_EXPORT int __fprintf_chk(FILE *stream, int flag, const char *format, ...);
+
+MS_EXPORT int printf(const char *format, ...)
+{
+	PF_BODY(PF, printf, "vprintf", MS_ID_printf, NULL, 0, format)
+}
+
+MS_EXPORT int __printf_chk(int flag, const char *format, ...)
+{
+	PF_BODY(PF_CHK, __printf_chk, "__vprintf_chk", MS_ID_printf, NULL, flag, format)
+}
+
+MS_EXPORT int fprintf(FILE *stream, const char *format, ...)
+{
+	PF_BODY(FPF, fprintf, "vfprintf", MS_ID_fprintf, stream, 0, format)
+}
+
+MS_EXPORT int __fprintf_chk(FILE *stream, int flag, const char *format, ...)
+{
+	PF_BODY(FPF_CHK, __fprintf_chk, "__vfprintf_chk", MS_ID_fprintf, stream, flag, format)
+}
 
 /* ---- the allocator ---- */
 

@@ -1129,6 +1129,33 @@ static struct passwd *passwd_of(const struct ms_rule *r)
 	return &pw;
 }
 
+/* getpw*_r: the passwd record at pool offset off into *pw, its strings
+ * copied into buf; 0 if they do not fit in buflen bytes (ERANGE). */
+static int fill_passwd(uint32_t off, struct passwd *pw, char *buf, uint64_t buflen)
+{
+	struct ms_passwd_rec rec;
+	const uint32_t *strs[] = { &rec.name, &rec.passwd, &rec.gecos, &rec.dir, &rec.shell };
+	char **dst[] = { &pw->pw_name, &pw->pw_passwd, &pw->pw_gecos, &pw->pw_dir,
+			 &pw->pw_shell };
+	uint64_t need = 0, at = 0;
+
+	memcpy(&rec, pool + off, sizeof(rec));
+	for (unsigned i = 0; i < 5; i++)
+		need += slen(pool + *strs[i]) + 1;
+	if (!buf || need > buflen)
+		return 0;
+	for (unsigned i = 0; i < 5; i++) {
+		size_t n = slen(pool + *strs[i]) + 1;
+
+		memcpy(buf + at, pool + *strs[i], n);
+		*dst[i] = buf + at;
+		at += n;
+	}
+	pw->pw_uid = rec.uid;
+	pw->pw_gid = rec.gid;
+	return 1;
+}
+
 static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const uint64_t *a,
 		     uint32_t call, const void *caller)
 {
@@ -1168,6 +1195,24 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			}
 			memcpy(p, pool + o->data, o->len);
 			break;
+		case MS_O_PASSWD_R: {
+			/* the row's layout (validated): pwd, buf, buflen, result */
+			struct passwd **res = (struct passwd **)(uintptr_t)a[o->param + 3];
+
+			if (!res || (o->data && !p)) {
+				output_null(id, ri, call, caller, res ? o->param : o->param + 3);
+				break;
+			}
+			*res = NULL;
+			if (!o->data)
+				break;
+			if (fill_passwd(o->data, p, (char *)(uintptr_t)a[o->param + 1],
+					a[o->param + 2]))
+				*res = p;
+			else
+				rc = ERANGE;
+			break;
+		}
 		case MS_O_ADDRINFO:
 			if (!p) {
 				output_null(id, ri, call, caller, o->param);
@@ -1184,6 +1229,16 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 	}
 	if (r->flags & MS_RF_STRVAL)
 		v = (int64_t)(uintptr_t)(pool + r->value_str);
+	if (r->flags & MS_RF_OWNED) {
+		/* strdup's caller frees what it gets: a copy from its malloc
+		 * (the real one; strdup is not async-signal-safe either) */
+		size_t n = slen(pool + r->value_str) + 1;
+		char *c = ms_real.malloc.fn(n);
+
+		if (c)
+			memcpy(c, pool + r->value_str, n);
+		v = (int64_t)(uintptr_t)c;
+	}
 	if (r->flags & MS_RF_PASSWD)
 		v = (int64_t)(uintptr_t)passwd_of(r);
 	if (rc && v == 0)
@@ -1305,7 +1360,6 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 	return 1;
 }
 
-/* A claimed turn of rule r: the lean path's end for a plain value. */
 /* A turn of a lean rule (ms_rule_lean): its value, and errno. */
 static inline int take(unsigned id, struct ms_rule *r, int64_t *ret, const void *caller,
 		       uint32_t call)

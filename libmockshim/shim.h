@@ -22,6 +22,8 @@
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -36,6 +38,10 @@
 #include <time.h>
 
 #include "catalog.h"
+
+/* Declared by <sys/stat.h> only under _GNU_SOURCE, which trampolines.c
+ * leaves out: the rows need the tag alone. */
+struct statx;
 
 struct ms_chan_hdr;
 
@@ -56,6 +62,8 @@ struct ms_chan_hdr;
 #define MS_ARR4(a, b, c, d) MS_U(a), MS_U(b), MS_U(c), MS_U(d)
 #define MS_ARR5(a, b, c, d, e) MS_U(a), MS_U(b), MS_U(c), MS_U(d), MS_U(e)
 #define MS_ARR6(a, b, c, d, e, f) MS_U(a), MS_U(b), MS_U(c), MS_U(d), MS_U(e), MS_U(f)
+#define MS_ARR7(a, b, c, d, e, f, g) MS_ARR6(a, b, c, d, e, f), MS_U(g)
+#define MS_ARR8(a, b, c, d, e, f, g, h) MS_ARR7(a, b, c, d, e, f, g), MS_U(h)
 #define MS_ARR(n, args) MS_CAT(MS_ARR, n) args
 #define MS_NARGS(...) MS_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
@@ -74,6 +82,9 @@ struct ms_chan_hdr;
 	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e))
 #define MS_GET6(v, a, b, c, d, e, f) \
 	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f))
+#define MS_GET7(v, a, b, c, d, e, f, g)                                                        \
+	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f), \
+	 MS_G(v, 6, g))
 #define MS_STRIP(...) __VA_ARGS__
 #define MS_APPLY(f, a) f a
 #define MS_GET(n, v, args) MS_APPLY(MS_CAT(MS_GET, n), (v, MS_STRIP args))

@@ -17,10 +17,14 @@ static void fail_convention(const struct ms_fn_meta *m, char *buf, size_t n)
 	case MS_FK_NEVER:
 		snprintf(buf, n, "cannot fail");
 		break;
-	case MS_FK_RC:
-		snprintf(buf, n, "returns the error code (default %s)",
-			 ms_eai_name((int)m->fail_value) ? ms_eai_name((int)m->fail_value) : "?");
+	case MS_FK_RC: {
+		/* getaddrinfo's are negative EAI_* codes, pthread-style errno values */
+		const char *c = m->fail_value < 0 ? ms_eai_name((int)m->fail_value)
+						   : ms_errno_name((int)m->fail_value);
+
+		snprintf(buf, n, "returns the error code (default %s)", c ? c : "?");
 		break;
+	}
 	default:
 		if (m->ret.tclass == MS_T_PTR || m->ret.tclass == MS_T_STR)
 			snprintf(buf, n, "returns NULL%s%s", e ? ", errno " : "", e ? e : "");
@@ -75,6 +79,12 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 			case MS_OK_STRUCT:
 				if (strcmp(o->strct, "addrinfo") == 0)
 					fprintf(out, " *%s={\"ADDRESS\", ...}", m->params[o->param].name);
+				else if (strcmp(o->strct, "passwd_r") == 0)
+					fprintf(out, " *%s={.pw_name, .pw_passwd, .pw_uid, .pw_gid, "
+						     ".pw_gecos, .pw_dir, .pw_shell} (its strings in %s, "
+						     "ERANGE when %s is too small; none given: not found)",
+						m->params[o->param].name, m->params[o->param + 1].name,
+						m->params[o->param + 2].name);
 				else
 					fprintf(out, " *%s={struct %s}", m->params[o->param].name, o->strct);
 				break;
@@ -88,6 +98,9 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 		}
 		fputc('\n', out);
 	}
+	if (m->ret_owned)
+		fprintf(out, "  returns: NULL, or a string: a copy from the program's malloc, "
+			     "which the program frees\n");
 	if (m->ret_passwd)
 		fprintf(out, "  returns: NULL, or a struct passwd {.pw_name, .pw_passwd, .pw_uid, "
 			     ".pw_gid, .pw_gecos, .pw_dir, .pw_shell}\n");

@@ -174,6 +174,35 @@ t "getenv: a string return value"
 run "$M" -q -e 'will_return(getenv, "mocked value")' "$PROBE" getenv HOME
 want_rc 0; want_out "getenv: mocked value"; done_t
 
+t "strdup: a string reply is the program's to free (a copy from its malloc)"
+run "$M" -q -e 'will_return(strdup, "mocked copy")' "$PROBE" strdup original
+want_rc 0; want_out "strdup: mocked copy"
+run "$M" -q -e 'will_fail(strdup)' "$PROBE" strdup original
+want_rc 0; want_out "strdup: (null)"; done_t
+
+t "getpwuid_r: the entry's strings go in the caller's buffer; too small a buffer is ERANGE"
+run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_uid = 7, .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 256
+want_rc 0; want_out "getpwuid_r: alice 7 /home/alice /bin/sh"
+# alice, "", "", /home/alice, /bin/sh: 6 + 1 + 1 + 12 + 8 = 28 bytes
+run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 27
+want_rc 0; want_out "getpwuid_r: 34 NULL"
+run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 28
+want_rc 0; want_out "getpwuid_r: alice 0 /home/alice /bin/sh"
+run "$M" -q -e 'will_fail(getpwuid_r)' "$PROBE" getpwuid_r 256
+want_rc 0; want_out "getpwuid_r: 5 NULL"; done_t
+
+t "getline (inlined as __getdelim): will_fail gives -1 with the row's errno and sets the stream's error flag"
+run "$M" -q -e 'will_fail(getline)' "$PROBE" getline /etc/hostname
+want_rc 0; want_out "getline: -1 EIO ferror=1"
+run "$M" -q -e 'expect_value(getdelim, delim, 10)' "$PROBE" getline /etc/hostname
+want_rc 0; want_out_has "ferror=0"; done_t
+
+t "arc4random: a value, and no will_fail (it cannot fail)"
+run "$M" -q -e 'will_return(arc4random, 4000000000)' "$PROBE" arc4random
+want_rc 0; want_out "arc4random: 4000000000"
+run "$M" -q -e 'will_fail(arc4random)' "$PROBE" arc4random
+want_rc 125; want_err_has "arc4random() cannot fail"; done_t
+
 t "getenv: NULL"
 run "$M" -q -e 'will_return(getenv, NULL)' "$PROBE" getenv HOME
 want_rc 0; want_out "getenv: (null)"; done_t

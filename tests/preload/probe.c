@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -245,6 +246,41 @@ int main(int argc, char **argv)
 		int r = gettimeofday(&tv, NULL);
 
 		printf("gettimeofday: %d %lld.%06ld\n", r, (long long)tv.tv_sec, (long)tv.tv_usec);
+	} else if (strcmp(cmd, "strdup") == 0 && argc == 3) {
+		/* the caller owns what strdup returns: it frees it */
+		char *d = strdup(argv[2]);
+
+		printf("strdup: %s\n", d ? d : "(null)");
+		free(d);
+	} else if (strcmp(cmd, "getpwuid_r") == 0 && argc == 3) {
+		/* getpwuid_r BUFLEN: the entry, or the error and *result */
+		struct passwd pw, *res = (struct passwd *)1;
+		size_t len = (size_t)atol(argv[2]);
+		char *buf = malloc(len ? len : 1);
+		int rc = getpwuid_r(0, &pw, buf, len, &res);
+
+		if (rc || !res)
+			printf("getpwuid_r: %d %s\n", rc, res ? "result set" : "NULL");
+		else
+			printf("getpwuid_r: %s %u %s %s\n", pw.pw_name, (unsigned)pw.pw_uid, pw.pw_dir,
+			       pw.pw_shell);
+		free(buf);
+	} else if (strcmp(cmd, "getline") == 0 && argc == 3) {
+		FILE *f = fopen(argv[2], "r");
+		char *line = NULL;
+		size_t cap = 0;
+		ssize_t n;
+
+		if (!f)
+			return 2;
+		errno = 0;
+		n = getline(&line, &cap, f);
+		printf("getline: %zd %s ferror=%d\n", n, n < 0 ? strerrorname_np(errno) : "",
+		       ferror(f) != 0);
+		free(line);
+		fclose(f);
+	} else if (strcmp(cmd, "arc4random") == 0) {
+		printf("arc4random: %u\n", arc4random());
 	} else if (strcmp(cmd, "getenv") == 0 && argc == 3) {
 		const char *v = getenv(argv[2]);
 

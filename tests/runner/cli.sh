@@ -122,6 +122,14 @@ want_rc 0; want_out_has "file: open openat close read"
 run "$M" --list read
 want_rc 0; want_out_has "ssize_t read(int fd, void *buf, size_t count)"; want_out_has "aliases: __read_chk"
 want_out_has "failure: returns -1, errno EIO"
+run "$M" --list getaddrinfo
+want_rc 0; want_out_has "failure: returns the error code (default EAI_NONAME)"
+run "$M" --list getpwuid_r
+want_rc 0; want_out_has "failure: returns the error code (default EIO)"
+want_out_has "ERANGE when buflen is too small"
+run "$M" --list getline
+want_rc 0; want_out_has "ssize_t getdelim(char **lineptr, size_t *n, int delim, FILE *stream)"
+want_out_has "aliases: __getdelim getline"
 run "$M" --list nosuch
 want_rc 125; done_t
 

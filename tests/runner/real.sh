@@ -224,4 +224,44 @@ run "$M" -e "expect_string(open, pathname, \"$T/b\", in=\"cat\"); expect_string(
 want_rc 123; want_err_has "parameter pathname: expected \"$T/b\", got \"$T/a\""
 want_err_has "parameter pathname: expected \"$T/a\", got \"$T/b\""; done_t
 
+t "stat (coreutils 9 calls statx): a failing statx is reported"
+run "$M" -q -e 'will_fail(statx, ENOENT)' stat /
+want_rc 1; want_err_has "cannot statx '/': No such file or directory"; done_t
+
+t "wc prints through __printf_chk: printf's rules and checks reach it"
+run "$M" -q -e 'will_return_always(printf, 0)' wc -l /etc/passwd
+want_rc 0; want_out ""
+run "$M" -e 'expect_string(printf, format, "%d")' wc -l /etc/passwd
+want_rc 123; want_err_has 'parameter format: expected "%d", got "%*s"'; done_t
+
+if [ -x /usr/bin/python3 ]; then
+	PY=(/usr/bin/python3 -S -c)
+	t "python3: pwd.getpwnam reads a struct passwd that getpwnam_r filled in its buffer"
+	run "$M" -q -e 'will_return(getpwnam_r, 0, *pwd={.pw_name = "alice", .pw_passwd = "x", .pw_uid = 1234, .pw_gid = 99, .pw_gecos = "A", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' \
+		"${PY[@]}" 'import pwd; p = pwd.getpwnam("x"); print(p.pw_name, p.pw_uid, p.pw_gid, p.pw_dir, p.pw_shell)'
+	want_rc 0; want_out "alice 1234 99 /home/alice /bin/sh"
+	# no entry given: "not found" (*result = NULL, 0)
+	run "$M" -q -e 'will_return(getpwnam_r, 0)' "${PY[@]}" 'import pwd; pwd.getpwnam("root")'
+	want_rc 1; want_err_has "name not found: 'root'"; done_t
+
+	t "python3: getnameinfo's host and service outputs"
+	run "$M" -q -e 'will_return(getnameinfo, 0, host="mocked.example", serv="http")' \
+		"${PY[@]}" 'import socket; print(socket.getnameinfo(("127.0.0.1", 80), 0))'
+	want_rc 0; want_out "('mocked.example', 'http')"; done_t
+
+	t "python3: pipe2, mmap and posix_spawn fail with the errno given"
+	run "$M" -q -e 'will_fail(pipe2, EMFILE)' "${PY[@]}" 'import os; os.pipe()'
+	want_rc 1; want_err_has "OSError: [Errno 24] Too many open files"
+	run "$M" -q -e 'will_fail(mmap, ENOMEM, from="mmap*")' "${PY[@]}" 'import mmap; mmap.mmap(-1, 4096)'
+	want_rc 1; want_err_has "[Errno 12] Cannot allocate memory"
+	run "$M" -q -e 'will_fail(posix_spawn)' "${PY[@]}" 'import os; os.posix_spawn("/bin/true", ["true"], {})'
+	want_rc 1; want_err_has "[Errno 11] Resource temporarily unavailable: '/bin/true'"; done_t
+else
+	skip_t "python3: getpwnam_r, getnameinfo, pipe2, mmap, posix_spawn" "/usr/bin/python3 not installed"
+fi
+
+t "dd iflag=nonblock sets stdin's flags with fcntl: a failing fcntl is reported"
+run "$M" -q -e 'will_fail(fcntl, EBADF)' dd iflag=nonblock of=/dev/null status=none < /dev/null
+want_rc 1; want_err_has "dd: setting flags for 'standard input': Bad file descriptor"; done_t
+
 finish
