@@ -17,7 +17,10 @@ struct layout {
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
 {
 	l->fns = (sizeof(struct ms_chan_hdr) + 63) & ~(uint64_t)63;
-	l->rules = align8(l->fns + (uint64_t)(MS_FN_COUNT + spec->ndyn) * sizeof(struct ms_chan_fn));
+	/* 128-aligned: a rule's two lines are one pair for the adjacent-line
+	 * prefetcher, which would otherwise pull a neighbour's shared line */
+	l->rules = (l->fns + (uint64_t)(MS_FN_COUNT + spec->ndyn) * sizeof(struct ms_chan_fn) + 127) &
+		   ~(uint64_t)127;
 	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
 	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 8u
+#define MS_CHAN_ABI 9u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 /* "FD:INODE": the same channel as an inherited descriptor, for processes
  * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
@@ -123,6 +123,12 @@ enum ms_rule_flags {
 #define MS_COUNT_MAYBE (-2)
 #define MS_NONE8 0xffu
 
+/*
+ * Two cache lines: what every call reads, written once by mockrun, then
+ * what the calls write.  Rules sit 64-aligned (after the function table),
+ * so threads taking turns of different rules (unrelated queues) never
+ * write a line another one reads.
+ */
 struct ms_rule {
 	uint32_t fn;		/* catalog id */
 	uint16_t kind;		/* enum ms_rule_kind */
@@ -139,9 +145,11 @@ struct ms_rule {
 	uint32_t src;		/* pool: source name ("-e#1", "spec.mock") */
 	uint32_t line, col;
 	uint32_t text;		/* pool: the statement as written */
+	/* the second line */
 	uint64_t delay_ns;
 	uint32_t consumed;	/* (shared) turns taken */
 	int32_t logged_pid;	/* (shared) the last process that logged a turn of it */
+	uint8_t reserved[48];
 };
 
 enum ms_out_kind_chan {
@@ -285,7 +293,8 @@ struct ms_event {
 };
 
 _Static_assert(sizeof(struct ms_event) == 256, "event layout");
-_Static_assert(sizeof(struct ms_rule) % 8 == 0, "rule layout");
+_Static_assert(sizeof(struct ms_rule) == 128 && offsetof(struct ms_rule, delay_ns) == 64,
+	       "rule layout: two cache lines, the shared counters in the second");
 _Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
 
 /* A rule with nothing but a value (and errno) to give: no outputs or
