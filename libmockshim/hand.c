@@ -88,25 +88,28 @@ static int needs_mode(int flags)
 /* The armed paths, cold and reached by tail calls (see trampolines.c). */
 /* open and openat read their va_list first, so these are not tail calls:
  * the program's return address comes as caller. */
-static __attribute__((noinline, cold)) int open_armed(unsigned id, void **real, const char *sym,
-						      const char *pathname, int flags, mode_t mode,
-						      const void *caller)
-{
-	uint64_t a[] = { MS_U(pathname), MS_U(flags), MS_U(mode) };
-	int64_t v;
-	int k = ms_consult(id, a, &v, caller), r;
-	void *p;
-	open_fn f;
+/* The armed path of a variadic function called with three words. */
+#define ARMED3(fname, fn_t, T1, T2, T3)                                                  \
+	static __attribute__((noinline, cold)) int fname(unsigned id, void **real,       \
+							 const char *sym, T1 a1, T2 a2,  \
+							 T3 a3, const void *caller)      \
+	{                                                                                \
+		uint64_t a[] = { MS_U(a1), MS_U(a2), MS_U(a3) };                         \
+		int64_t v;                                                               \
+		int k = ms_consult(id, a, &v, caller), r;                                \
+		void *p;                                                                 \
+		fn_t f;                                                                  \
+		if (k == 1)                                                              \
+			return (int)v;                                                   \
+		p = slot(real, sym);                                                     \
+		memcpy(&f, &p, sizeof(f));                                               \
+		r = f(a1, a2, a3);                                                       \
+		if (k == 2)                                                              \
+			ms_trace_after(id, a, r);                                        \
+		return r;                                                                \
+	}
 
-	if (k == 1)
-		return (int)v;
-	p = slot(real, sym);
-	memcpy(&f, &p, sizeof(f));
-	r = f(pathname, flags, mode);
-	if (k == 2)
-		ms_trace_after(id, a, r);
-	return r;
-}
+ARMED3(open_armed, open_fn, const char *, int, mode_t)
 
 static __attribute__((noinline, cold)) int openat_armed(unsigned id, void **real, const char *sym,
 							int dirfd, const char *pathname, int flags,
@@ -167,25 +170,7 @@ DEFINE_OPENAT(openat64, MS_ID_openat)
  * one word, whether or not the command takes one. */
 typedef int (*ctl_fn)(int, unsigned long, ...);
 
-static __attribute__((noinline, cold)) int ctl_armed(unsigned id, void **real, const char *sym,
-						     int fd, unsigned long cmd, unsigned long arg,
-						     const void *caller)
-{
-	uint64_t a[] = { MS_U(fd), MS_U(cmd), MS_U(arg) };
-	int64_t v;
-	int k = ms_consult(id, a, &v, caller), r;
-	void *p;
-	ctl_fn f;
-
-	if (k == 1)
-		return (int)v;
-	p = slot(real, sym);
-	memcpy(&f, &p, sizeof(f));
-	r = f(fd, cmd, arg);
-	if (k == 2)
-		ms_trace_after(id, a, r);
-	return r;
-}
+ARMED3(ctl_armed, ctl_fn, int, unsigned long, unsigned long)
 
 #define DEFINE_CTL(name, id, cmd_t)                                                     \
 	MS_EXPORT int name(int fd, cmd_t cmd, ...)                                      \
