@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Channel layout (writer) and validation (reader).  See channel.h. */
 #include <string.h>
+#include <sys/socket.h>
 
 #include "catalog.h"
 #include "spec.h"
@@ -198,6 +199,12 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			break;
 		case MS_O_FERROR:
 			if (d->kind == MS_OK_FERROR)
+				return 1;
+			break;
+		case MS_O_SOCKADDR:
+			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "sockaddr") == 0 &&
+			    o->len >= sizeof(sa_family_t) && o->len <= sizeof(struct sockaddr_storage) &&
+			    o->cap1 == o->param + 1 && o->cap1 < m->nparams)
 				return 1;
 			break;
 		case MS_O_PASSWD_R:

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 9u
+#define MS_CHAN_ABI 10u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 /* "FD:INODE": the same channel as an inherited descriptor, for processes
  * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
@@ -158,6 +158,8 @@ enum ms_out_kind_chan {
 	MS_O_STORE,		/* store len bytes through the pointer */
 	MS_O_RETSTORE,		/* store the return value (len bytes) if not NULL */
 	MS_O_FERROR,		/* on failure, set the FILE's error indicator */
+	MS_O_SOCKADDR,		/* a struct sockaddr of len bytes at data: at most
+				 * *(socklen_t *)param + 1 of them, and len there */
 	MS_O_PASSWD_R,		/* getpw*_r: fill the struct passwd at param with
 				 * the ms_passwd_rec at data, its strings in the
 				 * caller's buffer (param + 1, size param + 2),

@@ -5,6 +5,10 @@
  * callbacks; never touches stdio or the environment.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -981,6 +985,52 @@ static int parse_addr(const char *s, struct ms_addr *out)
 	return 0;
 }
 
+/* "10.1.2.3:80", "[::1]:80" or "unix:/path": the struct sockaddr's bytes. */
+static int encode_sockaddr(struct parser *ps, const struct val *v, struct ms_out *o)
+{
+	union {
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+		struct sockaddr_un un;
+	} sa;
+	const char *s = v->kind == V_STR ? ps->spec->pool + v->str : NULL;
+	struct ms_addr a;
+	uint32_t len;
+
+	memset(&sa, 0, sizeof(sa));
+	if (s && strncmp(s, "unix:", 5) == 0) {
+		size_t n = strlen(s + 5);
+
+		if (n == 0 || n >= sizeof(sa.un.sun_path))
+			return fail_at(ps, v->line, v->col, "a unix socket path of 1 to %zu bytes",
+				       sizeof(sa.un.sun_path) - 1);
+		sa.un.sun_family = AF_UNIX;
+		memcpy(sa.un.sun_path, s + 5, n);
+		len = (uint32_t)(offsetof(struct sockaddr_un, sun_path) + n + 1);
+	} else if (s && parse_addr(s, &a) == 0 && a.family == AF_INET) {
+		sa.in.sin_family = AF_INET;
+		sa.in.sin_port = htons(a.port);
+		memcpy(&sa.in.sin_addr, a.addr, 4);
+		len = sizeof(sa.in);
+	} else if (s && parse_addr(s, &a) == 0) {
+		sa.in6.sin6_family = AF_INET6;
+		sa.in6.sin6_port = htons(a.port);
+		memcpy(&sa.in6.sin6_addr, a.addr, 16);
+		len = sizeof(sa.in6);
+	} else {
+		return fail_at(ps, v->line, v->col,
+			       "expected an address: \"127.0.0.1:8080\", \"[::1]:80\" or \"unix:/path\"");
+	}
+	o->kind = MS_O_SOCKADDR;
+	o->len = len;
+	o->data = ms_spec_str(ps->spec, (const char *)&sa, len);
+	if (!o->data) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 static int encode_addrinfo(struct parser *ps, const struct val *v, struct ms_out *o)
 {
 	struct ms_addr addrs[MAX_FIELDS];
@@ -1106,6 +1156,15 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 					       "write *%s={\"10.1.2.3\", \"::1\"}", m->params[pi].name);
 			if (encode_addrinfo(ps, &a->v, &o))
 				return -1;
+			break;
+		}
+		if (strcmp(od->strct, "sockaddr") == 0) {
+			if (!a->deref)
+				return fail_at(ps, a->line, a->col, "write *%s=\"127.0.0.1:8080\"",
+					       m->params[pi].name);
+			if (encode_sockaddr(ps, &a->v, &o))
+				return -1;
+			o.cap1 = (uint8_t)(pi + 1); /* the socklen_t * after it */
 			break;
 		}
 		if (strcmp(od->strct, "passwd_r") == 0) {

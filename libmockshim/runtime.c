@@ -1195,6 +1195,18 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			}
 			memcpy(p, pool + o->data, o->len);
 			break;
+		case MS_O_SOCKADDR: {
+			/* the row's layout (validated): the socklen_t * follows */
+			socklen_t *lenp = (socklen_t *)(uintptr_t)a[o->cap1];
+
+			if (!p || !lenp) {
+				output_null(id, ri, call, caller, p ? o->cap1 : o->param);
+				break;
+			}
+			memcpy(p, pool + o->data, *lenp < o->len ? *lenp : o->len);
+			*lenp = o->len;
+			break;
+		}
 		case MS_O_PASSWD_R: {
 			/* the row's layout (validated): pwd, buf, buflen, result */
 			struct passwd **res = (struct passwd **)(uintptr_t)a[o->param + 3];

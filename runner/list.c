@@ -79,6 +79,10 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 			case MS_OK_STRUCT:
 				if (strcmp(o->strct, "addrinfo") == 0)
 					fprintf(out, " *%s={\"ADDRESS\", ...}", m->params[o->param].name);
+				else if (strcmp(o->strct, "sockaddr") == 0)
+					fprintf(out, " *%s=\"127.0.0.1:80\" (or \"[::1]:80\", \"unix:/path\"; "
+						     "its size in *%s)",
+						m->params[o->param].name, m->params[o->param + 1].name);
 				else if (strcmp(o->strct, "passwd_r") == 0)
 					fprintf(out, " *%s={.pw_name, .pw_passwd, .pw_uid, .pw_gid, "
 						     ".pw_gecos, .pw_dir, .pw_shell} (its strings in %s, "

@@ -197,6 +197,13 @@ want_rc 0; want_out "getline: -1 EIO ferror=1"
 run "$M" -q -e 'expect_value(getdelim, delim, 10)' "$PROBE" getline /etc/hostname
 want_rc 0; want_out_has "ferror=0"; done_t
 
+t "getsockname: the address is cut to *addrlen, which then holds its full size"
+run "$M" -q -e 'will_return(getsockname, 0, *addr="127.0.0.1:258")' "$PROBE" getsockname 4
+# family AF_INET (2), port 258 in network order (01 02), then untouched
+want_rc 0; want_out "getsockname: 0 len=16 02000102eeeeeeee"
+run "$M" -q -e 'will_return(getsockname, 0, *addr="127.0.0.1:258")' "$PROBE" getsockname 32
+want_rc 0; want_out "getsockname: 0 len=16 020001027f000001"; done_t
+
 t "arc4random: a value, and no will_fail (it cannot fail)"
 run "$M" -q -e 'will_return(arc4random, 4000000000)' "$PROBE" arc4random
 want_rc 0; want_out "arc4random: 4000000000"

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -279,6 +280,17 @@ int main(int argc, char **argv)
 		       ferror(f) != 0);
 		free(line);
 		fclose(f);
+	} else if (strcmp(cmd, "getsockname") == 0 && argc == 3) {
+		/* getsockname LEN: the bytes stored with *addrlen = LEN, and
+		 * what *addrlen says after */
+		unsigned char sa[32];
+		socklen_t len = (socklen_t)atoi(argv[2]);
+		int rc;
+
+		memset(sa, 0xee, sizeof(sa));
+		rc = getsockname(3, (struct sockaddr *)sa, &len);
+		printf("getsockname: %d len=%u ", rc, (unsigned)len);
+		hex(sa, 8);
 	} else if (strcmp(cmd, "arc4random") == 0) {
 		printf("arc4random: %u\n", arc4random());
 	} else if (strcmp(cmd, "getenv") == 0 && argc == 3) {

@@ -249,6 +249,20 @@ if [ -x /usr/bin/python3 ]; then
 		"${PY[@]}" 'import socket; print(socket.getnameinfo(("127.0.0.1", 80), 0))'
 	want_rc 0; want_out "('mocked.example', 'http')"; done_t
 
+	t "python3: getpeername and getsockname fill IPv4, IPv6 and unix addresses"
+	run "$M" -q -e 'will_return(getpeername, 0, *addr="203.0.113.5:4242")' \
+		"${PY[@]}" 'import socket; print(socket.socket().getpeername())'
+	want_rc 0; want_out "('203.0.113.5', 4242)"
+	run "$M" -q -e 'will_return(getpeername, 0, *addr="[2001:db8::7]:443")' \
+		"${PY[@]}" 'import socket; print(socket.socket(socket.AF_INET6).getpeername())'
+	want_rc 0; want_out "('2001:db8::7', 443, 0, 0)"
+	run "$M" -q -e 'will_return(getsockname, 0, *addr="unix:/run/mocked.sock")' \
+		"${PY[@]}" 'import socket; print(socket.socket(socket.AF_UNIX).getsockname())'
+	want_rc 0; want_out "/run/mocked.sock"
+	run "$M" -q -e 'will_return(getpeername, 0, *addr="not an address")' true
+	want_rc 125; want_err_has 'expected an address: "127.0.0.1:8080", "[::1]:80" or "unix:/path"'
+	done_t
+
 	t "python3: pipe2, mmap and posix_spawn fail with the errno given"
 	run "$M" -q -e 'will_fail(pipe2, EMFILE)' "${PY[@]}" 'import os; os.pipe()'
 	want_rc 1; want_err_has "OSError: [Errno 24] Too many open files"

@@ -35,8 +35,14 @@ static void test_rows_parse(void **state)
 			/* addrinfo and passwd_r are built by the shim, not
 			 * copied from a literal */
 			if (o->kind == MS_OK_STRUCT && !ms_struct_find(o->strct) &&
-			    strcmp(o->strct, "addrinfo") != 0 && strcmp(o->strct, "passwd_r") != 0)
+			    strcmp(o->strct, "addrinfo") != 0 && strcmp(o->strct, "passwd_r") != 0 &&
+			    strcmp(o->strct, "sockaddr") != 0)
 				fail_msg("%s: output struct %s is unknown", m->name, o->strct);
+			if (o->kind == MS_OK_STRUCT && strcmp(o->strct, "sockaddr") == 0 &&
+			    (o->param + 1u >= m->nparams ||
+			     strcmp(m->params[o->param + 1].type.text, "socklen_t *") != 0))
+				fail_msg("%s: *%s:sockaddr is not followed by a socklen_t *", m->name,
+					 m->params[o->param].name);
 			if ((o->kind == MS_OK_BYTES || o->kind == MS_OK_STR) && o->cap1 >= m->nparams)
 				fail_msg("%s: output %s has no capacity", m->name,
 					 m->params[o->param].name);
