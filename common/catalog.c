@@ -217,6 +217,11 @@ static void parse_outs(struct ms_fn_meta *m)
 			p = e;
 			continue;
 		}
+		if (strncmp(p, "ret:group", 9) == 0 && e - p == 9) {
+			m->ret_group = 1;
+			p = e;
+			continue;
+		}
 		if (strncmp(p, "ret:owned", 9) == 0 && e - p == 9) {
 			m->ret_owned = 1;
 			p = e;

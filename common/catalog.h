@@ -110,6 +110,7 @@ struct ms_fn_meta {
 	int64_t rd_const;
 	uint8_t ret_passwd;	/* "ret:passwd": a struct passwd literal may be returned */
 	uint8_t ret_owned;	/* "ret:owned": the caller frees the returned string */
+	uint8_t ret_group;	/* "ret:group": a struct group literal may be returned */
 	const char *aliases[8];
 	uint8_t naliases;
 };

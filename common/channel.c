@@ -201,6 +201,11 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			if (d->kind == MS_OK_FERROR)
 				return 1;
 			break;
+		case MS_O_REVENTS:
+			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "revents") == 0 && o->len &&
+			    o->len % 2 == 0 && o->cap1 == o->param + 1 && o->cap1 < m->nparams)
+				return 1;
+			break;
 		case MS_O_SOCKADDR:
 			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "sockaddr") == 0 &&
 			    o->len >= sizeof(sa_family_t) && o->len <= sizeof(struct sockaddr_storage) &&
@@ -396,6 +401,16 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad owned-string mark";
 		if ((r->flags & MS_RF_PASSWD) && (!m->ret_passwd || !passwd_rec_ok(h, r->value_str)))
 			return "bad struct passwd value";
+		if (r->flags & MS_RF_GROUP) {
+			struct ms_group_rec g;
+
+			if (!m->ret_group || !r->value_str || h->pool_size < sizeof(g) ||
+			    r->value_str > h->pool_size - sizeof(g))
+				return "bad struct group value";
+			memcpy(&g, (const char *)h + h->pool_off + r->value_str, sizeof(g));
+			if (!pool_ok(h, g.name) || !pool_ok(h, g.passwd) || !pool_ok(h, g.mem))
+				return "bad struct group value";
+		}
 		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
 		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
 			return "bad rule default";

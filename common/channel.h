@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 10u
+#define MS_CHAN_ABI 12u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 /* "FD:INODE": the same channel as an inherited descriptor, for processes
  * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
@@ -115,6 +115,7 @@ enum ms_rule_flags {
 	MS_RF_STRVAL = 1u << 2,		/* value is a string: pool offset value_str */
 	MS_RF_DOUBLE = 1u << 3,		/* value holds a double's bits (module functions) */
 	MS_RF_PASSWD = 1u << 4,		/* value_str: a struct ms_passwd_rec (getpwuid, getpwnam) */
+	MS_RF_GROUP = 1u << 6,		/* value_str: a struct ms_group_rec (getgrnam, getgrgid) */
 	MS_RF_OWNED = 1u << 5,		/* MS_RF_STRVAL, returned as a copy from the */
 					/* program's malloc (strdup: the caller frees it) */
 };
@@ -158,6 +159,8 @@ enum ms_out_kind_chan {
 	MS_O_STORE,		/* store len bytes through the pointer */
 	MS_O_RETSTORE,		/* store the return value (len bytes) if not NULL */
 	MS_O_FERROR,		/* on failure, set the FILE's error indicator */
+	MS_O_REVENTS,		/* len / 2 int16 revents at data into the struct
+				 * pollfd array at param, at most param + 1 of them */
 	MS_O_SOCKADDR,		/* a struct sockaddr of len bytes at data: at most
 				 * *(socklen_t *)param + 1 of them, and len there */
 	MS_O_PASSWD_R,		/* getpw*_r: fill the struct passwd at param with
@@ -169,6 +172,12 @@ enum ms_out_kind_chan {
 };
 
 /* A struct passwd to return: its strings are pool offsets (0: ""). */
+/* A struct group to return: strings are pool offsets; mem lists the
+ * members, comma separated ("" : none). */
+struct ms_group_rec {
+	uint32_t name, passwd, gid, mem;
+};
+
 struct ms_passwd_rec {
 	uint32_t name, passwd, gecos, dir, shell;
 	uint32_t uid, gid;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@ static const struct named other_names[] = {
 	N(CLOCK_THREAD_CPUTIME_ID), N(CLOCK_MONOTONIC_RAW), N(CLOCK_REALTIME_COARSE),
 	N(CLOCK_MONOTONIC_COARSE), N(CLOCK_BOOTTIME), N(CLOCK_TAI),
 	N(EOF),
+	N(POLLIN), N(POLLPRI), N(POLLOUT), N(POLLERR), N(POLLHUP), N(POLLNVAL),
+	N(POLLRDNORM), N(POLLRDBAND), N(POLLWRNORM), N(POLLWRBAND), N(POLLRDHUP),
 };
 #undef N
 

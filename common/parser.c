@@ -5,6 +5,9 @@
  * callbacks; never touches stdio or the environment.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <sys/socket.h>
@@ -496,6 +499,105 @@ static const char *kind_name(enum val_kind k)
 	return "?";
 }
 
+static int parse_scalar(struct parser *ps, struct val *v, char *scratch);
+
+/* Reads the file at path (relative: to the directory of the spec file the
+ * statement is in, or the working directory) into scratch, by raw system
+ * calls (this code also runs inside the shim): its length, or -1. */
+static long read_into(struct parser *ps, const char *path, char *scratch, size_t cap)
+{
+	char full[4096];
+	const char *slash = strrchr(ps->src, '/');
+	long fd, n = 0;
+
+	if (path[0] != '/' && slash && (size_t)(slash - ps->src) + strlen(path) + 2 < sizeof(full)) {
+		memcpy(full, ps->src, (size_t)(slash - ps->src) + 1);
+		strcpy(full + (slash - ps->src) + 1, path);
+		path = full;
+	}
+	fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		long k = syscall(SYS_read, fd, scratch + n, cap - (size_t)n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || (size_t)(n += k) == cap) {
+			if (k < 0)
+				n = -1;
+			break;
+		}
+	}
+	if (n >= 0 && (size_t)n == cap) {
+		char c;
+
+		if (syscall(SYS_read, fd, &c, 1L) == 1)
+			n = -2; /* larger than cap */
+	}
+	syscall(SYS_close, fd);
+	return n;
+}
+
+/* repeat("ab", N): N copies; file("path"): the file's bytes.  At the '('. */
+static int parse_bytes_call(struct parser *ps, const struct tok *fn, struct val *v, char *scratch)
+{
+	struct tok *t = &ps->tok;
+	int repeat = fn->n == 6;
+	struct val s, n;
+	uint64_t total = 0;
+	long got;
+
+	memset(&s, 0, sizeof(s));
+	memset(&n, 0, sizeof(n));
+	v->line = fn->line;
+	v->col = fn->col;
+	if (next(ps) || parse_scalar(ps, &s, scratch))
+		return -1;
+	if (s.kind != V_STR)
+		return fail_at(ps, s.line, s.col, "%s needs a string, not %s",
+			       repeat ? "repeat(STRING, COUNT)" : "file(PATH)", kind_name(s.kind));
+	if (repeat) {
+		if (!is_punct(t, ','))
+			return fail_tok(ps, t, "expected ', COUNT' in repeat(STRING, COUNT)");
+		if (next(ps) || parse_scalar(ps, &n, scratch))
+			return -1;
+		if (n.kind != V_INT || n.i < 0)
+			return fail_at(ps, n.line, n.col, "repeat's COUNT must be a number, 0 or more");
+		total = (uint64_t)s.len * (uint64_t)n.i;
+		if (total > MAX_STR)
+			return fail_at(ps, v->line, v->col, "repeat() makes %llu bytes: at most %u",
+				       (unsigned long long)total, MAX_STR);
+		for (uint64_t k = 0; k < total; k += s.len)
+			memcpy(scratch + k, ps->spec->pool + s.str, s.len);
+	} else {
+		char path[4096];
+
+		if (s.len == 0 || s.len >= sizeof(path) || memchr(ps->spec->pool + s.str, 0, s.len))
+			return fail_at(ps, s.line, s.col, "file() needs a path");
+		memcpy(path, ps->spec->pool + s.str, s.len);
+		path[s.len] = '\0';
+		got = read_into(ps, path, scratch, MAX_STR);
+		if (got == -2)
+			return fail_at(ps, s.line, s.col, "file(\"%s\"): larger than %u bytes", path,
+				       MAX_STR);
+		if (got < 0)
+			return fail_at(ps, s.line, s.col, "file(\"%s\"): cannot read: %s", path,
+				       strerror(errno));
+		total = (uint64_t)got;
+	}
+	if (!is_punct(t, ')'))
+		return fail_tok(ps, t, "expected ')' after %s", repeat ? "repeat's COUNT" : "file's PATH");
+	v->kind = V_STR;
+	v->len = (uint32_t)total;
+	v->str = ms_spec_str(ps->spec, scratch, total);
+	if (!v->str) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	return next(ps);
+}
+
 static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 {
 	struct tok *t = &ps->tok;
@@ -559,6 +661,18 @@ static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 		return 0; /* already advanced */
 	}
 	case T_IDENT:
+		if (tok_is(t, "repeat") || tok_is(t, "file")) {
+			struct tok fn = *t;
+
+			if (next(ps))
+				return -1;
+			if (is_punct(t, '('))
+				return parse_bytes_call(ps, &fn, v, scratch);
+			v->kind = V_IDENT; /* a parameter named so (execvp's file) */
+			v->name = fn.s;
+			v->name_n = fn.n;
+			return 0;
+		}
 		if (tok_is(t, "true") || tok_is(t, "false")) {
 			v->kind = V_BOOL;
 			v->i = tok_is(t, "true");
@@ -1105,6 +1219,52 @@ static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
 	return 0;
 }
 
+/* {.gr_name = "staff", .gr_gid = 50, .gr_mem = "alice,bob"}: a struct group. */
+static int encode_group(struct parser *ps, const struct val *v, uint32_t *off)
+{
+	static const char *const names[] = { "gr_name", "gr_passwd", "gr_gid", "gr_mem" };
+	uint32_t words[4] = { 0 };
+	struct ms_group_rec rec;
+	unsigned pos = 0;
+
+	for (unsigned i = 0; i < v->nfields; i++) {
+		const struct field *f = &v->fields[i];
+		unsigned k = pos;
+
+		if (f->name) {
+			for (k = 0; k < 4; k++)
+				if (strlen(names[k]) == f->name_n && memcmp(names[k], f->name, f->name_n) == 0)
+					break;
+			if (k == 4)
+				return fail_at(ps, f->line, f->col,
+					       "struct group has no field '%.*s' (fields: gr_name, "
+					       "gr_passwd, gr_gid, gr_mem)",
+					       (int)f->name_n, f->name);
+		} else if (k >= 4) {
+			return fail_at(ps, f->v->line, f->v->col, "too many values for struct group");
+		}
+		pos = k + 1;
+		if (k == 2) {
+			if (f->v->kind != V_INT || f->v->i < 0 || f->v->i > UINT32_MAX)
+				return fail_at(ps, f->v->line, f->v->col, "gr_gid needs a gid");
+			words[k] = (uint32_t)f->v->i;
+		} else if (f->v->kind != V_STR) {
+			return fail_at(ps, f->v->line, f->v->col, "%s needs a string%s, not %s", names[k],
+				       k == 3 ? " of members, comma separated (\"alice,bob\")" : "",
+				       kind_name(f->v->kind));
+		} else {
+			words[k] = f->v->str;
+		}
+	}
+	rec = (struct ms_group_rec){ words[0], words[1], words[2], words[3] };
+	*off = ms_spec_str(ps->spec, (const char *)&rec, sizeof(rec));
+	if (!*off) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct arg *a,
 			  int *have_bytes, uint8_t *given)
 {
@@ -1156,6 +1316,32 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 					       "write *%s={\"10.1.2.3\", \"::1\"}", m->params[pi].name);
 			if (encode_addrinfo(ps, &a->v, &o))
 				return -1;
+			break;
+		}
+		if (strcmp(od->strct, "revents") == 0) {
+			int16_t ev[MAX_FIELDS];
+
+			if (!a->deref || a->v.kind != V_STRUCT || a->v.nfields == 0)
+				return fail_at(ps, a->line, a->col,
+					       "write *%s={POLLIN, 0, ...}: the revents of each entry",
+					       m->params[pi].name);
+			for (unsigned k = 0; k < a->v.nfields; k++) {
+				const struct field *f = &a->v.fields[k];
+
+				if (f->name || f->v->kind != V_INT || f->v->i < 0 || f->v->i > 0x7fff)
+					return fail_at(ps, f->v->line, f->v->col,
+						       "revents are POLL* flags joined with '|', or 0");
+				ev[k] = (int16_t)f->v->i;
+			}
+			o.kind = MS_O_REVENTS;
+			o.cap1 = (uint8_t)(pi + 1); /* nfds */
+			o.len = a->v.nfields * (uint32_t)sizeof(ev[0]);
+			o.data = ms_spec_str(ps->spec, (const char *)ev, o.len);
+			if (!o.data) {
+				ps->err = -ENOMEM;
+				return -1;
+			}
+			*have_bytes = 1;
 			break;
 		}
 		if (strcmp(od->strct, "sockaddr") == 0) {
@@ -1420,11 +1606,18 @@ static int compile(struct parser *ps, struct stmt *st)
 					r.flags |= MS_RF_PASSWD;
 					break;
 				}
+				if (value->kind == V_STRUCT && m->ret_group) {
+					if (encode_group(ps, value, &r.value_str))
+						return -1;
+					r.flags |= MS_RF_GROUP;
+					break;
+				}
 				if (value->kind != V_NULL)
 					return fail_at(ps, value->line, value->col,
 						       "%s() returns %s: only NULL%s can be returned, not %s",
 						       m->name, m->ret.text,
-						       m->ret_passwd ? " or a {.pw_name = ...} literal" : "",
+						       m->ret_passwd ? " or a {.pw_name = ...} literal"
+						       : m->ret_group ? " or a {.gr_name = ...} literal" : "",
 						       kind_name(value->kind));
 				break;
 			}

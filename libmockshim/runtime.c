@@ -1156,6 +1156,38 @@ static int fill_passwd(uint32_t off, struct passwd *pw, char *buf, uint64_t bufl
 	return 1;
 }
 
+/* A struct group from the rule's record: static storage, as glibc's; the
+ * members are split out of a copy of the comma separated list. */
+static struct group *group_of(const struct ms_rule *r)
+{
+	static struct group gr;
+	static char names[4096];
+	static char *mem[64];
+	struct ms_group_rec rec;
+	size_t n, k = 0;
+
+	memcpy(&rec, pool + r->value_str, sizeof(rec));
+	gr.gr_name = (char *)pool + rec.name;
+	gr.gr_passwd = (char *)pool + rec.passwd;
+	gr.gr_gid = rec.gid;
+	n = slen(pool + rec.mem);
+	if (n >= sizeof(names))
+		n = sizeof(names) - 1;
+	memcpy(names, pool + rec.mem, n);
+	names[n] = '\0';
+	for (char *p = names; n && k < sizeof(mem) / sizeof(mem[0]) - 1;) {
+		mem[k++] = p;
+		while (*p && *p != ',')
+			p++;
+		if (!*p)
+			break;
+		*p++ = '\0';
+	}
+	mem[k] = NULL;
+	gr.gr_mem = mem;
+	return &gr;
+}
+
 static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const uint64_t *a,
 		     uint32_t call, const void *caller)
 {
@@ -1195,6 +1227,25 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			}
 			memcpy(p, pool + o->data, o->len);
 			break;
+		case MS_O_REVENTS: {
+			/* the row's layout (validated): nfds follows */
+			struct pollfd *fds = p;
+			uint64_t given = o->len / 2;
+
+			if (!fds) {
+				output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			for (uint64_t i = 0; i < a[o->cap1]; i++) {
+				int16_t ev = 0;
+
+				if (i < given)
+					memcpy(&ev, pool + o->data + 2 * i, 2);
+				fds[i].revents = ev;
+				copied += ev != 0; /* ret=#: the entries with events */
+			}
+			break;
+		}
 		case MS_O_SOCKADDR: {
 			/* the row's layout (validated): the socklen_t * follows */
 			socklen_t *lenp = (socklen_t *)(uintptr_t)a[o->cap1];
@@ -1253,6 +1304,8 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 	}
 	if (r->flags & MS_RF_PASSWD)
 		v = (int64_t)(uintptr_t)passwd_of(r);
+	if (r->flags & MS_RF_GROUP)
+		v = (int64_t)(uintptr_t)group_of(r);
 	if (rc && v == 0)
 		v = rc; /* the list could not be built as asked: an EAI_* code */
 	if (r->flags & MS_RF_DEFAULT) {

@@ -79,6 +79,9 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 			case MS_OK_STRUCT:
 				if (strcmp(o->strct, "addrinfo") == 0)
 					fprintf(out, " *%s={\"ADDRESS\", ...}", m->params[o->param].name);
+				else if (strcmp(o->strct, "revents") == 0)
+					fprintf(out, " *%s={POLLIN, 0, ...} (each entry's revents, the rest 0; "
+						     "`_`: how many are not 0)", m->params[o->param].name);
 				else if (strcmp(o->strct, "sockaddr") == 0)
 					fprintf(out, " *%s=\"127.0.0.1:80\" (or \"[::1]:80\", \"unix:/path\"; "
 						     "its size in *%s)",
@@ -102,6 +105,9 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 		}
 		fputc('\n', out);
 	}
+	if (m->ret_group)
+		fprintf(out, "  returns: NULL, or a struct group {.gr_name, .gr_passwd, .gr_gid, "
+			     ".gr_mem = \"alice,bob\"}\n");
 	if (m->ret_owned)
 		fprintf(out, "  returns: NULL, or a string: a copy from the program's malloc, "
 			     "which the program frees\n");

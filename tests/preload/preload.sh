@@ -204,6 +204,27 @@ want_rc 0; want_out "getsockname: 0 len=16 02000102eeeeeeee"
 run "$M" -q -e 'will_return(getsockname, 0, *addr="127.0.0.1:258")' "$PROBE" getsockname 32
 want_rc 0; want_out "getsockname: 0 len=16 020001027f000001"; done_t
 
+t "poll: *fds={...} sets each entry's revents (the rest 0), and '_' counts the nonzero ones"
+run "$M" -q -e 'will_return(poll, _, *fds={POLLIN, 0})' "$PROBE" poll
+want_rc 0; want_out "poll: 1 1 0 0"
+run "$M" -q -e 'will_return(poll, _, *fds={POLLIN|POLLHUP, POLLOUT, POLLERR})' "$PROBE" poll
+want_rc 0; want_out "poll: 3 11 4 8"
+run "$M" -q -e 'will_return(poll, _, *fds={"POLLIN"})' "$PROBE" poll
+want_rc 125; want_err_has "revents are POLL* flags"; done_t
+
+t "repeat() and file() make byte outputs; file() is relative to the spec file"
+run "$M" -q -e 'will_return(read, _, buf=repeat("ab", 3))' "$PROBE" read /dev/zero 16
+want_rc 0; want_out "read: 6 0 616261626162"
+printf 'X\001Y' > "$T/bytes.bin"
+run "$M" -q -e "will_return(read, _, buf=file(\"$T/bytes.bin\"))" "$PROBE" read /dev/zero 16
+want_rc 0; want_out "read: 3 0 580159"
+mkdir -p "$T/specdir"; printf 'abcd' > "$T/specdir/data"
+echo 'will_return(read, _, buf=file("data"))' > "$T/specdir/rel.mock"
+run "$M" -q -f "$T/specdir/rel.mock" "$PROBE" read /dev/zero 16
+want_rc 0; want_out "read: 4 0 61626364"
+run "$M" -q -e 'will_return(read, _, buf=file("/nonexistent/x"))' "$PROBE" read /dev/zero 16
+want_rc 125; want_err_has 'file("/nonexistent/x"): cannot read: No such file or directory'; done_t
+
 t "arc4random: a value, and no will_fail (it cannot fail)"
 run "$M" -q -e 'will_return(arc4random, 4000000000)' "$PROBE" arc4random
 want_rc 0; want_out "arc4random: 4000000000"

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <poll.h>
 #include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
@@ -291,6 +292,13 @@ int main(int argc, char **argv)
 		rc = getsockname(3, (struct sockaddr *)sa, &len);
 		printf("getsockname: %d len=%u ", rc, (unsigned)len);
 		hex(sa, 8);
+	} else if (strcmp(cmd, "poll") == 0) {
+		/* stdin for reading, stdout for writing, and a third entry */
+		struct pollfd p[3] = { { 0, POLLIN, 0x5a }, { 1, POLLOUT, 0x5a }, { 2, POLLOUT, 0x5a } };
+		int rc = poll(p, 3, 0);
+
+		printf("poll: %d %x %x %x\n", rc, (unsigned)p[0].revents, (unsigned)p[1].revents,
+		       (unsigned)p[2].revents);
 	} else if (strcmp(cmd, "arc4random") == 0) {
 		printf("arc4random: %u\n", arc4random());
 	} else if (strcmp(cmd, "getenv") == 0 && argc == 3) {

@@ -113,6 +113,14 @@ else
 	skip_t "python3: os.urandom reads the mocked getrandom" "/usr/bin/python3 not installed"
 fi
 
+t "id -gn and getent group with a mocked struct group"
+run "$M" -q -e 'will_return(getgrgid, {.gr_name = "staff", .gr_gid = 50})' id -gn
+want_rc 0; want_out "staff"
+run "$M" -q -e 'will_return(getgrnam, {.gr_name = "devs", .gr_passwd = "x", .gr_gid = 77, .gr_mem = "alice,bob"})' getent group devs
+want_rc 0; want_out "devs:x:77:alice,bob"
+run "$M" -q -e 'will_return(getgrnam, NULL)' getent group root
+want_rc 2; done_t
+
 t "whoami and id -un with a mocked struct passwd"
 run "$M" -q -e 'will_return_always(getpwuid, {.pw_name = "alice", .pw_uid = 1000, .pw_dir = "/users/alice"})' whoami
 want_rc 0; want_out "alice"

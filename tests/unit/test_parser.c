@@ -256,7 +256,44 @@ static void test_passwd_value(void **state)
 	assert_int_equal(rec.shell, 0);
 	expect_error(state, "will_return(getpwuid, {.pw_home = \"/d\"})", 1, 25, "struct passwd has no field 'pw_home'");
 	expect_error(state, "will_return(getpwuid, {.pw_uid = \"x\"})", 1, 34, "pw_uid needs a uid/gid");
-	expect_error(state, "will_return(getgrgid, {\"x\"})", 1, 23, "only NULL can be returned");
+	expect_error(state, "will_return(getuid, {\"x\"})", 1, 21, "expected an integer");
+}
+
+static void test_group_value(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_group_rec rec;
+	const struct ms_rule *r;
+
+	assert_int_equal(parse(f, "will_return(getgrgid, {.gr_name = \"devs\", .gr_gid = 77, .gr_mem = \"a,b\"})"), 0);
+	r = rule(state, 0);
+	assert_true(r->flags & MS_RF_GROUP);
+	memcpy(&rec, pool(state, r->value_str), sizeof(rec));
+	assert_string_equal(pool(state, rec.name), "devs");
+	assert_string_equal(pool(state, rec.mem), "a,b");
+	assert_int_equal(rec.gid, 77);
+	expect_error(state, "will_return(getgrnam, {.gr_members = \"a\"})", 1, 25, "struct group has no field 'gr_members'");
+	expect_error(state, "will_return(getgrnam, {.gr_mem = 5})", 1, 34, "gr_mem needs a string of members");
+	expect_error(state, "will_return(getpwnam, {.gr_name = \"x\"})", 1, 25, "struct passwd has no field 'gr_name'");
+}
+
+static void test_repeat_and_file(void **state)
+{
+	struct fixture *f = *state;
+	const struct ms_rule *r;
+	const struct ms_out *o;
+
+	assert_int_equal(parse(f, "will_return(read, _, buf=repeat(\"ab\", 3))"), 0);
+	r = rule(state, 0);
+	o = &f->spec.outs[r->outs_first];
+	assert_int_equal(o->len, 6);
+	assert_memory_equal(pool(state, o->data), "ababab", 6);
+	expect_error(state, "will_return(read, _, buf=repeat(\"a\", -1))", 1, 38, "COUNT must be a number, 0 or more");
+	expect_error(state, "will_return(read, _, buf=repeat(\"a\", 2000000))", 1, 26, "at most 1048576");
+	expect_error(state, "will_return(read, _, buf=file(\"/nonexistent/x\"))", 1, 31, "cannot read: No such file");
+	expect_error(state, "will_return(read, _, buf=file(3))", 1, 31, "file(PATH) needs a string");
+	/* a parameter named file is still a parameter */
+	assert_int_equal(parse(f, "expect_string(execvp, file, \"ls\")"), 0);
 }
 
 static void test_time_mirrors_return(void **state)
@@ -474,6 +511,8 @@ int main(void)
 		T(test_struct_output),
 		T(test_addrinfo_output),
 		T(test_passwd_value),
+		T(test_group_value),
+		T(test_repeat_and_file),
 		T(test_time_mirrors_return),
 		T(test_strings_and_null),
 		T(test_aliases_and_comments),
