@@ -213,8 +213,10 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 				return 1;
 			break;
 		case MS_O_PASSWD_R:
+			/* data 0, len 0: no entry */
 			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "passwd_r") == 0 &&
-			    o->len == sizeof(struct ms_passwd_rec) && m->nparams >= o->param + 4u)
+			    o->len == (o->data ? sizeof(struct ms_passwd_rec) : 0) &&
+			    m->nparams >= o->param + 4u)
 				return 1;
 			break;
 		case MS_O_ADDRINFO:

@@ -564,10 +564,11 @@ static int parse_bytes_call(struct parser *ps, const struct tok *fn, struct val 
 			return -1;
 		if (n.kind != V_INT || n.i < 0)
 			return fail_at(ps, n.line, n.col, "repeat's COUNT must be a number, 0 or more");
+		if (s.len && (uint64_t)n.i > MAX_STR / s.len)
+			return fail_at(ps, v->line, v->col,
+				       "repeat() makes more than %u bytes (%u x %lld)", MAX_STR, s.len,
+				       (long long)n.i);
 		total = (uint64_t)s.len * (uint64_t)n.i;
-		if (total > MAX_STR)
-			return fail_at(ps, v->line, v->col, "repeat() makes %llu bytes: at most %u",
-				       (unsigned long long)total, MAX_STR);
 		for (uint64_t k = 0; k < total; k += s.len)
 			memcpy(scratch + k, ps->spec->pool + s.str, s.len);
 	} else {
@@ -1679,8 +1680,7 @@ static int compile(struct parser *ps, struct stmt *st)
 			if (od->kind == MS_OK_STRUCT && strcmp(od->strct, "passwd_r") == 0 &&
 			    !given[od->param]) {
 				struct ms_out o = { .kind = MS_O_PASSWD_R, .param = od->param,
-						    .cap1 = MS_NONE8, .cap2 = MS_NONE8,
-						    .len = sizeof(struct ms_passwd_rec) };
+						    .cap1 = MS_NONE8, .cap2 = MS_NONE8 };
 
 				if (add_out(ps, &o))
 					return -1;

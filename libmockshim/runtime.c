@@ -313,6 +313,9 @@ static void attach(void)
 		path = ms_standalone_channel(standalone_path, sizeof(standalone_path));
 		if (!path)
 			goto done;
+		/* the owner too maps its new channel by the descriptor: there
+		 * may be no /proc */
+		fd = inherited_channel(&st);
 	}
 	owned = fd < 0;
 	if (owned) {
@@ -1233,7 +1236,8 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 			uint64_t given = o->len / 2;
 
 			if (!fds) {
-				output_null(id, ri, call, caller, o->param);
+				if (a[o->cap1])
+					output_null(id, ri, call, caller, o->param);
 				break;
 			}
 			for (uint64_t i = 0; i < a[o->cap1]; i++) {
@@ -1421,7 +1425,12 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 	*ret = v;
 	if (traced)
 		trace_mocked(id, a, v, r->flags & MS_RF_ERRNO ? r->err : 0, r);
-	errno = r->flags & MS_RF_ERRNO ? r->err : saved;
+	if (r->flags & MS_RF_ERRNO)
+		errno = r->err;
+	else if ((r->flags & MS_RF_OWNED) && !v)
+		errno = ENOMEM; /* the copy could not be made: strdup's own failure */
+	else
+		errno = saved;
 	return 1;
 }
 

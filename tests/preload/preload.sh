@@ -189,7 +189,12 @@ want_rc 0; want_out "getpwuid_r: 34 NULL"
 run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 28
 want_rc 0; want_out "getpwuid_r: alice 0 /home/alice /bin/sh"
 run "$M" -q -e 'will_fail(getpwuid_r)' "$PROBE" getpwuid_r 256
-want_rc 0; want_out "getpwuid_r: 5 NULL"; done_t
+want_rc 0; want_out "getpwuid_r: 5 NULL"
+# alone in a file: a pool smaller than a passwd record (the "no entry"
+# output carries none)
+echo 'will_fail(getpwuid_r)' > "$T/pwr.mock"
+run "$M" -q -f "$T/pwr.mock" "$PROBE" getpwuid_r 256
+want_rc 0; want_out "getpwuid_r: 5 NULL"; want_err_lacks "warning"; done_t
 
 t "getline (inlined as __getdelim): will_fail gives -1 with the row's errno and sets the stream's error flag"
 run "$M" -q -e 'will_fail(getline)' "$PROBE" getline /etc/hostname
@@ -210,7 +215,10 @@ want_rc 0; want_out "poll: 1 1 0 0"
 run "$M" -q -e 'will_return(poll, _, *fds={POLLIN|POLLHUP, POLLOUT, POLLERR})' "$PROBE" poll
 want_rc 0; want_out "poll: 3 11 4 8"
 run "$M" -q -e 'will_return(poll, _, *fds={"POLLIN"})' "$PROBE" poll
-want_rc 125; want_err_has "revents are POLL* flags"; done_t
+want_rc 125; want_err_has "revents are POLL* flags"
+# no entry (nfds 0, fds NULL): nothing to fill, no failure
+run "$M" -q -e 'will_return(poll, 0, *fds={POLLIN})' "$PROBE" poll0
+want_rc 0; want_out "poll0: 0"; done_t
 
 t "repeat() and file() make byte outputs; file() is relative to the spec file"
 run "$M" -q -e 'will_return(read, _, buf=repeat("ab", 3))' "$PROBE" read /dev/zero 16

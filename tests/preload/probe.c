@@ -292,6 +292,9 @@ int main(int argc, char **argv)
 		rc = getsockname(3, (struct sockaddr *)sa, &len);
 		printf("getsockname: %d len=%u ", rc, (unsigned)len);
 		hex(sa, 8);
+	} else if (strcmp(cmd, "poll0") == 0) {
+		/* poll(NULL, 0, 0): the sleep idiom, no entry to fill */
+		printf("poll0: %d\n", poll(NULL, 0, 0));
 	} else if (strcmp(cmd, "poll") == 0) {
 		/* stdin for reading, stdout for writing, and a third entry */
 		struct pollfd p[3] = { { 0, POLLIN, 0x5a }, { 1, POLLOUT, 0x5a }, { 2, POLLOUT, 0x5a } };

@@ -69,7 +69,11 @@ if unshare --pid --fork --mount-proc true 2>/dev/null; then
 	want_rc 0; want_out "5"; want_err_has "1 of 1 used, by probe[1]"
 	sa MOCKSHIM='will_return(getuid, 6, in="probe")' unshare --mount --fork \
 		sh -c 'mount -t tmpfs none /proc && exec "$0" getuid 1' "$PROBE"
-	want_rc 0; want_out "6"; want_err_has "1 of 1 used, by probe["; done_t
+	want_rc 0; want_out "6"; want_err_has "1 of 1 used, by probe["
+	# the owner itself in a sandbox with no /proc
+	run unshare --mount --fork sh -c 'mount -t tmpfs none /proc &&
+		exec env LD_PRELOAD="$1" MOCKSHIM="$2" "$3" getuid 1' _ "$SHIM" 'will_return(getuid, 9, in="probe")' "$PROBE"
+	want_rc 0; want_out "9"; want_err_lacks "ignoring the channel"; done_t
 else
 	skip_t "a child in a sandbox shares the queue" "unshare not permitted"
 fi
