@@ -1173,13 +1173,15 @@ static int encode_addrinfo(struct parser *ps, const struct val *v, struct ms_out
 	return 0;
 }
 
-/* {.pw_name = "alice", .pw_uid = 1000, ...}: a struct passwd to return. */
-static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
+/*
+ * The fields of a record literal, by name ({.pw_name = "alice"}) or by
+ * position: each a string (its pool offset) or, where the bit of ids is
+ * set, a uid/gid.  hints[k] (or NULL) says more of field k's strings.
+ */
+static int encode_fields(struct parser *ps, const struct val *v, const char *what,
+			 const char *const *names, const char *const *hints, unsigned n,
+			 uint32_t ids, uint32_t *words)
 {
-	static const char *const names[] = { "pw_name", "pw_passwd", "pw_uid", "pw_gid",
-					     "pw_gecos", "pw_dir", "pw_shell" };
-	uint32_t words[7] = { 0 };
-	struct ms_passwd_rec rec;
 	unsigned pos = 0;
 
 	for (unsigned i = 0; i < v->nfields; i++) {
@@ -1187,32 +1189,42 @@ static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
 		unsigned k = pos;
 
 		if (f->name) {
-			for (k = 0; k < 7; k++)
+			for (k = 0; k < n; k++)
 				if (strlen(names[k]) == f->name_n && memcmp(names[k], f->name, f->name_n) == 0)
 					break;
-			if (k == 7)
+			if (k == n) {
+				char list[160];
+				size_t off = 0;
+
+				for (unsigned x = 0; x < n; x++)
+					off += (size_t)snprintf(list + off, off < sizeof(list) ? sizeof(list) - off : 0,
+								"%s%s", x ? ", " : "", names[x]);
 				return fail_at(ps, f->line, f->col,
-					       "struct passwd has no field '%.*s' (fields: pw_name, "
-					       "pw_passwd, pw_uid, pw_gid, pw_gecos, pw_dir, pw_shell)",
-					       (int)f->name_n, f->name);
-		} else if (k >= 7) {
-			return fail_at(ps, f->v->line, f->v->col, "too many values for struct passwd");
+					       "struct %s has no field '%.*s' (fields: %s)", what,
+					       (int)f->name_n, f->name, list);
+			}
+		} else if (k >= n) {
+			return fail_at(ps, f->v->line, f->v->col, "too many values for struct %s", what);
 		}
 		pos = k + 1;
-		if (k == 2 || k == 3) {
+		if (ids & (1u << k)) {
 			if (f->v->kind != V_INT || f->v->i < 0 || f->v->i > UINT32_MAX)
 				return fail_at(ps, f->v->line, f->v->col, "%s needs a uid/gid", names[k]);
 			words[k] = (uint32_t)f->v->i;
+		} else if (f->v->kind != V_STR) {
+			return fail_at(ps, f->v->line, f->v->col, "%s needs a string%s, not %s", names[k],
+				       hints && hints[k] ? hints[k] : "", kind_name(f->v->kind));
 		} else {
-			if (f->v->kind != V_STR)
-				return fail_at(ps, f->v->line, f->v->col, "%s needs a string, not %s",
-					       names[k], kind_name(f->v->kind));
 			words[k] = f->v->str;
 		}
 	}
-	rec = (struct ms_passwd_rec){ words[0], words[1], words[4], words[5], words[6],
-				      words[2], words[3] };
-	*off = ms_spec_str(ps->spec, (const char *)&rec, sizeof(rec));
+	return 0;
+}
+
+/* The record rec (size bytes) into the pool: *off. */
+static int store_record(struct parser *ps, const void *rec, size_t size, uint32_t *off)
+{
+	*off = ms_spec_str(ps->spec, rec, size);
 	if (!*off) {
 		ps->err = -ENOMEM;
 		return -1;
@@ -1220,50 +1232,33 @@ static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
 	return 0;
 }
 
+/* {.pw_name = "alice", .pw_uid = 1000, ...}: a struct passwd to return. */
+static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
+{
+	static const char *const names[] = { "pw_name", "pw_passwd", "pw_uid", "pw_gid",
+					     "pw_gecos", "pw_dir", "pw_shell" };
+	uint32_t w[7] = { 0 };
+	struct ms_passwd_rec rec;
+
+	if (encode_fields(ps, v, "passwd", names, NULL, 7, 1u << 2 | 1u << 3, w))
+		return -1;
+	rec = (struct ms_passwd_rec){ w[0], w[1], w[4], w[5], w[6], w[2], w[3] };
+	return store_record(ps, &rec, sizeof(rec), off);
+}
+
 /* {.gr_name = "staff", .gr_gid = 50, .gr_mem = "alice,bob"}: a struct group. */
 static int encode_group(struct parser *ps, const struct val *v, uint32_t *off)
 {
 	static const char *const names[] = { "gr_name", "gr_passwd", "gr_gid", "gr_mem" };
-	uint32_t words[4] = { 0 };
+	static const char *const hints[] = { NULL, NULL, NULL,
+					     " of members, comma separated (\"alice,bob\")" };
+	uint32_t w[4] = { 0 };
 	struct ms_group_rec rec;
-	unsigned pos = 0;
 
-	for (unsigned i = 0; i < v->nfields; i++) {
-		const struct field *f = &v->fields[i];
-		unsigned k = pos;
-
-		if (f->name) {
-			for (k = 0; k < 4; k++)
-				if (strlen(names[k]) == f->name_n && memcmp(names[k], f->name, f->name_n) == 0)
-					break;
-			if (k == 4)
-				return fail_at(ps, f->line, f->col,
-					       "struct group has no field '%.*s' (fields: gr_name, "
-					       "gr_passwd, gr_gid, gr_mem)",
-					       (int)f->name_n, f->name);
-		} else if (k >= 4) {
-			return fail_at(ps, f->v->line, f->v->col, "too many values for struct group");
-		}
-		pos = k + 1;
-		if (k == 2) {
-			if (f->v->kind != V_INT || f->v->i < 0 || f->v->i > UINT32_MAX)
-				return fail_at(ps, f->v->line, f->v->col, "gr_gid needs a gid");
-			words[k] = (uint32_t)f->v->i;
-		} else if (f->v->kind != V_STR) {
-			return fail_at(ps, f->v->line, f->v->col, "%s needs a string%s, not %s", names[k],
-				       k == 3 ? " of members, comma separated (\"alice,bob\")" : "",
-				       kind_name(f->v->kind));
-		} else {
-			words[k] = f->v->str;
-		}
-	}
-	rec = (struct ms_group_rec){ words[0], words[1], words[2], words[3] };
-	*off = ms_spec_str(ps->spec, (const char *)&rec, sizeof(rec));
-	if (!*off) {
-		ps->err = -ENOMEM;
+	if (encode_fields(ps, v, "group", names, hints, 4, 1u << 2, w))
 		return -1;
-	}
-	return 0;
+	rec = (struct ms_group_rec){ w[0], w[1], w[2], w[3] };
+	return store_record(ps, &rec, sizeof(rec), off);
 }
 
 static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct arg *a,
