@@ -3,9 +3,9 @@
  * Catalog metadata: the rows of catalog.def as data, with their prototype
  * and output strings parsed into parameters and output descriptions.
  * No allocation: the rows are constant data; the table they are parsed
- * into is zeroed storage (bss), filled by ms_catalog_init(): a program
- * that preloads the shim and never parses pays no relocated, dirty pages
- * for it (it is some 185 kB).
+ * into is zeroed storage (bss), filled row by row on first use: a program
+ * that preloads the shim pays no relocated, dirty pages for it (some 185
+ * kB), and one that attaches a channel only those of the rows it arms.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -79,7 +79,6 @@ static const char *const sym_names[MS_SYM_COUNT] = {
 #include "mockshim/catalog_end.h"
 };
 
-static int initialised;
 
 static const struct {
 	const char *name;
@@ -318,38 +317,56 @@ int ms_meta_parse(struct ms_fn_meta *m)
 	return m->nparams == 0xff ? -1 : 0;
 }
 
+/*
+ * Each row is parsed on its first use, so that a process touches the
+ * pages of the rows it uses only (a channel usually arms a few).  state:
+ * 0 not parsed, 1 being parsed, 2 done.  A thread that finds a row being
+ * parsed waits for it: rows are parsed at attach (the validator, the
+ * trace) and by mockrun, before the program's threads or signal handlers
+ * can reach the same row.
+ */
+static uint8_t state[MS_FN_COUNT];
+
+static void parse_row(unsigned i)
+{
+	struct ms_fn_meta *m = &table[i];
+	const struct row *r = &rows[i];
+	uint8_t expect = 0;
+
+	if (!__atomic_compare_exchange_n(&state[i], &expect, 1, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_ACQUIRE)) {
+		while (__atomic_load_n(&state[i], __ATOMIC_ACQUIRE) != 2)
+			__builtin_ia32_pause();
+		return;
+	}
+	*m = (struct ms_fn_meta){ .name = r->name, .ret_text = r->ret_text, .proto = r->proto,
+				  .group = r->group, .outs_text = r->outs_text,
+				  .nparams = r->nparams, .fail_kind = r->fail_kind,
+				  .fail_value = r->fail_value, .fail_errno = r->fail_errno };
+	copy_trim(m->ret.text, sizeof(m->ret.text), m->ret_text, strlen(m->ret_text));
+	classify(&m->ret);
+	parse_proto(m);
+	if (m->nparams != 0xff)
+		parse_outs(m);
+	for (unsigned k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)
+		if (aliases[k].canon == (int)i && m->naliases < sizeof(m->aliases) / sizeof(m->aliases[0]))
+			m->aliases[m->naliases++] = aliases[k].name;
+	__atomic_store_n(&state[i], 2, __ATOMIC_RELEASE);
+}
+
 void ms_catalog_init(void)
 {
-	if (initialised)
-		return;
-	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
-		struct ms_fn_meta *m = &table[i];
-		const struct row *r = &rows[i];
-
-		*m = (struct ms_fn_meta){ .name = r->name, .ret_text = r->ret_text, .proto = r->proto,
-					  .group = r->group, .outs_text = r->outs_text,
-					  .nparams = r->nparams, .fail_kind = r->fail_kind,
-					  .fail_value = r->fail_value, .fail_errno = r->fail_errno };
-		copy_trim(m->ret.text, sizeof(m->ret.text), m->ret_text, strlen(m->ret_text));
-		classify(&m->ret);
-		parse_proto(m);
-		if (m->nparams != 0xff)
-			parse_outs(m);
-	}
-	for (unsigned i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
-		struct ms_fn_meta *m = &table[aliases[i].canon];
-
-		if (m->naliases < sizeof(m->aliases) / sizeof(m->aliases[0]))
-			m->aliases[m->naliases++] = aliases[i].name;
-	}
-	initialised = 1;
+	for (unsigned i = 0; i < MS_FN_COUNT; i++)
+		if (__atomic_load_n(&state[i], __ATOMIC_ACQUIRE) != 2)
+			parse_row(i);
 }
 
 const struct ms_fn_meta *ms_catalog_get(unsigned id)
 {
 	if (id >= MS_FN_COUNT)
 		return NULL;
-	ms_catalog_init();
+	if (__atomic_load_n(&state[id], __ATOMIC_ACQUIRE) != 2)
+		parse_row(id);
 	return &table[id];
 }
 

@@ -1924,7 +1924,6 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	ps.end = text + len;
 	ps.line = 1;
 	ps.diag = diag;
-	ms_catalog_init();
 	st = spec->realloc_fn(NULL, sizeof(*st));
 	scratch = spec->realloc_fn(NULL, MAX_STR);
 	if (!st || !scratch) {
