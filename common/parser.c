@@ -539,6 +539,17 @@ static long read_into(struct parser *ps, const char *path, char *scratch, size_t
 	return n;
 }
 
+/* size bytes at data into the pool: *off (0 and ENOMEM when it cannot grow). */
+static int pool_store(struct parser *ps, const void *data, size_t size, uint32_t *off)
+{
+	*off = ms_spec_str(ps->spec, data, size);
+	if (!*off) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
 /* repeat("ab", N): N copies; file("path"): the file's bytes.  At the '('. */
 static int parse_bytes_call(struct parser *ps, const struct tok *fn, struct val *v, char *scratch)
 {
@@ -591,11 +602,8 @@ static int parse_bytes_call(struct parser *ps, const struct tok *fn, struct val 
 		return fail_tok(ps, t, "expected ')' after %s", repeat ? "repeat's COUNT" : "file's PATH");
 	v->kind = V_STR;
 	v->len = (uint32_t)total;
-	v->str = ms_spec_str(ps->spec, scratch, total);
-	if (!v->str) {
-		ps->err = -ENOMEM;
+	if (pool_store(ps, scratch, total, &v->str))
 		return -1;
-	}
 	return next(ps);
 }
 
@@ -1138,12 +1146,7 @@ static int encode_sockaddr(struct parser *ps, const struct val *v, struct ms_out
 	}
 	o->kind = MS_O_SOCKADDR;
 	o->len = len;
-	o->data = ms_spec_str(ps->spec, (const char *)&sa, len);
-	if (!o->data) {
-		ps->err = -ENOMEM;
-		return -1;
-	}
-	return 0;
+	return pool_store(ps, &sa, len, &o->data);
 }
 
 static int encode_addrinfo(struct parser *ps, const struct val *v, struct ms_out *o)
@@ -1221,17 +1224,6 @@ static int encode_fields(struct parser *ps, const struct val *v, const char *wha
 	return 0;
 }
 
-/* The record rec (size bytes) into the pool: *off. */
-static int store_record(struct parser *ps, const void *rec, size_t size, uint32_t *off)
-{
-	*off = ms_spec_str(ps->spec, rec, size);
-	if (!*off) {
-		ps->err = -ENOMEM;
-		return -1;
-	}
-	return 0;
-}
-
 /* {.pw_name = "alice", .pw_uid = 1000, ...}: a struct passwd to return. */
 static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
 {
@@ -1243,7 +1235,7 @@ static int encode_passwd(struct parser *ps, const struct val *v, uint32_t *off)
 	if (encode_fields(ps, v, "passwd", names, NULL, 7, 1u << 2 | 1u << 3, w))
 		return -1;
 	rec = (struct ms_passwd_rec){ w[0], w[1], w[4], w[5], w[6], w[2], w[3] };
-	return store_record(ps, &rec, sizeof(rec), off);
+	return pool_store(ps, &rec, sizeof(rec), off);
 }
 
 /* {.gr_name = "staff", .gr_gid = 50, .gr_mem = "alice,bob"}: a struct group. */
@@ -1258,7 +1250,7 @@ static int encode_group(struct parser *ps, const struct val *v, uint32_t *off)
 	if (encode_fields(ps, v, "group", names, hints, 4, 1u << 2, w))
 		return -1;
 	rec = (struct ms_group_rec){ w[0], w[1], w[2], w[3] };
-	return store_record(ps, &rec, sizeof(rec), off);
+	return pool_store(ps, &rec, sizeof(rec), off);
 }
 
 static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct arg *a,
@@ -1332,11 +1324,8 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 			o.kind = MS_O_REVENTS;
 			o.cap1 = (uint8_t)(pi + 1); /* nfds */
 			o.len = a->v.nfields * (uint32_t)sizeof(ev[0]);
-			o.data = ms_spec_str(ps->spec, (const char *)ev, o.len);
-			if (!o.data) {
-				ps->err = -ENOMEM;
+			if (pool_store(ps, ev, o.len, &o.data))
 				return -1;
-			}
 			*have_bytes = 1;
 			break;
 		}
