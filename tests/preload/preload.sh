@@ -181,13 +181,13 @@ run "$M" -q -e 'will_fail(strdup)' "$PROBE" strdup original
 want_rc 0; want_out "strdup: (null)"; done_t
 
 t "getpwuid_r: the entry's strings go in the caller's buffer; too small a buffer is ERANGE"
-run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_uid = 7, .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 256
-want_rc 0; want_out "getpwuid_r: alice 7 /home/alice /bin/sh"
-# alice, "", "", /home/alice, /bin/sh: 6 + 1 + 1 + 12 + 8 = 28 bytes
-run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 27
+run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_uid = 7, .pw_dir = "/users/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 256
+want_rc 0; want_out "getpwuid_r: alice 7 /users/alice /bin/sh"
+# alice, "", "", /users/alice, /bin/sh: 6 + 1 + 1 + 13 + 8 = 29 bytes
+run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/users/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 28
 want_rc 0; want_out "getpwuid_r: 34 NULL"
-run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 28
-want_rc 0; want_out "getpwuid_r: alice 0 /home/alice /bin/sh"
+run "$M" -q -e 'will_return(getpwuid_r, 0, *pwd={.pw_name = "alice", .pw_dir = "/users/alice", .pw_shell = "/bin/sh"})' "$PROBE" getpwuid_r 29
+want_rc 0; want_out "getpwuid_r: alice 0 /users/alice /bin/sh"
 run "$M" -q -e 'will_fail(getpwuid_r)' "$PROBE" getpwuid_r 256
 want_rc 0; want_out "getpwuid_r: 5 NULL"
 # alone in a file: a pool smaller than a passwd record (the "no entry"

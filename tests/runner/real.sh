@@ -245,9 +245,9 @@ want_rc 123; want_err_has 'parameter format: expected "%d", got "%*s"'; done_t
 if [ -x /usr/bin/python3 ]; then
 	PY=(/usr/bin/python3 -S -c)
 	t "python3: pwd.getpwnam reads a struct passwd that getpwnam_r filled in its buffer"
-	run "$M" -q -e 'will_return(getpwnam_r, 0, *pwd={.pw_name = "alice", .pw_passwd = "x", .pw_uid = 1234, .pw_gid = 99, .pw_gecos = "A", .pw_dir = "/home/alice", .pw_shell = "/bin/sh"})' \
+	run "$M" -q -e 'will_return(getpwnam_r, 0, *pwd={.pw_name = "alice", .pw_passwd = "x", .pw_uid = 1234, .pw_gid = 99, .pw_gecos = "A", .pw_dir = "/users/alice", .pw_shell = "/bin/sh"})' \
 		"${PY[@]}" 'import pwd; p = pwd.getpwnam("x"); print(p.pw_name, p.pw_uid, p.pw_gid, p.pw_dir, p.pw_shell)'
-	want_rc 0; want_out "alice 1234 99 /home/alice /bin/sh"
+	want_rc 0; want_out "alice 1234 99 /users/alice /bin/sh"
 	# no entry given: "not found" (*result = NULL, 0)
 	run "$M" -q -e 'will_return(getpwnam_r, 0)' "${PY[@]}" 'import pwd; pwd.getpwnam("root")'
 	want_rc 1; want_err_has "name not found: 'root'"; done_t
