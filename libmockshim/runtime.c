@@ -1140,19 +1140,18 @@ static int fill_passwd(uint32_t off, struct passwd *pw, char *buf, uint64_t bufl
 	const uint32_t *strs[] = { &rec.name, &rec.passwd, &rec.gecos, &rec.dir, &rec.shell };
 	char **dst[] = { &pw->pw_name, &pw->pw_passwd, &pw->pw_gecos, &pw->pw_dir,
 			 &pw->pw_shell };
+	size_t len[5];
 	uint64_t need = 0, at = 0;
 
 	memcpy(&rec, pool + off, sizeof(rec));
 	for (unsigned i = 0; i < 5; i++)
-		need += slen(pool + *strs[i]) + 1;
+		need += len[i] = slen(pool + *strs[i]) + 1;
 	if (!buf || need > buflen)
 		return 0;
 	for (unsigned i = 0; i < 5; i++) {
-		size_t n = slen(pool + *strs[i]) + 1;
-
-		memcpy(buf + at, pool + *strs[i], n);
+		memcpy(buf + at, pool + *strs[i], len[i]);
 		*dst[i] = buf + at;
-		at += n;
+		at += len[i];
 	}
 	pw->pw_uid = rec.uid;
 	pw->pw_gid = rec.gid;
