@@ -34,7 +34,9 @@ enum ms_sym_id {
 	MS_SYM_COUNT
 };
 
-#define MS_MAX_PARAMS 8
+/* Parameters of a function at most: a catalog row has up to 8, a declared
+ * prototype up to 6 integer and 8 double ones. */
+#define MS_MAX_PARAMS 14
 
 enum ms_fail_kind {
 	MS_FK_NEVER = 0,	/* cannot fail */
@@ -47,6 +49,7 @@ enum ms_tclass {
 	MS_T_VOID = 0,
 	MS_T_INT,		/* signed integer */
 	MS_T_UINT,		/* unsigned integer */
+	MS_T_DOUBLE,		/* double (declared prototypes) */
 	MS_T_PTR,		/* opaque pointer */
 	MS_T_STR,		/* char * / const char * */
 };
@@ -70,6 +73,7 @@ enum ms_out_kind {
 	MS_OK_STRUCT,		/* a known struct stored through a pointer */
 	MS_OK_SCALAR,		/* an integer stored through a pointer */
 	MS_OK_FERROR,		/* not an output: set the stream's error flag */
+	MS_OK_STRPTR,		/* char ** (declared): a pointer to a string, or NULL */
 };
 
 struct ms_out_desc {
@@ -78,6 +82,9 @@ struct ms_out_desc {
 	uint8_t cap1, cap2;	/* capacity params (cap2 multiplies), 0xff none */
 	uint8_t size;		/* MS_OK_SCALAR: bytes */
 	uint8_t mirror_ret;	/* MS_OK_SCALAR =ret */
+	uint8_t dbl;		/* MS_OK_SCALAR: a double */
+	uint8_t owned;		/* MS_OK_STRPTR: char **, the caller owns a heap copy;
+				 * else (const char **) the spec's own string */
 	char strct[24];		/* MS_OK_STRUCT */
 };
 
@@ -98,7 +105,9 @@ struct ms_fn_meta {
 	uint8_t nparams;
 	uint8_t fail_kind;
 	uint8_t handler;	/* declared by a handler module: mock() pops untyped values */
+	uint8_t declared;	/* a `mock` prototype: the shim's generic stubs answer it */
 	uint32_t pool_name, pool_params;	/* declared: its strings in the spec's pool */
+	uint32_t pool_decl;			/* "int chef_cook(const char *order, ...)" */
 	int64_t fail_value;
 	int fail_errno;
 	/* filled by ms_catalog_get() */

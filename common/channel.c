@@ -99,10 +99,16 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 
 		d->name = m->pool_name;
 		d->params = m->pool_params;
+		d->proto = m->pool_decl;
 		d->nparams = m->nparams;
-		for (unsigned k = 0; k < m->nparams; k++)
+		d->kind = m->declared ? MS_DYN_DECLARED : MS_DYN_MODULE;
+		d->ret = m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE : MS_DYN_RET_INT;
+		for (unsigned k = 0; k < m->nparams; k++) {
 			if (m->params[k].type.tclass >= MS_T_PTR)
-				d->ptrmask |= (uint8_t)(1u << k);
+				d->ptrmask |= (uint16_t)(1u << k);
+			if (m->params[k].type.tclass == MS_T_DOUBLE)
+				d->dblmask |= (uint16_t)(1u << k);
+		}
 	}
 	/* Grouped by function, declaration order kept within one. */
 	for (uint32_t fn = 0; fn < h->nfns; fn++) {
@@ -242,6 +248,53 @@ static unsigned nparams_of(const struct ms_chan_hdr *h, uint32_t fn)
 			    : 0;
 }
 
+static const struct ms_chan_dyn *dyn_of(const struct ms_chan_hdr *h, uint32_t fn)
+{
+	return (const struct ms_chan_dyn *)((const char *)h + h->dyn_off) + (fn - MS_FN_COUNT);
+}
+
+/*
+ * A rule of a declared function: a value of its return class and
+ * outputs through its pointer parameters, of the kinds declare.c makes.
+ * (The channel's writer is trusted no more than for a catalog rule.)
+ */
+static const char *declared_rule_ok(const struct ms_chan_hdr *h, const struct ms_chan_dyn *d,
+				    const struct ms_rule *r, const struct ms_out *outs)
+{
+	if (r->kind == MS_R_FAIL)
+		return "bad rule for a declared function";
+	if (r->flags & ~(MS_RF_ERRNO | MS_RF_DEFAULT | MS_RF_STRVAL | MS_RF_DOUBLE | MS_RF_OWNED))
+		return "bad rule for a declared function";
+	if (!!(r->flags & MS_RF_DOUBLE) != (d->ret == MS_DYN_RET_DOUBLE && r->kind == MS_R_RETURN &&
+					    !(r->flags & MS_RF_DEFAULT)))
+		return "bad rule for a declared function (its double mark)";
+	if ((r->flags & MS_RF_OWNED) && !(r->flags & MS_RF_STRVAL))
+		return "bad owned-string mark";
+	if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != MS_RD_CONST)
+		return "bad rule default";
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &outs[r->outs_first + k];
+
+		if (o->param >= d->nparams || !(d->ptrmask & (1u << o->param)) ||
+		    o->cap1 != MS_NONE8 || o->cap2 != MS_NONE8)
+			return "bad output for a declared function";
+		switch (o->kind) {
+		case MS_O_STORE:
+			if (!o->len || o->len > 1024)
+				return "bad output for a declared function";
+			break;
+		case MS_O_STRDUP:
+		case MS_O_POOLPTR:
+			if (!o->data || !pool_ok(h, o->data) || o->len > 1024 - 8)
+				return "bad output for a declared function";
+			break;
+		default:
+			return "bad output for a declared function";
+		}
+	}
+	return NULL;
+}
+
 static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
 {
 	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
@@ -314,8 +367,19 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		const struct ms_chan_dyn *d = (const struct ms_chan_dyn *)((const char *)h + h->dyn_off) + i;
 
 		if (!d->name || !pool_ok(h, d->name) || !pool_ok(h, d->params) ||
-		    d->nparams > MS_MAX_PARAMS)
+		    !pool_ok(h, d->proto) || d->nparams > MS_MAX_PARAMS ||
+		    d->kind > MS_DYN_DECLARED || d->ret > MS_DYN_RET_DOUBLE ||
+		    (d->kind == MS_DYN_DECLARED && i >= MS_DECL_MAX) ||
+		    ((d->ptrmask | d->dblmask) >> d->nparams) || (d->ptrmask & d->dblmask) ||
+		    (d->kind == MS_DYN_MODULE && (d->dblmask || d->ret)))
 			return "bad module function";
+		if (d->kind == MS_DYN_DECLARED) {
+			/* what the stubs read: 6 integer and 8 SSE registers */
+			unsigned ndbl = (unsigned)__builtin_popcount(d->dblmask);
+
+			if (ndbl > 8 || d->nparams - ndbl > 6)
+				return "bad declared function";
+		}
 	}
 	for (uint32_t i = 0; i < h->nfns; i++) {
 		if (fns[i].first_rule > h->nrules || fns[i].nrules > h->nrules - fns[i].first_rule)
@@ -333,7 +397,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		const struct ms_expect *x = &expects[i];
 
 		if (x->fn >= h->nfns || x->kind < MS_X_VALUE || x->kind > MS_X_ANY ||
-		    x->param >= nparams_of(h, x->fn) || (x->psize != 4 && x->psize != 8))
+		    x->param >= nparams_of(h, x->fn) ||
+		    (x->psize != 1 && x->psize != 2 && x->psize != 4 && x->psize != 8))
 			return "bad expectation";
 		if (x->count == 0 || x->count < MS_COUNT_MAYBE)
 			return "bad expectation count";
@@ -379,6 +444,15 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		np = nparams_of(h, r->fn);
 		m = r->fn < MS_FN_COUNT ? ms_catalog_get(r->fn) : NULL;
 		if (!m) {
+			const struct ms_chan_dyn *d = dyn_of(h, r->fn);
+
+			if (d->kind == MS_DYN_DECLARED) {
+				const char *why = declared_rule_ok(h, d, r, outs);
+
+				if (why)
+					return why;
+				continue;
+			}
 			/* a handler module's: values for mock(), nothing else */
 			if (r->nouts || (r->flags & MS_RF_DEFAULT) || r->kind != MS_R_RETURN)
 				return "bad rule for a module function";
@@ -424,7 +498,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	for (uint32_t i = 0; i < h->nouts; i++) {
 		const struct ms_out *o = &outs[i];
 
-		if (o->kind < MS_O_BYTES || o->kind > MS_O_ADDRINFO || o->param >= MS_MAX_PARAMS)
+		if (o->kind < MS_O_BYTES || o->kind > MS_O_POOLPTR || o->param >= MS_MAX_PARAMS)
 			return "bad output";
 		if ((o->cap1 != MS_NONE8 && o->cap1 >= MS_MAX_PARAMS) ||
 		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 12u
+#define MS_CHAN_ABI 13u
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
 /* "FD:INODE": the same channel as an inherited descriptor, for processes
  * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
@@ -80,13 +80,30 @@ enum ms_fn_flags {
 					/* the shim answers without numbering calls */
 };
 
-/* A function of a handler module (id MS_FN_COUNT + i). */
+/* Declared prototypes a session may have: the shim has a stub for each. */
+#define MS_DECL_MAX 64
+
+enum ms_dyn_kind {
+	MS_DYN_MODULE = 0,	/* a handler module's: its handler consults */
+	MS_DYN_DECLARED,	/* `mock RET NAME(PARAMS)`: stub i (i < MS_DECL_MAX) */
+};
+
+enum ms_dyn_ret {
+	MS_DYN_RET_INT = 0,	/* integers, pointers, void: in rax */
+	MS_DYN_RET_DOUBLE,	/* in xmm0 */
+};
+
+/* A function outside the catalog (id MS_FN_COUNT + i). */
 struct ms_chan_dyn {
 	uint32_t name;		/* pool */
 	uint32_t params;	/* pool: the parameter names, comma separated */
+	uint32_t proto;		/* pool: the declaration, for reports ("int f(int x)") */
 	uint8_t nparams;
-	uint8_t ptrmask;	/* bit i: parameter i is a pointer */
-	uint8_t reserved[2];
+	uint8_t kind;		/* enum ms_dyn_kind */
+	uint8_t ret;		/* enum ms_dyn_ret */
+	uint8_t reserved0;
+	uint16_t ptrmask;	/* bit i: parameter i is a pointer */
+	uint16_t dblmask;	/* bit i: parameter i is a double (an SSE register) */
 };
 
 /* Per catalog function: its rules are rules[first_rule .. +nrules), its
@@ -100,7 +117,9 @@ struct ms_chan_fn {
 	uint32_t nexpects;
 	uint32_t flags;		/* enum ms_fn_flags */
 	uint32_t calls;		/* (shared) armed calls seen; module functions: mock() calls */
-	uint32_t reserved[10];
+	uint32_t bound;		/* (shared) declared functions: processes that found */
+				/* a definition to stand in for */
+	uint32_t reserved[9];
 };
 
 enum ms_rule_kind {
@@ -113,7 +132,8 @@ enum ms_rule_flags {
 	MS_RF_ERRNO = 1u << 0,		/* set errno to err */
 	MS_RF_DEFAULT = 1u << 1,	/* value is `_`: derived, see rd_kind */
 	MS_RF_STRVAL = 1u << 2,		/* value is a string: pool offset value_str */
-	MS_RF_DOUBLE = 1u << 3,		/* value holds a double's bits (module functions) */
+	MS_RF_DOUBLE = 1u << 3,		/* value holds a double's bits (module and declared */
+					/* functions) */
 	MS_RF_PASSWD = 1u << 4,		/* value_str: a struct ms_passwd_rec (getpwuid, getpwnam) */
 	MS_RF_GROUP = 1u << 6,		/* value_str: a struct ms_group_rec (getgrnam, getgrgid) */
 	MS_RF_OWNED = 1u << 5,		/* MS_RF_STRVAL, returned as a copy from the */
@@ -169,6 +189,11 @@ enum ms_out_kind_chan {
 				 * and store it in *result (param + 3) */
 	MS_O_ADDRINFO,		/* build an addrinfo list of len / sizeof(struct
 				 * ms_addr) addresses, store it through the pointer */
+	MS_O_STRDUP,		/* store a pointer to a copy of the string at data,
+				 * made with the program's malloc (declared char **) */
+	MS_O_POOLPTR,		/* store a pointer to the string at data at byte len
+				 * of the pointee (a string field of a declared
+				 * struct, or a const char ** output) */
 };
 
 /* A struct passwd to return: its strings are pool offsets (0: ""). */
@@ -312,7 +337,8 @@ _Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
  * delay, not will_call_real. */
 static inline int ms_rule_plain(const struct ms_rule *r)
 {
-	return r->kind != MS_R_REAL && !r->nouts && !r->delay_ns && !(r->flags & ~MS_RF_ERRNO);
+	return r->kind != MS_R_REAL && !r->nouts && !r->delay_ns &&
+	       !(r->flags & ~(MS_RF_ERRNO | MS_RF_DOUBLE));
 }
 
 /* ... for any caller (no in= or from=).  The writer sets ms_rule.lean to

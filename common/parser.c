@@ -42,6 +42,9 @@ void ms_spec_fini(struct ms_spec *spec)
 	for (uint32_t i = 0; i < spec->ndyn; i++)
 		spec->free_fn(spec->dyn[i]);
 	spec->free_fn(spec->dyn);
+	for (uint32_t i = 0; i < spec->nstructs; i++)
+		spec->free_fn(spec->structs[i]);
+	spec->free_fn(spec->structs);
 	spec->free_fn(spec->pool);
 	memset(spec, 0, sizeof(*spec));
 }
@@ -84,69 +87,6 @@ const struct ms_fn_meta *ms_spec_meta(const struct ms_spec *spec, unsigned id)
 		return ms_catalog_get(id);
 	id -= MS_FN_COUNT;
 	return id < spec->ndyn ? spec->dyn[id] : NULL;
-}
-
-int ms_spec_declare(struct ms_spec *spec, const char *ret, const char *name, const char *params)
-{
-	size_t lr = strlen(ret), ln = strlen(name), lp = strlen(params);
-	struct ms_fn_meta *m;
-	char *text;
-	int id = ms_spec_find(spec, name, ln);
-
-	if (id >= 0 && id < (int)MS_FN_COUNT)
-		return -EEXIST;
-	if (id >= 0) {
-		const struct ms_fn_meta *d = spec->dyn[id - MS_FN_COUNT];
-
-		return strcmp(d->ret_text, ret) == 0 && strlen(d->proto) == lp + 2 &&
-			       memcmp(d->proto + 1, params, lp) == 0
-			       ? 0
-			       : -EEXIST;
-	}
-	if (ln == 0 || lr == 0)
-		return -EINVAL;
-	/* one block: the metadata, then "ret\0name\0(params)\0" */
-	m = spec->realloc_fn(NULL, sizeof(*m) + lr + ln + lp + 5);
-	if (!m)
-		return -ENOMEM;
-	memset(m, 0, sizeof(*m));
-	text = (char *)(m + 1);
-	memcpy(text, ret, lr + 1);
-	memcpy(text + lr + 1, name, ln + 1);
-	text[lr + ln + 2] = '(';
-	memcpy(text + lr + ln + 3, params, lp);
-	memcpy(text + lr + ln + 3 + lp, ")", 2);
-	m->ret_text = text;
-	m->name = text + lr + 1;
-	m->proto = text + lr + ln + 2;
-	m->group = "module";
-	m->outs_text = "";
-	m->fail_kind = MS_FK_NEVER;
-	m->handler = 1;
-	if (ms_meta_parse(m) != 0) {
-		spec->free_fn(m);
-		return -EINVAL;
-	}
-	{
-		char names[MS_MAX_PARAMS * 25] = "";
-		size_t off = 0;
-
-		for (unsigned i = 0; i < m->nparams; i++)
-			off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? "," : "",
-						m->params[i].name);
-		m->pool_name = ms_spec_str(spec, name, ln);
-		m->pool_params = ms_spec_str(spec, names, off);
-		if (!m->pool_name || !m->pool_params) {
-			spec->free_fn(m);
-			return -ENOMEM;
-		}
-	}
-	if (grow(spec, (void **)&spec->dyn, &spec->cap_dyn, spec->ndyn + 1, sizeof(*spec->dyn))) {
-		spec->free_fn(m);
-		return -ENOMEM;
-	}
-	spec->dyn[spec->ndyn++] = m;
-	return 0;
 }
 
 uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n)
@@ -910,10 +850,7 @@ static const struct stmt_kind *find_stmt_kind(struct parser *ps, const struct to
 	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++)
 		if (tok_is(name, stmt_kinds[i].name))
 			return &stmt_kinds[i];
-	if (tok_is(name, "mock"))
-		fail_tok(ps, name, "'mock' prototypes are not implemented yet");
-	else
-		fail_tok(ps, name, "unknown statement '%.*s'", (int)name->n, name->s);
+	fail_tok(ps, name, "unknown statement '%.*s'", (int)name->n, name->s);
 	return NULL;
 }
 
@@ -988,8 +925,15 @@ static int add_out(struct parser *ps, const struct ms_out *o)
 	return 0;
 }
 
+/* A string field of a declared struct: a pointer the shim sets at reply
+ * time (the pool's address differs in every process). */
+struct str_fix {
+	uint16_t off;
+	uint32_t str;
+};
+
 static int encode_struct(struct parser *ps, const struct val *v, const struct ms_struct_desc *sd,
-			 char *bytes)
+			 char *bytes, struct str_fix *fix, unsigned *nfix)
 {
 	int seen[MAX_FIELDS * 2] = { 0 };
 	unsigned pos = 0;
@@ -1028,7 +972,27 @@ static int encode_struct(struct parser *ps, const struct val *v, const struct ms
 		if (seen[idx])
 			return fail_at(ps, f->v->line, f->v->col, "field %s given twice", fd->name);
 		seen[idx] = 1;
-		if (fd->kind == MS_FD_CHARS) {
+		if (fd->kind == MS_FD_STR && f->v->kind == V_STR) {
+			fix[(*nfix)++] = (struct str_fix){ fd->off, f->v->str };
+		} else if (fd->kind == MS_FD_STR || fd->kind == MS_FD_PTR) {
+			if (f->v->kind != V_NULL && f->v->kind != V_INT)
+				return fail_at(ps, f->v->line, f->v->col, "field %s needs %s, not %s",
+					       fd->name,
+					       fd->kind == MS_FD_STR ? "a string or NULL"
+								     : "NULL or an address",
+					       kind_name(f->v->kind));
+			memcpy(bytes + fd->off, &f->v->i, 8);
+			if (f->v->kind == V_NULL)
+				memset(bytes + fd->off, 0, 8);
+		} else if (fd->kind == MS_FD_DOUBLE) {
+			double x;
+
+			if (f->v->kind != V_DBL && f->v->kind != V_INT)
+				return fail_at(ps, f->v->line, f->v->col, "field %s needs a number, not %s",
+					       fd->name, kind_name(f->v->kind));
+			x = f->v->kind == V_DBL ? f->v->d : (double)f->v->i;
+			memcpy(bytes + fd->off, &x, 8);
+		} else if (fd->kind == MS_FD_CHARS) {
 			if (f->v->kind != V_STR)
 				return fail_at(ps, f->v->line, f->v->col, "field %s needs a string, not %s",
 					       fd->name, kind_name(f->v->kind));
@@ -1058,6 +1022,8 @@ static int encode_struct(struct parser *ps, const struct val *v, const struct ms
 				uint16_t y = (uint16_t)x;
 
 				memcpy(bytes + fd->off, &y, 2);
+			} else if (fd->size == 1) {
+				bytes[fd->off] = (char)x;
 			}
 		}
 	}
@@ -1295,8 +1261,10 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 		*have_bytes = 1;
 		break;
 	case MS_OK_STRUCT: {
-		const struct ms_struct_desc *sd = ms_struct_find(od->strct);
+		const struct ms_struct_desc *sd = ms_spec_struct_find(ps->spec, od->strct);
 		char bytes[1024];
+		struct str_fix fix[MAX_FIELDS];
+		unsigned nfix = 0;
 
 		if (strcmp(od->strct, "addrinfo") == 0) {
 			if (!a->deref)
@@ -1353,6 +1321,11 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 			return fail_at(ps, a->line, a->col,
 				       "'%s' points to a struct %s: write *%s={...}",
 				       m->params[pi].name, od->strct, m->params[pi].name);
+		if (!sd && m->declared)
+			return fail_at(ps, a->line, a->col,
+				       "struct %s is not declared: add struct %s { TYPE FIELD; ... } "
+				       "before this statement",
+				       od->strct, od->strct);
 		if (!sd || sd->size > sizeof(bytes))
 			return fail_at(ps, a->line, a->col, "struct %s literals are not supported",
 				       od->strct);
@@ -1360,25 +1333,65 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 			return fail_at(ps, a->v.line, a->v.col,
 				       "'*%s' needs a struct %s literal {...}, not %s",
 				       m->params[pi].name, od->strct, kind_name(a->v.kind));
-		if (encode_struct(ps, &a->v, sd, bytes))
+		if (encode_struct(ps, &a->v, sd, bytes, fix, &nfix))
 			return -1;
 		o.kind = MS_O_STORE;
 		o.len = sd->size;
-		o.data = ms_spec_str(ps->spec, bytes, sd->size);
-		if (!o.data) {
-			ps->err = -ENOMEM;
+		if (pool_store(ps, bytes, sd->size, &o.data) || add_out(ps, &o))
 			return -1;
+		/* then its string fields, which point into the pool */
+		for (unsigned k = 0; k < nfix; k++) {
+			o.kind = MS_O_POOLPTR;
+			o.len = fix[k].off;
+			o.data = fix[k].str;
+			if (add_out(ps, &o))
+				return -1;
+		}
+		return 0;
+	}
+	case MS_OK_STRPTR:
+		if (!a->deref)
+			return fail_at(ps, a->line, a->col, "write *%s=\"...\" (or NULL)",
+				       m->params[pi].name);
+		if (a->v.kind == V_STR) {
+			/* char **: the caller owns a copy; const char **: ours */
+			o.kind = od->owned ? MS_O_STRDUP : MS_O_POOLPTR;
+			o.data = a->v.str;
+			o.len = 0;
+		} else if (a->v.kind == V_NULL) {
+			uint64_t zero = 0;
+
+			o.kind = MS_O_STORE;
+			o.len = 8;
+			if (pool_store(ps, &zero, 8, &o.data))
+				return -1;
+		} else {
+			return fail_at(ps, a->v.line, a->v.col, "'*%s' needs a string or NULL, not %s",
+				       m->params[pi].name, kind_name(a->v.kind));
 		}
 		break;
-	}
 	case MS_OK_SCALAR: {
 		int64_t x = a->v.i;
 
 		if (!a->deref)
 			return fail_at(ps, a->line, a->col, "write *%s=VALUE", m->params[pi].name);
-		if (a->v.kind != V_INT && a->v.kind != V_BOOL)
-			return fail_at(ps, a->v.line, a->v.col, "'*%s' needs an integer, not %s",
-				       m->params[pi].name, kind_name(a->v.kind));
+		if (od->dbl && (a->v.kind == V_DBL || a->v.kind == V_INT)) {
+			double d = a->v.kind == V_DBL ? a->v.d : (double)a->v.i;
+
+			memcpy(&x, &d, 8);
+		} else if (m->declared && a->v.kind == V_NULL && od->size == 8) {
+			x = 0; /* a pointer */
+		} else if (a->v.kind != V_INT && a->v.kind != V_BOOL) {
+			return fail_at(ps, a->v.line, a->v.col, "'*%s' needs %s, not %s",
+				       m->params[pi].name, od->dbl ? "a number" : "an integer",
+				       kind_name(a->v.kind));
+		} else if (m->declared && od->size < 8) {
+			struct ms_type t = { .tclass = MS_T_UINT, .size = od->size };
+
+			snprintf(t.text, sizeof(t.text), "a %u-byte integer", (unsigned)od->size);
+			if (check_int_range(ps, &a->v, &t, "value"))
+				return -1;
+		}
 		o.kind = MS_O_STORE;
 		o.len = od->size;
 		o.data = ms_spec_str(ps->spec, (const char *)&x, od->size); /* little endian */
@@ -1584,7 +1597,23 @@ static int compile(struct parser *ps, struct stmt *st)
 						       m->name, m->ret.text, kind_name(value->kind));
 				}
 				break;
+			case MS_T_DOUBLE: {
+				double d;
+
+				if (value->kind != V_DBL && value->kind != V_INT)
+					return fail_at(ps, value->line, value->col,
+						       "%s() returns double: expected a number, not %s",
+						       m->name, kind_name(value->kind));
+				d = value->kind == V_DBL ? value->d : (double)value->i;
+				memcpy(&r.value, &d, sizeof(d));
+				r.flags |= MS_RF_DOUBLE;
+				break;
+			}
 			case MS_T_PTR:
+				if (m->declared && (value->kind == V_INT || value->kind == V_NULL)) {
+					r.value = value->kind == V_NULL ? 0 : value->i;
+					break;
+				}
 				if (value->kind == V_STRUCT && m->ret_passwd) {
 					if (encode_passwd(ps, value, &r.value_str))
 						return -1;
@@ -1725,15 +1754,30 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 	x.fn = (uint32_t)ms_spec_find(ps->spec, m->name, strlen(m->name));
 	x.kind = (uint8_t)sk->kind;
 	x.param = (uint8_t)pi;
-	x.psize = p->type.size == 4 ? 4 : 8;
+	x.psize = p->type.size == 4 || p->type.size == 2 || p->type.size == 1 ? p->type.size : 8;
 	x.psigned = p->type.tclass == MS_T_INT;
 	x.count = sk->count;
 	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 1, &x.count))
 		return -1;
+	if (p->type.tclass == MS_T_DOUBLE && sk->kind != MS_X_VALUE && sk->kind != MS_X_NOT_VALUE &&
+	    sk->kind != MS_X_ANY)
+		return fail_at(ps, pv->line, pv->col,
+			       "'%s' is a double: expect_value, expect_not_value and expect_any "
+			       "take it",
+			       p->name);
 	switch (sk->kind) {
 	case MS_X_VALUE:
 	case MS_X_NOT_VALUE:
-		if (is_int_class(&p->type)) {
+		if (p->type.tclass == MS_T_DOUBLE) {
+			double d;
+
+			if (v->kind != V_DBL && v->kind != V_INT)
+				return fail_at(ps, v->line, v->col, "'%s' is a double: expected a number, not %s",
+					       p->name, kind_name(v->kind));
+			/* compared bit for bit: 0.1 is what the program's 0.1 is */
+			d = v->kind == V_DBL ? v->d : (double)v->i;
+			memcpy(&x.lo, &d, sizeof(d));
+		} else if (is_int_class(&p->type)) {
 			if (v->kind != V_INT && v->kind != V_BOOL)
 				return fail_at(ps, v->line, v->col, "'%s' is %s: expected an integer, not %s",
 					       p->name, p->type.text, kind_name(v->kind));
@@ -1874,6 +1918,49 @@ static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct s
 	return 0;
 }
 
+/*
+ * `mock RET NAME(PARAMS)` and `struct NAME { ... }`: C declarations, read
+ * as text up to the end of the statement (a new line or ';' outside the
+ * parentheses, the closing brace of a struct) by declare.c.
+ */
+static int parse_decl(struct parser *ps, int is_struct)
+{
+	const char *s = ps->p, *q = s, *at;
+	char msg[320] = "";
+	size_t off = 0;
+	int depth = 0, r;
+
+	for (; q < ps->end; q++) {
+		if (*q == '(' || *q == '{') {
+			depth++;
+		} else if (*q == ')' || *q == '}') {
+			if (--depth == 0 && is_struct && *q == '}') {
+				q++;
+				break;
+			}
+		} else if (depth <= 0 && (*q == '\n' || *q == ';' || *q == '#')) {
+			break;
+		}
+	}
+	r = is_struct ? ms_spec_struct(ps->spec, s, (size_t)(q - s), msg, sizeof(msg), &off)
+		      : ms_spec_mock(ps->spec, s, (size_t)(q - s), msg, sizeof(msg), &off);
+	if (r == -ENOMEM) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	/* lines and columns: of the error, then of the end */
+	at = r ? s + off : q;
+	for (const char *c = s; c < at; c++)
+		if (*c == '\n') {
+			ps->line++;
+			ps->line_start = c + 1;
+		}
+	if (r)
+		return fail_at(ps, ps->line, (uint32_t)(at - ps->line_start) + 1, "%s", msg);
+	ps->p = q;
+	return next(ps);
+}
+
 /* module "path.so": the driver loads it and declares its functions. */
 static int parse_module(struct parser *ps, char *scratch)
 {
@@ -1904,6 +1991,7 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	char *scratch = NULL;
 	uint32_t nrules = spec->nrules, nouts = spec->nouts, pool_len = spec->pool_len;
 	uint32_t nexpects = spec->nexpects, norders = spec->norders, ndyn = spec->ndyn;
+	uint32_t nstructs = spec->nstructs, ndeclared = spec->ndeclared;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(diag, 0, sizeof(*diag));
@@ -1950,6 +2038,9 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 		if (tok_is(&ps.tok, "module")) {
 			if (parse_module(&ps, scratch))
 				goto out;
+		} else if (tok_is(&ps.tok, "mock") || tok_is(&ps.tok, "struct")) {
+			if (parse_decl(&ps, ps.tok.s[0] == 's'))
+				goto out;
 		} else if (!find_stmt_kind(&ps, &ps.tok) || parse_stmt(&ps, st, scratch) ||
 			   compile(&ps, st)) {
 			goto out;
@@ -1970,6 +2061,9 @@ out:
 		spec->norders = norders;
 		while (spec->ndyn > ndyn)
 			spec->free_fn(spec->dyn[--spec->ndyn]);
+		while (spec->nstructs > nstructs)
+			spec->free_fn(spec->structs[--spec->nstructs]);
+		spec->ndeclared = ndeclared;
 		spec->pool_len = pool_len;
 		if (ps.err == -ENOMEM && !diag->msg[0]) {
 			snprintf(diag->msg, sizeof(diag->msg), "out of memory");

@@ -23,8 +23,11 @@ struct ms_spec {
 	uint32_t nexpects, cap_expects;
 	struct ms_order *orders;
 	uint32_t norders, cap_orders;
-	struct ms_fn_meta **dyn;	/* functions of handler modules: ids MS_FN_COUNT + i */
-	uint32_t ndyn, cap_dyn;
+	struct ms_fn_meta **dyn;	/* functions of handler modules and declared */
+	uint32_t ndyn, cap_dyn;		/* prototypes: ids MS_FN_COUNT + i */
+	uint32_t ndeclared;		/* of them `mock` prototypes (< MS_DECL_MAX each) */
+	struct ms_struct_desc **structs;	/* `struct NAME { ... }` declarations */
+	uint32_t nstructs, cap_structs;
 	char *pool;
 	uint32_t pool_len, pool_cap;
 	void *(*realloc_fn)(void *, size_t);
@@ -59,6 +62,19 @@ uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n);
  * is a no-op.
  */
 int ms_spec_declare(struct ms_spec *spec, const char *ret, const char *name, const char *params);
+/*
+ * `mock RET NAME(PARAMS)`: the text after `mock` (len bytes), declared
+ * for the shim's generic stubs.  0, -ENOMEM, or -EINVAL with msg set and
+ * *at the offset in text it is about.
+ */
+int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, size_t cap,
+		 size_t *at);
+/* `struct NAME { TYPE FIELD; ... }`: the text after `struct`, the same way. */
+int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg, size_t cap,
+		   size_t *at);
+/* A struct for literals: declared in the spec, else a known one; or NULL. */
+const struct ms_struct_desc *ms_spec_struct_find(const struct ms_spec *spec, const char *name);
+
 /* A function's id by name, alias or declared: -1 when unknown. */
 int ms_spec_find(const struct ms_spec *spec, const char *name, size_t len);
 /* Metadata of a catalog or declared function, or NULL. */
@@ -98,7 +114,14 @@ const char *ms_errno_name(int err);
 const char *ms_eai_name(int code);
 
 /* Known structs for struct literals. */
-enum ms_field_kind { MS_FD_INT = 1, MS_FD_UINT, MS_FD_CHARS };
+enum ms_field_kind {
+	MS_FD_INT = 1,
+	MS_FD_UINT,
+	MS_FD_CHARS,		/* char name[N]: a string, NUL-terminated within */
+	MS_FD_DOUBLE,		/* declared structs: double */
+	MS_FD_STR,		/* declared structs: char *, the spec's string or NULL */
+	MS_FD_PTR,		/* declared structs: another pointer, NULL or an address */
+};
 
 struct ms_field_desc {
 	const char *name;

@@ -13,66 +13,7 @@
 #include "catalog.h"
 #include "spec.h"
 
-struct fixture {
-	struct ms_spec spec;
-	struct ms_diag diag;
-};
-
-static int setup(void **state)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-
-	if (!f)
-		return -1;
-	ms_spec_init(&f->spec, realloc, free);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-
-	ms_spec_fini(&f->spec);
-	free(f);
-	return 0;
-}
-
-static int parse(struct fixture *f, const char *text)
-{
-	return ms_parse(&f->spec, "t.mock", text, strlen(text), &f->diag);
-}
-
-/* Expects text to fail at line:col with msg containing want. */
-static void expect_error(void **state, const char *text, uint32_t line, uint32_t col,
-			 const char *want)
-{
-	struct fixture *f = *state;
-	uint32_t before = f->spec.nrules;
-
-	assert_int_equal(parse(f, text), -EINVAL);
-	if (!strstr(f->diag.msg, want))
-		fail_msg("'%s': message '%s' lacks '%s'", text, f->diag.msg, want);
-	if (f->diag.line != line || f->diag.col != col)
-		fail_msg("'%s': error at %u:%u, expected %u:%u (%s)", text, f->diag.line,
-			 f->diag.col, line, col, f->diag.msg);
-	assert_int_equal(f->spec.nrules, before);
-}
-
-static const struct ms_rule *rule(void **state, uint32_t i)
-{
-	struct fixture *f = *state;
-
-	assert_true(i < f->spec.nrules);
-	return &f->spec.rules[i];
-}
-
-static const char *pool(void **state, uint32_t off)
-{
-	struct fixture *f = *state;
-
-	return f->spec.pool + off;
-}
+#include "parse_fixture.h"
 
 static void test_will_return(void **state)
 {
@@ -381,7 +322,6 @@ static void test_errors(void **state)
 	expect_error(state, "will_return(read, 1 | \"x\")", 1, 23, "'|' joins integers");
 	expect_error(state, "will_return(read, 1, errno=\"x\")", 1, 28, "errno= needs");
 	expect_error(state, "will_return(read, 1, in=\"\")", 1, 25, "non-empty glob");
-	expect_error(state, "mock int f(int x)", 1, 1, "not implemented yet");
 	expect_error(state, "will_return(read, 1) @", 1, 22, "unexpected character '@'");
 }
 
