@@ -564,6 +564,30 @@ static struct item *sorted_items(const struct ms_report_in *s)
 	return v;
 }
 
+/* Declared functions no attached process had a definition of: their
+ * statements could never apply. */
+static void unbound_declared(const struct ms_report_in *s, FILE *out, const char *prefix)
+{
+	const struct ms_chan_fn *fns = ms_chan_at(live(s), hdr(s)->fns_off);
+	uint32_t attached = live(s)->attached;
+
+	for (uint32_t i = 0; attached && i < hdr(s)->ndyn; i++) {
+		const struct ms_chan_dyn *d = dyn_at(s, MS_FN_COUNT + i);
+
+		if (!d || d->kind != MS_DYN_DECLARED ||
+		    __atomic_load_n(&fns[MS_FN_COUNT + i].bound, __ATOMIC_RELAXED))
+			continue;
+		if (attached == 1)
+			fprintf(out, "%swarning: mock %s: no loaded object of the program exports %s()\n",
+				prefix, str(s, d->proto), str(s, d->name));
+		else
+			fprintf(out,
+				"%swarning: mock %s: no loaded object exports %s() in any of the %u "
+				"attached processes\n",
+				prefix, str(s, d->proto), str(s, d->name), attached);
+	}
+}
+
 static void report_text(struct ms_report_in *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
@@ -582,6 +606,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			fprintf(out, "mockshim: warning: no process attached: the program may be "
 				     "static or setuid, or it cleared LD_PRELOAD\n");
 	}
+	unbound_declared(s, out, "mockshim: ");
 	if (s->verbosity >= MOCKSHIM_NORMAL && items) {
 		for (uint32_t i = 0; i < n; i++) {
 			count_str(status, sizeof(status), &items[i]);
@@ -676,6 +701,7 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 	char status[160];
 
 	fprintf(out, "TAP version 14\n1..%u\n", n + 1);
+	unbound_declared(s, out, "# ");
 	for (uint32_t i = 0; items && i < n; i++) {
 		const struct item *it = &items[i];
 		char *msg = NULL;

@@ -54,6 +54,41 @@ void *ms_lookup(const char *name)
 	return p;
 }
 
+/* ---- dlopen ---- */
+
+/* By hand for what follows a load: the objects it brought may call
+ * declared functions (declared.c). */
+static __attribute__((noinline, cold)) void *dlopen_armed(const char *filename, int flags,
+							  const void *caller)
+{
+	uint64_t a[] = { MS_U(filename), MS_U(flags) };
+	int64_t v;
+	int k = ms_consult(MS_ID_dlopen, a, &v, caller);
+	void *h;
+
+	if (k == 1)
+		return (void *)(uintptr_t)v;
+	h = ms_real.dlopen.fn(filename, flags);
+	if (k == 2)
+		ms_trace_after(MS_ID_dlopen, a, (int64_t)(uintptr_t)h);
+	if (h)
+		ms_decl_loaded();
+	return h;
+}
+
+MS_EXPORT void *dlopen(const char *filename, int flags)
+{
+	if (ms_unlikely(ms_armed[MS_ID_dlopen]))
+		return dlopen_armed(filename, flags, MS_CALLER);
+	return ms_real.dlopen.fn(filename, flags);
+}
+
+void *ms_bind_dlopen(const char *filename, int flags)
+{
+	ms_real.dlopen.ptr = ms_lookup("dlopen");
+	return ms_real.dlopen.fn(filename, flags);
+}
+
 /* ---- open, open64, openat, openat64 ---- */
 
 typedef int (*open_fn)(const char *, int, ...);

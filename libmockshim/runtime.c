@@ -378,6 +378,7 @@ static void attach(void)
 done:
 	__atomic_store_n(&live, chan, __ATOMIC_RELEASE);
 	__atomic_store_n(&attach_state, ATTACH_DONE, __ATOMIC_RELEASE);
+	ms_decl_bind(chan);
 	ms_rearm();
 }
 
@@ -424,7 +425,7 @@ static int in_here(uint32_t in_glob)
 	return match;
 }
 
-static int applies_here(unsigned fn)
+int ms_applies_here(unsigned fn)
 {
 	const struct ms_chan_fn *f = &fns[fn];
 
@@ -450,7 +451,7 @@ void ms_rearm(void)
 	if (!done)
 		return; /* everything stays on the slow path until attached */
 	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
-		uint8_t on = chan && applies_here(i);
+		uint8_t on = chan && (ms_applies_here(i) || (i == MS_ID_dlopen && ms_decl_active()));
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
 			on = 1;
@@ -476,6 +477,37 @@ __attribute__((constructor)) static void shim_init(void)
 {
 	pthread_atfork(NULL, NULL, forked);
 	attach();
+}
+
+/*
+ * The program's malloc, for copies the program frees (strdup, a declared
+ * char **): the global scope's first definition, which a sanitizer
+ * runtime in the executable or an allocator preloaded before the shim
+ * provides, else libc's (the shim's own trampoline would take turns of
+ * malloc rules).  Looked up at the first copy, outside any signal
+ * handler's reach of a half-written pointer (one word).
+ */
+static void *(*prog_malloc)(size_t);
+
+static void *copy_alloc(size_t n)
+{
+	void *(*f)(size_t) = __atomic_load_n(&prog_malloc, __ATOMIC_ACQUIRE);
+
+	if (ms_unlikely(!f)) {
+		Dl_info self, it;
+		void *p;
+
+		ms_binding++;
+		p = dlsym(RTLD_DEFAULT, "malloc");
+		ms_binding--;
+		if (!p || !dladdr(p, &it) || !dladdr((void *)&prog_malloc, &self) ||
+		    it.dli_fbase == self.dli_fbase)
+			f = ms_real.malloc.fn;
+		else
+			memcpy(&f, &p, sizeof(f));
+		__atomic_store_n(&prog_malloc, f, __ATOMIC_RELEASE);
+	}
+	return f(n);
 }
 
 /* ---- consulting the rules ---- */
@@ -765,9 +797,16 @@ size_t ms_read_user(void *dst, const void *src, size_t n)
 
 static int64_t norm(uint64_t v, const struct ms_expect *x)
 {
-	if (x->psize == 4)
+	switch (x->psize) {
+	case 1:
+		return x->psigned ? (int64_t)(int8_t)(uint8_t)v : (int64_t)(uint8_t)v;
+	case 2:
+		return x->psigned ? (int64_t)(int16_t)(uint16_t)v : (int64_t)(uint16_t)v;
+	case 4:
 		return x->psigned ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
-	return (int64_t)v;
+	default:
+		return (int64_t)v;
+	}
 }
 
 /*
@@ -1279,6 +1318,28 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 				rc = ERANGE;
 			break;
 		}
+		case MS_O_STRDUP:
+		case MS_O_POOLPTR: {
+			/* a declared char ** (the caller frees a copy from its
+			 * malloc, the real one), const char **, or a string
+			 * field of a declared struct (at byte len) */
+			const char *str = pool + o->data;
+			char *c = (char *)str;
+
+			if (!p) {
+				output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			if (o->kind == MS_O_STRDUP) {
+				size_t len = slen(str) + 1;
+
+				c = copy_alloc(len);
+				if (c)
+					memcpy(c, str, len);
+			}
+			memcpy((char *)p + o->len, &c, sizeof(c));
+			break;
+		}
 		case MS_O_ADDRINFO:
 			if (!p) {
 				output_null(id, ri, call, caller, o->param);
@@ -1299,7 +1360,7 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 		/* strdup's caller frees what it gets: a copy from its malloc
 		 * (the real one; strdup is not async-signal-safe either) */
 		size_t n = slen(pool + r->value_str) + 1;
-		char *c = ms_real.malloc.fn(n);
+		char *c = copy_alloc(n);
 
 		if (c)
 			memcpy(c, pool + r->value_str, n);
@@ -1637,7 +1698,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 	if (slot < MAX_MOCKS)
 		__atomic_store_n(&mocks[slot], m, __ATOMIC_RELEASE);
 	/* armed last: from here on calls enter the handler */
-	__atomic_store_n(&m->armed, id >= 0 && applies_here((unsigned)id),
+	__atomic_store_n(&m->armed, id >= 0 && ms_applies_here((unsigned)id),
 			 __ATOMIC_RELEASE);
 	ms_guard--;
 	errno = saved;

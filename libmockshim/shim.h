@@ -154,6 +154,17 @@ MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
 /* Copies up to n bytes of the program's memory, fault-safely: the count. */
 MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
 
+/* Whether any statement of function id (catalog or not) is for this
+ * program (in=), or it is traced. */
+MS_HIDDEN int ms_applies_here(unsigned id);
+
+/* Declared prototypes (declared.c): at attach, points the GOT entries of
+ * the declared functions a statement applies to at their stubs; after a
+ * dlopen, those of the objects it loaded.  ms_decl_active(): any are. */
+MS_HIDDEN void ms_decl_bind(struct ms_chan_hdr *h);
+MS_HIDDEN void ms_decl_loaded(void);
+MS_HIDDEN int ms_decl_active(void);
+
 /* Recomputes ms_armed from the channel and the bootstrap allocator. */
 MS_HIDDEN void ms_rearm(void);
 extern int ms_boot_used MS_HIDDEN;

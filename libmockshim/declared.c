@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Declared prototypes (tier 3): `mock int chef_cook(const char *order,
+ * char **dish_out)` mocks a function of any loaded object with no code
+ * written for it.
+ *
+ * +--------------------------------------------------------------------+
+ * | How a call gets here                                               |
+ * | - Stubs: one per declared function (index i < MS_DECL_MAX), each   |
+ * |   `mov $i, %r11d; jmp common`.  The common stub tests armed[i]:    |
+ * |   unarmed, it jumps to real[i] with every register untouched.      |
+ * |   Armed, it saves the 6 integer and 8 SSE argument registers in a  |
+ * |   frame and calls ms_decl_dispatch(i, frame, return address), which|
+ * |   builds the argument array from the declared parameter classes    |
+ * |   and consults the rules like any catalog function.  A reply goes  |
+ * |   back in rax or xmm0; otherwise the registers are restored and it |
+ * |   jumps to real[i], so the real function sees the original call.   |
+ * | - Binding: the shim rewrites the GOT entries (R_X86_64_JUMP_SLOT   |
+ * |   and R_X86_64_GLOB_DAT relocations) that name a declared symbol,  |
+ * |   in every loaded object but itself, to point at the stub.  Lazy   |
+ * |   and -z now objects alike (a RELRO page is made writable for the  |
+ * |   store, then read-only again); -fno-plt calls and function        |
+ * |   pointers taken through the GOT too.  Nothing else is touched.    |
+ * |   real[i] is what the loader bound: the first GOT entry found      |
+ * |   already bound, else dlsym(RTLD_DEFAULT) (a lazy entry not yet    |
+ * |   used is bound the same way, by the global scope).                |
+ * | - dlopen: the dlopen trampoline (hand.c) calls ms_decl_loaded()    |
+ * |   after a load, which patches the objects loaded since.            |
+ * |                                                                    |
+ * | Why not LD_AUDIT's la_symbind64: an audit library lives in its own |
+ * | link-map namespace with its own libc, costs every process a second |
+ * | libc at start-up, and routes every PLT call of the process through |
+ * | _dl_runtime_profile unless each binding is flagged; bench/README.md|
+ * | has the measurements.  Patching costs nothing for the calls of     |
+ * | undeclared functions, and nothing at all where no rule applies.    |
+ * | What neither can reach: calls bound inside their own object        |
+ * | (-Bsymbolic, hidden or static functions, non-PIC calls within an   |
+ * | executable) and pointers from dlsym().                             |
+ * +--------------------------------------------------------------------+
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "shim.h"
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define DECL_MAX_STR STR(MS_DECL_MAX)
+
+/* The frame the common stub saves (its layout is the assembly's below). */
+struct ms_decl_frame {
+	uint64_t gpr[6];	/* rdi, rsi, rdx, rcx, r8, r9; a reply's rax in gpr[0] */
+	uint64_t xmm[8][2];	/* xmm0-7; a reply's xmm0 in xmm[0] */
+	uint64_t index;
+	uint64_t rax;		/* %al: a variadic caller's SSE count, kept */
+};
+_Static_assert(sizeof(struct ms_decl_frame) == 192, "the stub's frame");
+
+MS_HIDDEN uint8_t ms_decl_armed[MS_DECL_MAX];
+MS_HIDDEN void *ms_decl_real[MS_DECL_MAX];
+MS_HIDDEN int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller);
+/* the stubs, from the assembly: ms_decl_stubs + 16 * i */
+extern const char ms_decl_stubs[] MS_HIDDEN;
+
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl ms_decl_stubs\n"
+	".hidden ms_decl_stubs\n"
+	".type ms_decl_stubs, @function\n"
+	"ms_decl_stubs:\n"
+	"	.set i, 0\n"
+	"	.rept " DECL_MAX_STR "\n"
+	"	.p2align 4\n"
+	"	endbr64\n"
+	"	movl $i, %r11d\n"
+	"	jmp ms_decl_common\n"
+	"	.set i, i + 1\n"
+	"	.endr\n"
+	"	.size ms_decl_stubs, . - ms_decl_stubs\n"
+	".p2align 4\n"
+	".type ms_decl_common, @function\n"
+	"ms_decl_common:\n"
+	"	leaq ms_decl_armed(%rip), %r10\n"
+	"	cmpb $0, (%r10, %r11)\n"
+	"	jne 1f\n"
+	"	leaq ms_decl_real(%rip), %r10\n"
+	"	jmp *(%r10, %r11, 8)\n"
+	"1:	pushq %rbp\n"
+	"	movq %rsp, %rbp\n"
+	"	subq $192, %rsp\n"
+	"	movq %rdi, 0(%rsp)\n"
+	"	movq %rsi, 8(%rsp)\n"
+	"	movq %rdx, 16(%rsp)\n"
+	"	movq %rcx, 24(%rsp)\n"
+	"	movq %r8, 32(%rsp)\n"
+	"	movq %r9, 40(%rsp)\n"
+	"	movdqa %xmm0, 48(%rsp)\n"
+	"	movdqa %xmm1, 64(%rsp)\n"
+	"	movdqa %xmm2, 80(%rsp)\n"
+	"	movdqa %xmm3, 96(%rsp)\n"
+	"	movdqa %xmm4, 112(%rsp)\n"
+	"	movdqa %xmm5, 128(%rsp)\n"
+	"	movdqa %xmm6, 144(%rsp)\n"
+	"	movdqa %xmm7, 160(%rsp)\n"
+	"	movq %r11, 176(%rsp)\n"
+	"	movq %rax, 184(%rsp)\n"
+	"	movl %r11d, %edi\n"
+	"	movq %rsp, %rsi\n"
+	"	movq 8(%rbp), %rdx\n"
+	"	call ms_decl_dispatch\n"
+	"	testl %eax, %eax\n"
+	"	jnz 2f\n"
+	"	movq 0(%rsp), %rdi\n"
+	"	movq 8(%rsp), %rsi\n"
+	"	movq 16(%rsp), %rdx\n"
+	"	movq 24(%rsp), %rcx\n"
+	"	movq 32(%rsp), %r8\n"
+	"	movq 40(%rsp), %r9\n"
+	"	movdqa 48(%rsp), %xmm0\n"
+	"	movdqa 64(%rsp), %xmm1\n"
+	"	movdqa 80(%rsp), %xmm2\n"
+	"	movdqa 96(%rsp), %xmm3\n"
+	"	movdqa 112(%rsp), %xmm4\n"
+	"	movdqa 128(%rsp), %xmm5\n"
+	"	movdqa 144(%rsp), %xmm6\n"
+	"	movdqa 160(%rsp), %xmm7\n"
+	"	movq 176(%rsp), %r11\n"
+	"	movq 184(%rsp), %rax\n"
+	"	leave\n"
+	"	leaq ms_decl_real(%rip), %r10\n"
+	"	jmp *(%r10, %r11, 8)\n"
+	"2:	movq 0(%rsp), %rax\n"
+	"	movq 48(%rsp), %xmm0\n"
+	"	leave\n"
+	"	ret\n"
+	"	.size ms_decl_common, . - ms_decl_common\n"
+	".previous\n");
+
+static const struct ms_chan_dyn *dyn;	/* the channel's table, once bound */
+static const char *dyn_pool;
+static uint32_t ndecl;			/* dyn entries that may be declared: < MS_DECL_MAX */
+static uint8_t patching[MS_DECL_MAX];	/* this process patches function i */
+static uint8_t any_patching;
+
+int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
+{
+	const struct ms_chan_dyn *d = &dyn[i];
+	uint64_t a[MS_MAX_PARAMS];
+	unsigned gi = 0, xi = 0;
+	int64_t v;
+
+	for (unsigned k = 0; k < d->nparams; k++)
+		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
+	if (ms_consult(MS_FN_COUNT + i, a, &v, caller) != 1)
+		return 0;
+	if (d->ret == MS_DYN_RET_DOUBLE)
+		fr->xmm[0][0] = (uint64_t)v;
+	else
+		fr->gpr[0] = (uint64_t)v;
+	return 1;
+}
+
+/* ---- the GOT ---- */
+
+struct scan {
+	uintptr_t self_lo;		/* in the shim's own text: it is not patched */
+	int found[MS_DECL_MAX];		/* a definition was seen for function i */
+	int skip;			/* objects to pass over (scanned before) */
+	int seen;
+};
+
+static uintptr_t dptr(const struct dl_phdr_info *info, uintptr_t v)
+{
+	/* glibc relocates the d_ptr entries of the dynamic section in place,
+	 * but not those of every object (the vDSO's): either way */
+	return v < info->dlpi_addr ? v + info->dlpi_addr : v;
+}
+
+static int in_object(const struct dl_phdr_info *info, uintptr_t a)
+{
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+
+		if (ph->p_type == PT_LOAD && a >= info->dlpi_addr + ph->p_vaddr &&
+		    a < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static int decl_index(const char *name)
+{
+	for (uint32_t i = 0; i < ndecl; i++)
+		if (patching[i] && dyn_pool[dyn[i].name] == name[0] &&
+		    strcmp(dyn_pool + dyn[i].name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* Points *slot at stub i, through a read-only (RELRO) page if need be. */
+static void patch(const struct dl_phdr_info *info, void **slot, unsigned i)
+{
+	uintptr_t a = (uintptr_t)slot, page = a & ~(uintptr_t)4095;
+	int relro = 0;
+
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+
+		if (ph->p_type == PT_GNU_RELRO && a >= info->dlpi_addr + ph->p_vaddr &&
+		    a < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			relro = 1;
+	}
+	if (relro && syscall(SYS_mprotect, page, 4096L, (long)(PROT_READ | PROT_WRITE)) != 0) {
+		ms_diag("warning: cannot make a GOT page writable: ", dyn_pool + dyn[i].name,
+			" stays unmocked in ", info->dlpi_name[0] ? info->dlpi_name : "the program",
+			NULL);
+		return;
+	}
+	__atomic_store_n(slot, (void *)(ms_decl_stubs + 16 * i), __ATOMIC_RELEASE);
+	if (relro)
+		syscall(SYS_mprotect, page, 4096L, (long)PROT_READ);
+}
+
+static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t size,
+			const ElfW(Sym) *symtab, const char *strtab, struct scan *s)
+{
+	for (size_t k = 0; k < size / sizeof(*rel); k++) {
+		unsigned type = (unsigned)ELF64_R_TYPE(rel[k].r_info);
+		const ElfW(Sym) *sym;
+		void **slot;
+		uintptr_t v;
+		int i;
+
+		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+			continue;
+		sym = &symtab[ELF64_R_SYM(rel[k].r_info)];
+		if (!sym->st_name || (i = decl_index(strtab + sym->st_name)) < 0)
+			continue;
+		slot = (void **)(info->dlpi_addr + rel[k].r_offset);
+		v = (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE);
+		if (v == (uintptr_t)(ms_decl_stubs + 16 * i))
+			continue;
+		/* bound: to another object, or to this one's own definition;
+		 * a lazy entry not yet used points into this object's PLT */
+		if (v && (type == R_X86_64_GLOB_DAT || !in_object(info, v) ||
+			  (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
+			if (!s->found[i])
+				__atomic_store_n(&ms_decl_real[i], (void *)v, __ATOMIC_RELEASE);
+			s->found[i] = 1;
+		}
+		patch(info, slot, (unsigned)i);
+	}
+}
+
+static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct scan *s = data;
+	const ElfW(Dyn) *d = NULL;
+	const ElfW(Sym) *symtab = NULL;
+	const char *strtab = NULL;
+	uintptr_t rela = 0, jmprel = 0;
+	size_t relasz = 0, pltrelsz = 0;
+
+	(void)size;
+	if (s->seen++ < s->skip)
+		return 0;
+	if (in_object(info, s->self_lo))
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	for (; d && d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_SYMTAB:
+			symtab = (const ElfW(Sym) *)dptr(info, d->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			strtab = (const char *)dptr(info, d->d_un.d_ptr);
+			break;
+		case DT_RELA:
+			rela = dptr(info, d->d_un.d_ptr);
+			break;
+		case DT_RELASZ:
+			relasz = d->d_un.d_val;
+			break;
+		case DT_JMPREL:
+			jmprel = dptr(info, d->d_un.d_ptr);
+			break;
+		case DT_PLTRELSZ:
+			pltrelsz = d->d_un.d_val;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!symtab || !strtab)
+		return 0;
+	if (rela)
+		scan_relocs(info, (const ElfW(Rela) *)rela, relasz, symtab, strtab, s);
+	if (jmprel)
+		scan_relocs(info, (const ElfW(Rela) *)jmprel, pltrelsz, symtab, strtab, s);
+	return 0;
+}
+
+/* ms_missing_real as a data pointer: what real[i] is while unbound */
+static void *missing(void)
+{
+	void (*f)(void) = ms_missing_real;
+	void *p;
+
+	memcpy(&p, &f, sizeof(p));
+	return p;
+}
+
+static int objects_scanned;
+static unsigned long long subs_scanned;
+
+static int count_subs(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	*(unsigned long long *)data = info->dlpi_subs;
+	return 1;
+}
+
+/* Patches the objects loaded since the last scan (all, after a dlclose). */
+static void scan(void)
+{
+	struct scan s;
+	unsigned long long subs = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.self_lo = (uintptr_t)&ms_decl_armed;
+	dl_iterate_phdr(count_subs, &subs);
+	s.skip = subs == subs_scanned ? objects_scanned : 0;
+	for (uint32_t i = 0; i < ndecl; i++)
+		s.found[i] = ms_decl_real[i] != missing();
+	dl_iterate_phdr(scan_object, &s);
+	objects_scanned = s.seen;
+	subs_scanned = subs;
+	for (uint32_t i = 0; i < ndecl; i++) {
+		void *p;
+
+		if (!patching[i] || s.found[i])
+			continue;
+		/* no entry bound yet: what the global scope gives */
+		ms_binding++;
+		p = dlsym(RTLD_DEFAULT, dyn_pool + dyn[i].name);
+		ms_binding--;
+		if (p)
+			__atomic_store_n(&ms_decl_real[i], p, __ATOMIC_RELEASE);
+	}
+}
+
+void ms_decl_bind(struct ms_chan_hdr *h)
+{
+	struct ms_chan_fn *fns;
+
+	if (!h || !h->ndyn)
+		return;
+	dyn = ms_chan_at(h, h->dyn_off);
+	dyn_pool = ms_chan_at(h, h->pool_off);
+	fns = ms_chan_at(h, h->fns_off);
+	ndecl = h->ndyn < MS_DECL_MAX ? h->ndyn : MS_DECL_MAX;
+	ms_guard_enter();
+	for (uint32_t i = 0; i < ndecl; i++) {
+		ms_decl_real[i] = missing();
+		/* where no statement applies, nothing is patched: it costs nothing */
+		patching[i] = dyn[i].kind == MS_DYN_DECLARED && ms_applies_here(MS_FN_COUNT + i);
+		any_patching |= patching[i];
+	}
+	if (any_patching)
+		scan();
+	for (uint32_t i = 0; i < ndecl; i++) {
+		if (dyn[i].kind != MS_DYN_DECLARED)
+			continue;
+		if (ms_decl_real[i] != missing() ||
+		    dlsym(RTLD_DEFAULT, dyn_pool + dyn[i].name))
+			__atomic_fetch_add(&fns[MS_FN_COUNT + i].bound, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ms_decl_armed[i], patching[i], __ATOMIC_RELEASE);
+	}
+	ms_guard_leave();
+}
+
+int ms_decl_active(void)
+{
+	return any_patching;
+}
+
+void ms_decl_loaded(void)
+{
+	if (!any_patching)
+		return;
+	ms_guard_enter();
+	scan();
+	ms_guard_leave();
+}

@@ -1,0 +1,179 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Declared prototypes (mock RET NAME(PARAMS)) on an unmodified program and
+# its library: every parameter class, outputs, the three ways of binding,
+# dlopen, fork/exec, threads, scoping, and what is reported.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+ADD='mock int decl_add(int a, int b)'
+SCALE='mock double decl_scale(double x, int k, double y)'
+MANY='mock long decl_many(int a, int b, int c, int d, int e, int f, double x1, double x2, double x3, double x4, double x5, double x6, double x7, double x8)'
+REC='struct rec { int id; char name[16]; const char *tag; double v; }'
+
+for v in lazy now noplt; do
+	P=decl_$v
+
+	t "$v: a declaration alone changes nothing"
+	run "$M" -e "$ADD" "$P" add scale many
+	want_rc 0; want_out $'add 5\nscale 3.25\nmany 295'; want_err_has "all checks passed"
+	done_t
+
+	t "$v: will_return and expect_value on an integer function"
+	run "$M" -e "$ADD" -e 'expect_value_count(decl_add, a, 2, -1); expect_value_count(decl_add, b, 3, -1)' \
+		-e 'will_return(decl_add, 42)' "$P" add add
+	# the second call finds no value queued: the real function
+	want_rc 0; want_out $'add 42\nadd 5'
+	want_err_has "will_return(decl_add, 42): 1 of 1 used, by $P["
+	done_t
+
+	t "$v: a failed expectation is reported with both values and the caller"
+	run "$M" -e "$ADD" -e 'expect_value(decl_add, b, 4)' "$P" add
+	want_rc 123; want_out "add 5"
+	want_err_has "decl_add() call 1 in $P["
+	want_err_has "parameter b: expected 4, got 3"
+	want_err_has "called from $P+0x"
+	done_t
+
+	t "$v: doubles in and out, and the real function after the queue"
+	run "$M" -e "$SCALE" -e 'expect_value_count(decl_scale, y, 0.25, 2); expect_value_count(decl_scale, k, 2, 2)' \
+		-e 'will_return(decl_scale, -7.5)' "$P" scale scale
+	want_rc 0; want_out $'scale -7.5\nscale 3.25'
+	done_t
+
+	t "$v: 6 integer and 8 double arguments reach the real function intact"
+	run "$M" -e "$MANY" -e 'expect_value(decl_many, f, 6); expect_value(decl_many, x8, 0.08)' \
+		-e 'will_call_real(decl_many)' "$P" many
+	want_rc 0; want_out "many 295"; want_err_has "1 of 1 used"
+	done_t
+done
+
+t "a struct filled through a pointer, its string field included"
+run "$M" -e "$REC" -e 'mock int decl_get(int id, struct rec *out)' \
+	-e 'expect_value_count(decl_get, id, 4, 2)' \
+	-e 'will_return(decl_get, 7, *out={.id = 9, .name = "mocked", .tag = "a tag", .v = 0.5})' \
+	decl_lazy get get
+want_rc 0; want_out $'get 7 id=9 name=mocked tag=a tag v=0.5\nget 0 id=4 name=real4 tag=real-tag v=2'
+done_t
+
+t "strings: const char * is the spec's, char * a copy the program frees"
+run "$M" -e 'mock const char *decl_name(int id)' -e 'will_return(decl_name, "mocked")' \
+	-e 'mock char *decl_dup(const char *s)' -e 'expect_string_count(decl_dup, s, "orig", 2)' \
+	-e 'will_return(decl_dup, "copy")' decl_lazy name dup name dup
+want_rc 0; want_out $'name mocked\ndup copy\nname real-name\ndup orig'
+done_t
+
+t "NULL returns and outputs"
+run "$M" -e 'mock const char *decl_name(int id)' -e 'will_return(decl_name, NULL)' \
+	-e "$REC" -e 'mock int decl_get(int id, struct rec *out)' \
+	-e 'will_return(decl_get, 1, *out={.tag = NULL, .name = "n"})' decl_lazy name get
+want_rc 0; want_out $'name (null)\nget 1 id=0 name=n tag=(null) v=0'
+done_t
+
+t "bool and int8_t: narrow types compared at their width"
+run "$M" -e 'mock bool decl_ok(int8_t x)' -e 'expect_value(decl_ok, x, 5); expect_value(decl_ok, x, -5)' \
+	-e 'will_return_count(decl_ok, false, 1)' decl_lazy ok
+want_rc 0; want_out "ok 0 0"; want_err_has "all checks passed"
+done_t
+
+t "void functions: will_return(f, _) skips the real one"
+run "$M" -e 'mock void decl_note(const char *msg)' -e 'expect_string_count(decl_note, msg, "hello", -1)' \
+	-e 'will_return(decl_note, _)' decl_lazy note note
+want_rc 0; want_out $'noted\nnote: hello\nnoted'
+done_t
+
+t "errno= sets errno on the mocked path"
+run "$M" -e 'mock int decl_fail(void)' -e 'will_return(decl_fail, -1, errno=EIO)' decl_lazy fail fail
+want_rc 0; want_out $'fail -1 errno=Input/output error\nfail 0 errno=0'
+done_t
+
+t "a call made inside the library is mocked too"
+run "$M" -e "$ADD" -e 'will_return(decl_add, 100)' decl_lazy twice
+want_rc 0; want_out "twice 100"
+done_t
+
+t "a function pointer taken through the GOT (-fno-plt) is mocked"
+run "$M" -e "$ADD" -e 'will_return(decl_add, 77)' decl_noplt pointer
+want_rc 0; want_out "pointer 77"
+done_t
+
+t "a library loaded with dlopen: its calls are mocked once it is loaded"
+run "$M" -e "$ADD" -e 'expect_value(decl_add, b, 1000)' -e 'will_return(decl_add, 5)' \
+	decl_now plugin
+want_rc 0; want_out "plugin 5"
+done_t
+
+t "from= tells the plugin's calls from the program's"
+run "$M" -e "$ADD" -e 'will_return_always(decl_add, 6, from="libdecl_plugin.so")' \
+	decl_lazy add plugin add
+want_rc 0; want_out $'add 5\nplugin 6\nadd 5'
+done_t
+
+t "in= another program: nothing is patched, the real function runs"
+run "$M" -e "$ADD" -e 'will_return_maybe(decl_add, 6, in="other")' decl_lazy add
+want_rc 0; want_out "add 5"
+done_t
+
+t "threads share the queue: each value is taken once"
+run "$M" -e "$ADD" -e 'will_return_count(decl_add, 3, 1000)' decl_lazy threads
+# 4000 calls: 1000 mocked (3 each), 3000 real (2 each)
+want_rc 0; want_out "threads 9000"; want_err_has "1000 of 1000 used"
+done_t
+
+t "a declared function no loaded object exports is reported"
+run "$M" -e 'mock int decl_nowhere(int x)' -e 'will_return(decl_nowhere, 1)' decl_lazy add
+want_rc 123; want_out "add 5"
+want_err_has "warning: mock int decl_nowhere(int x): no loaded object of the program exports decl_nowhere()"
+want_err_has "decl_nowhere() has remaining non-returned values"
+done_t
+
+# sh and other uninstrumented programs cannot load a sanitizer build of the shim
+if [ "$SANITIZE" = none ]; then
+	t "fork and exec: one queue for the process tree"
+	run "$M" -e "$ADD" -e 'will_return_count(decl_add, 9, 3)' \
+		sh -c 'decl_lazy fork; decl_now add; decl_now add'
+	want_rc 0; want_out $'child 9\nparent 9\nadd 9\nadd 5'
+	want_err_has "3 of 3 used"
+	done_t
+
+	t "... in any process of the tree"
+	run "$M" -e 'mock int decl_nowhere(int x)' sh -c 'decl_lazy add; true'
+	want_rc 0
+	want_err_has "no loaded object exports decl_nowhere() in any of the 2 attached processes"
+	done_t
+
+	t "... but not when one process has it"
+	run "$M" -e "$ADD" sh -c 'decl_lazy add; true'
+	want_rc 0; want_err_lacks "warning"
+	done_t
+
+else
+	for n in "fork and exec" "in any process" "when one process has it"; do
+		skip_t "$n" "sh cannot load the $SANITIZE shim"
+	done
+fi
+
+t "a spec file with the declarations, and a TAP report"
+cat >"$T/decl.mock" <<EOF
+# the library's adder, declared
+mock int decl_add(int a,
+                  int b)
+expect_value(decl_add, a, 2)
+will_return(decl_add, 11)
+EOF
+run "$M" -f "$T/decl.mock" --report tap decl_lazy add
+want_rc 0; want_out_has "add 11"; want_out_has "ok 1 - $T/decl.mock:4: expect_value(decl_add, a, 2)"
+done_t
+
+t "a bad declaration: 125 with the position, before the program runs"
+run "$M" -e 'mock int decl_add(int a, float b)' decl_lazy add
+want_rc 125; want_out ""
+want_err_has "-e#1:1:26: error: float is not supported (only double)"
+done_t
+
+t "statements for a declared function before its declaration: unknown"
+run "$M" -e 'will_return(decl_add, 1)' -e "$ADD" decl_lazy add
+want_rc 125; want_err_has "-e#1:1:13: error: unknown function 'decl_add'"
+done_t
+
+finish
