@@ -558,8 +558,14 @@ static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 		neg = 1;
 		if (next(ps))
 			return -1;
+		if (t->type == T_IDENT && ms_name_value(t->s, t->n, &v->i)) {
+			/* -ENOENT: a negated name, the kernel's way of returning errors */
+			v->kind = V_INT;
+			v->i = (int64_t)(0 - (uint64_t)v->i);
+			return next(ps);
+		}
 		if (t->type != T_INT && t->type != T_DBL)
-			return fail_tok(ps, t, "expected a number after '-'");
+			return fail_tok(ps, t, "expected a number or a named constant after '-'");
 	}
 	switch (t->type) {
 	case T_INT:

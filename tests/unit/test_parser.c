@@ -55,7 +55,8 @@ static void test_integers(void **state)
 
 	assert_int_equal(parse(f, "will_return(read, -7); will_return(read, 0x10)\n"
 				  "will_return(read, 010); will_return(open, O_CREAT|O_EXCL|1)\n"
-				  "will_return(read, true); will_return(read, ENOENT)"),
+				  "will_return(read, true); will_return(read, ENOENT)\n"
+				  "will_return(read, -EIO)"),
 			 0);
 	assert_int_equal(rule(state, 0)->value, -7);
 	assert_int_equal(rule(state, 1)->value, 16);
@@ -63,6 +64,9 @@ static void test_integers(void **state)
 	assert_int_equal(rule(state, 3)->value, 0x40 | 0x80 | 1);
 	assert_int_equal(rule(state, 4)->value, 1);
 	assert_int_equal(rule(state, 5)->value, ENOENT);
+	assert_int_equal(rule(state, 6)->value, -EIO);
+	expect_error(state, "will_return(read, -bogus)", 1, 20,
+		     "expected a number or a named constant after '-'");
 }
 
 static void test_will_fail(void **state)
