@@ -42,4 +42,19 @@ want_rc 1; want_err_has "Chef couldn't cook hotdog: unknown dish"; done_t
 t "MOCKSHIM_REAL reaches the real chef"
 run "$M" -m "$REALMOD" -e 'will_return(chef_cook, 7)' waiter hotdog
 want_rc 1; want_err_has "Chef couldn't cook hotdog: unknown dish"; want_err_has "all checks passed"; done_t
+DECL='mock int chef_cook(const char *order, char **dish_out)'
+
+t "declared: a failed expectation names the parameter and both values"
+run "$M" -e "$DECL" -e 'expect_string(chef_cook, order, "pizza")' -e 'will_return(chef_cook, -1)' waiter hotdog
+want_rc 123; want_err_has 'chef_cook() call 1 in waiter['
+want_err_has 'parameter order: expected "pizza", got "hotdog"'; done_t
+
+t "declared: a value left over is reported"
+run "$M" -e "$DECL" -e 'will_return_count(chef_cook, -2, 2)' waiter hotdog
+want_rc 123; want_err_has "chef_cook() has remaining non-returned values (1 of 2 used)"; done_t
+
+t "declared and a handler module for one function: 125"
+run "$M" -m "$MOD" -e "$DECL" waiter hotdog
+want_rc 125; want_err_has "-e#1:1:10: error: chef_cook() comes from a handler module already"; done_t
+
 finish
