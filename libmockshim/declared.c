@@ -138,7 +138,8 @@ __asm__(".text\n"
 	"	leave\n"
 	"	leaq ms_decl_real(%rip), %r10\n"
 	"	jmp *(%r10, %r11, 8)\n"
-	"2:	movq 0(%rsp), %rax\n"
+	"2:\n"
+	"	movq 0(%rsp), %rax\n"
 	"	movq 48(%rsp), %xmm0\n"
 	"	leave\n"
 	"	ret\n"
@@ -150,6 +151,7 @@ static const char *dyn_pool;
 static uint32_t ndecl;			/* dyn entries that may be declared: < MS_DECL_MAX */
 static uint8_t patching[MS_DECL_MAX];	/* this process patches function i */
 static uint8_t any_patching;
+static uintptr_t canon[MS_DECL_MAX];	/* function i's canonical PLT entry, if any */
 
 int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 {
@@ -249,10 +251,21 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 		v = (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE);
 		if (v == (uintptr_t)(ms_decl_stubs + 16 * i))
 			continue;
+		/* An executable that takes the address of a function it does
+		 * not define (non-PIC code) has a canonical PLT entry for it:
+		 * its symbol is undefined but has a value, and every pointer to
+		 * the function is that entry, which jumps through the entry we
+		 * patch.  Never the real function, or the stub would loop. */
+		if (sym->st_shndx == SHN_UNDEF && sym->st_value)
+			canon[i] = info->dlpi_addr + sym->st_value;
+		/* an entry holding that pointer stays: its calls go through the
+		 * program's entry, and pointers still compare equal */
+		if (v && v == canon[i])
+			continue;
 		/* bound: to another object, or to this one's own definition;
 		 * a lazy entry not yet used points into this object's PLT */
 		if (v && (type == R_X86_64_GLOB_DAT || !in_object(info, v) ||
-			  (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
+		     (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
 			if (!s->found[i])
 				__atomic_store_n(&ms_decl_real[i], (void *)v, __ATOMIC_RELEASE);
 			s->found[i] = 1;
@@ -331,6 +344,21 @@ static int count_subs(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/* No entry bound yet: what the global scope gives, but for a canonical
+ * PLT entry, the definition after the program.  With ms_binding, as every
+ * dlsym of the shim: dlerror's strings come from the bootstrap arena. */
+static void *global_definition(unsigned i)
+{
+	void *p;
+
+	ms_binding++;
+	p = dlsym(RTLD_DEFAULT, dyn_pool + dyn[i].name);
+	if (p && (uintptr_t)p == canon[i])
+		p = dlsym(RTLD_NEXT, dyn_pool + dyn[i].name);
+	ms_binding--;
+	return p;
+}
+
 /* Patches the objects loaded since the last scan (all, after a dlclose). */
 static void scan(void)
 {
@@ -351,10 +379,7 @@ static void scan(void)
 
 		if (!patching[i] || s.found[i])
 			continue;
-		/* no entry bound yet: what the global scope gives */
-		ms_binding++;
-		p = dlsym(RTLD_DEFAULT, dyn_pool + dyn[i].name);
-		ms_binding--;
+		p = global_definition(i);
 		if (p)
 			__atomic_store_n(&ms_decl_real[i], p, __ATOMIC_RELEASE);
 	}
@@ -382,8 +407,7 @@ void ms_decl_bind(struct ms_chan_hdr *h)
 	for (uint32_t i = 0; i < ndecl; i++) {
 		if (dyn[i].kind != MS_DYN_DECLARED)
 			continue;
-		if (ms_decl_real[i] != missing() ||
-		    dlsym(RTLD_DEFAULT, dyn_pool + dyn[i].name))
+		if (ms_decl_real[i] != missing() || global_definition(i))
 			__atomic_fetch_add(&fns[MS_FN_COUNT + i].bound, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&ms_decl_armed[i], patching[i], __ATOMIC_RELEASE);
 	}

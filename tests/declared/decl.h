@@ -24,6 +24,7 @@ bool decl_ok(int8_t x);
 void decl_note(const char *msg);
 /* calls decl_add: a call made inside the library */
 int decl_twice(int a);
+int (*decl_add_ptr(void))(int, int);
 int decl_fail(void);
 
 #endif

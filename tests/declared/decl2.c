@@ -7,3 +7,10 @@ int decl_twice(int a)
 {
 	return decl_add(a, a);
 }
+
+/* &decl_add in position-independent code: a GLOB_DAT entry, which in a
+ * program with a canonical PLT entry for decl_add holds that entry */
+int (*decl_add_ptr(void))(int, int)
+{
+	return decl_add;
+}

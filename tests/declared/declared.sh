@@ -94,7 +94,13 @@ done_t
 
 t "a function pointer taken through the GOT (-fno-plt) is mocked"
 run "$M" -e "$ADD" -e 'will_return(decl_add, 77)' decl_noplt pointer
-want_rc 0; want_out "pointer 77"
+want_rc 0; want_out "pointer 77 5"
+done_t
+
+t "a pointer that is a canonical PLT entry (no PIE) is mocked, and reaches the real one after"
+run "$M" --timeout 10 -e "$ADD" -e 'expect_value_count(decl_add, a, 2, -1)' \
+	-e 'will_return(decl_add, 77)' decl_nopie pointer add
+want_rc 0; want_out $'pointer 77 5\nadd 5'; want_err_has "checked 3 times"
 done_t
 
 t "a library loaded with dlopen: its calls are mocked once it is loaded"
@@ -163,6 +169,15 @@ will_return(decl_add, 11)
 EOF
 run "$M" -f "$T/decl.mock" --report tap decl_lazy add
 want_rc 0; want_out_has "add 11"; want_out_has "ok 1 - $T/decl.mock:4: expect_value(decl_add, a, 2)"
+done_t
+
+t "standalone mode: MOCKSHIM= declares too, and reports what no object exports"
+run env LD_PRELOAD="$SHIM" MOCKSHIM="$ADD; will_return(decl_add, 8)" decl_lazy add
+want_rc 0; want_out "add 8"; want_err_has "1 of 1 used"
+run env LD_PRELOAD="$SHIM" MOCKSHIM='mock int decl_nowhere(int x); will_return(decl_nowhere, 1)' decl_lazy add
+want_rc 123; want_out "add 5"
+want_err_has "no loaded object of the program exports decl_nowhere()"
+want_err_has "decl_nowhere() has remaining non-returned values"
 done_t
 
 t "a bad declaration: 125 with the position, before the program runs"

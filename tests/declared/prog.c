@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * decl_prog WHAT...: calls the library's functions and prints what they
- * gave, one line each.  Built three times: lazy binding, -z now, -fno-plt.
+ * gave, one line each.  Built four times: lazy binding, -z now, -fno-plt,
+ * and as a non-PIE executable.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -66,8 +67,9 @@ static int run(const char *what)
 	} else if (strcmp(what, "pointer") == 0) {
 		/* through a function pointer taken in the program */
 		int (*volatile f)(int, int) = decl_add;
+		int a = f(2, 3), b = f(2, 3);
 
-		printf("pointer %d\n", f(2, 3));
+		printf("pointer %d %d%s\n", a, b, f == decl_add_ptr() ? "" : " (two addresses)");
 	} else if (strcmp(what, "plugin") == 0) {
 		const char *path = getenv("DECL_PLUGIN");
 		void *h = dlopen(path ? path : "libdecl_plugin.so", RTLD_NOW);
