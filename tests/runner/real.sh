@@ -278,9 +278,25 @@ if [ -x /usr/bin/python3 ]; then
 	want_rc 1; want_err_has "[Errno 12] Cannot allocate memory"
 	run "$M" -q -e 'will_fail(posix_spawn)' "${PY[@]}" 'import os; os.posix_spawn("/bin/true", ["true"], {})'
 	want_rc 1; want_err_has "[Errno 11] Resource temporarily unavailable: '/bin/true'"; done_t
+
+	t "python3: a declared libm function, double in and out (python3 is not PIE)"
+	run "$M" --timeout 20 -e 'mock double cos(double x)' -e 'expect_value(cos, x, 0.5)' \
+		-e 'will_return(cos, 42.5)' "${PY[@]}" 'import math; print(math.cos(0.5), math.cos(0.0))'
+	want_rc 123; want_out "42.5 1.0"
+	want_err_has "cos() call 2 in python3"; want_err_has "parameter x: no expected value left"
+	done_t
 else
 	skip_t "python3: getpwnam_r, getnameinfo, pipe2, mmap, posix_spawn" "/usr/bin/python3 not installed"
 fi
+
+t "sort in a UTF-8 locale: a declared strcoll of libc decides the order"
+run env LC_ALL=C.UTF-8 "$M" -q -e 'mock int strcoll(const char *s1, const char *s2)' -e 'will_return_always(strcoll, 0)' \
+	sort -s <<<$'b\na\nc'
+want_rc 0; want_out $'b\na\nc'
+run env LC_ALL=C.UTF-8 "$M" -q -e 'mock int strcoll(const char *s1, const char *s2)' -e 'expect_string_count(strcoll, s1, "zz", -1)' \
+	-e 'will_return_maybe(strcoll, 0)' sort <<<$'b\na'
+want_rc 123; want_err_has 'parameter s1: expected "zz", got "'
+done_t
 
 t "dd iflag=nonblock sets stdin's flags with fcntl: a failing fcntl is reported"
 run "$M" -q -e 'will_fail(fcntl, EBADF)' dd iflag=nonblock of=/dev/null status=none < /dev/null
