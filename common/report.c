@@ -63,6 +63,25 @@ static const char *str(const struct ms_report_in *s, uint32_t off)
 	return p ? p : "";
 }
 
+/* A statement as a report line shows it: a recorded read's bytes would
+ * fill screens, so the text is cut at STMT_SHOWN bytes (JSON has it all). */
+#define STMT_SHOWN 200
+
+static const char *stmt_text(const struct ms_report_in *s, uint32_t off)
+{
+	static char buf[4][STMT_SHOWN + 8];
+	static unsigned next;
+	const char *t = str(s, off);
+	char *b;
+
+	if (strlen(t) <= STMT_SHOWN)
+		return t;
+	b = buf[next++ % 4];
+	memcpy(b, t, STMT_SHOWN);
+	memcpy(b + STMT_SHOWN, " ...)", 6);
+	return b;
+}
+
 static const struct ms_chan_dyn *dyn_at(const struct ms_report_in *s, unsigned id)
 {
 	if (id < MS_FN_COUNT || id - MS_FN_COUNT >= hdr(s)->ndyn)
@@ -526,7 +545,7 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	default:
 		fputs("failed", f);
 	}
-	fprintf(f, "\n%s%s\n", indent, str(s, it.text));
+	fprintf(f, "\n%s%s\n", indent, stmt_text(s, it.text));
 	if (e->caller[0])
 		fprintf(f, "%scalled from %s+%#llx%s%s%s\n", indent, e->caller,
 			(unsigned long long)e->caller_off, e->sym[0] ? " (" : "", e->sym,
@@ -548,7 +567,7 @@ static void leftover_text(FILE *f, const struct ms_report_in *s, const struct it
 	else
 		fprintf(f, "%s() was expected to be called but was not", fn_name(s, it->fn));
 	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
-		str(s, it->text), indent, str(s, it->src), it->line);
+		stmt_text(s, it->text), indent, str(s, it->src), it->line);
 }
 
 static struct item *sorted_items(const struct ms_report_in *s)
@@ -614,7 +633,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			if (items[i].table == IT_RULE)
 				consumers(s, items[i].index, buf, sizeof(buf));
 			fprintf(out, "  %s:%u:%u: %s: %s%s%s\n", str(s, items[i].src), items[i].line,
-				items[i].col, str(s, items[i].text), status, buf[0] ? ", by " : "",
+				items[i].col, stmt_text(s, items[i].text), status, buf[0] ? ", by " : "",
 				buf);
 		}
 	}
@@ -711,7 +730,7 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 
 		count_str(status, sizeof(status), it);
 		fprintf(out, "%s %u - %s:%u: ", bad ? "not ok" : "ok", ++k, str(s, it->src), it->line);
-		tap_escape(out, str(s, it->text));
+		tap_escape(out, stmt_text(s, it->text));
 		fprintf(out, " (%s)\n", status);
 		if (!bad)
 			continue;
@@ -880,7 +899,8 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 		const struct item *it = &items[i];
 		char name[512];
 
-		snprintf(name, sizeof(name), "%s:%u: %s", str(s, it->src), it->line, str(s, it->text));
+		snprintf(name, sizeof(name), "%s:%u: %s", str(s, it->src), it->line,
+			 stmt_text(s, it->text));
 		fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
 		ms_xml_text(out, name);
 		fprintf(out, "\">");
