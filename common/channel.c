@@ -12,7 +12,7 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, expects, orders, dyn, pool, events, pids, size;
+	uint64_t fns, rules, outs, expects, orders, dyn, pool, events, pids, rec, size;
 };
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
@@ -29,7 +29,8 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
 	l->events = align8(l->pool + spec->pool_len + 1);
 	l->pids = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
-	l->size = l->pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t);
+	l->rec = align8(l->pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
+	l->size = l->rec + spec->record_cap;
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
@@ -89,6 +90,10 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->events_off = (uint32_t)l.events;
 	h->events_cap = events_cap;
 	h->pids_off = (uint32_t)l.pids;
+	if (spec->record_cap) {
+		h->rec_off = l.rec;
+		h->rec_cap = spec->record_cap;
+	}
 	h->pids_cap = MS_CHAN_PIDS;
 	fns = ms_chan_at(h, h->fns_off);
 	rules = ms_chan_at(h, h->rules_off);
@@ -126,9 +131,12 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				expects[x++] = spec->expects[i];
 		fns[fn].nexpects = x - fns[fn].first_expect;
 	}
-	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
 		if (spec->traced[fn])
 			fns[fn].flags |= MS_FF_TRACED;
+		if (spec->recorded[fn] && spec->record_cap)
+			fns[fn].flags |= MS_FF_RECORD;
+	}
 	for (uint32_t i = 0; i < spec->norders; i++) {
 		const struct ms_order *o = &spec->orders[i];
 
@@ -328,6 +336,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
 	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
 	    !range_ok(size, h->pids_off, h->pids_cap, sizeof(int32_t)) ||
+	    (h->rec_cap && !range_ok(size, h->rec_off, h->rec_cap, 1)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
 	if (((const char *)h + h->pool_off)[h->pool_size - 1] != '\0')
@@ -353,6 +362,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
 			if (starts[i] < ends[i])
 				return i == 0 ? "section overlaps the header" : "sections overlap";
+		if (h->rec_cap && h->rec_off < (uint64_t)h->pids_off + (uint64_t)h->pids_cap * 4)
+			return "sections overlap";
 	}
 	fns = (const void *)((const char *)h + h->fns_off);
 	rules = (const void *)((const char *)h + h->rules_off);

@@ -59,6 +59,7 @@ struct ms_chan_hdr {
 	uint32_t pids_off, pids_cap;	/* int32_t[pids_cap]: processes announced */
 	uint32_t trace_path;	/* pool: --trace-file, 0: the program's stderr */
 	uint32_t reserved1;
+	uint64_t rec_off, rec_cap;	/* --record: the record log, bytes (0: none) */
 	/* (shared) */
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
@@ -68,6 +69,9 @@ struct ms_chan_hdr {
 	uint32_t consume_dropped;	/* consume events not logged, to keep room */
 	uint32_t npids;		/* pids[] used; > pids_cap: full */
 	int32_t owner_pid;	/* MS_CHAN_STANDALONE: the process that reports */
+	uint64_t rec_next;	/* next free byte of the record log; > rec_cap: full */
+	uint32_t rec_seq;	/* calls recorded, for their order */
+	uint32_t rec_dropped;	/* calls not recorded: the log was full */
 };
 
 enum ms_fn_flags {
@@ -78,7 +82,12 @@ enum ms_fn_flags {
 	MS_FF_LEAN = 1u << 4,		/* alone: every rule ms_rule_lean(), no */
 					/* expectation, order or trace, no -v: */
 					/* the shim answers without numbering calls */
+	MS_FF_RECORD = 1u << 5,		/* --record-fns: each real call's result */
+					/* goes to the record log */
 };
+
+/* Flags whose real calls the shim follows up (ms_consult returns 2). */
+#define MS_FF_AFTER (MS_FF_TRACED | MS_FF_RECORD)
 
 /* Declared prototypes a session may have: the shim has a stub for each. */
 #define MS_DECL_MAX 64
@@ -328,6 +337,40 @@ struct ms_event {
 	char text[MS_EV_TEXT];
 };
 
+/*
+ * --record: one real call of a recorded function, in the record log.
+ * Entries are claimed with an atomic add on rec_next, so they are in
+ * claim order, which seq gives exactly; each is 8-aligned, its outputs
+ * follow it.
+ */
+struct ms_rec {
+	uint32_t state;		/* (shared) 0: being written, 1: complete */
+	uint32_t size;		/* bytes of the entry, outputs included */
+	uint32_t seq;		/* the call's place among the recorded ones */
+	uint16_t fn;
+	uint16_t nouts;
+	int32_t pid;
+	int32_t err;		/* errno after the call */
+	int64_t ret;
+};
+
+enum ms_rec_kind {
+	MS_REC_BYTES = 1,	/* what the call wrote into the buffer param */
+	MS_REC_STORE,		/* the struct or scalar at param, as it was left */
+	MS_REC_ADDRINFO,	/* the list at *param, as struct ms_addr[] */
+	MS_REC_SOCKADDR,	/* the struct sockaddr at param, *param + 1 bytes */
+	MS_REC_REVENTS,		/* the revents of the pollfd array at param, int16_t[] */
+	MS_REC_RETSTR,		/* the string returned */
+};
+
+struct ms_rec_out {
+	uint8_t kind;		/* enum ms_rec_kind */
+	uint8_t param;
+	uint16_t reserved;
+	uint32_t len;		/* bytes that follow, then padding to 8 */
+};
+
+_Static_assert(sizeof(struct ms_rec) % 8 == 0 && sizeof(struct ms_rec_out) == 8, "record layout");
 _Static_assert(sizeof(struct ms_event) == 256, "event layout");
 _Static_assert(sizeof(struct ms_rule) == 128 && offsetof(struct ms_rule, delay_ns) == 64,
 	       "rule layout: two cache lines, the shared counters in the second");

@@ -429,7 +429,7 @@ int ms_applies_here(unsigned fn)
 {
 	const struct ms_chan_fn *f = &fns[fn];
 
-	if (f->flags & MS_FF_TRACED)
+	if (f->flags & MS_FF_AFTER)
 		return 1;
 	for (uint32_t k = 0; k < f->nrules; k++)
 		if (in_here(rules[f->first_rule + k].in_glob))
@@ -1433,7 +1433,13 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 
 int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 {
-	ms_trace_call(id, a, ret, errno, NULL);
+	int err = errno;
+
+	if (fns[id].flags & MS_FF_RECORD)
+		ms_record_call(chan, id, a, ret, err);
+	if (fns[id].flags & MS_FF_TRACED)
+		ms_trace_call(id, a, ret, err, NULL);
+	errno = err;
 	return ret;
 }
 
@@ -1469,7 +1475,8 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 {
 	const struct ms_rule *r = &rules[ri];
 	unsigned id = r->fn;
-	int traced = fns[id].flags & MS_FF_TRACED, saved = errno;
+	int traced = fns[id].flags & MS_FF_TRACED, after = fns[id].flags & MS_FF_AFTER,
+	    saved = errno;
 	int64_t v = r->value;
 
 	if (r->delay_ns)
@@ -1477,7 +1484,7 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 	if (r->kind == MS_R_REAL) {
 		log_consume(id, ri, call, 0, caller);
 		errno = saved;
-		return traced ? 2 : 0;
+		return after ? 2 : 0;
 	}
 	if (r->nouts || (r->flags & ~MS_RF_ERRNO))
 		v = reply(id, ri, r, a, call, caller);
@@ -1559,7 +1566,7 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 	}
 	if (!scoped && !(f->flags | f->nexpects))
 		__atomic_store_n(&t_skip, skip_key(id, caller), __ATOMIC_RELAXED);
-	return f->flags & MS_FF_TRACED ? 2 : 0;
+	return f->flags & MS_FF_AFTER ? 2 : 0;
 }
 
 /* The checks of decide_checked() but its most common case. */
@@ -1592,7 +1599,7 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 		check_all(id, a, call, caller);
 	}
 	if (!f->nrules)
-		return f->flags & MS_FF_TRACED ? 2 : 0;
+		return f->flags & MS_FF_AFTER ? 2 : 0;
 	return decide_from(id, f->first_rule, a, ret, caller, call);
 }
 

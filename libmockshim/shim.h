@@ -148,8 +148,12 @@ MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node
 MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
 			     const char *mocked_by);
-/* After a real call that ms_consult() returned 2 for: traces it, and
- * returns ret. */
+/* --record: logs a real call of recorded function id, its result and
+ * what it wrote (record.c).  err is the errno it left. */
+MS_HIDDEN void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64_t ret,
+			      int err);
+/* After a real call that ms_consult() returned 2 for: records and traces
+ * it, and returns ret. */
 MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
 /* Copies up to n bytes of the program's memory, fault-safely: the count. */
 MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);

@@ -41,6 +41,9 @@ static void usage(FILE *out)
 	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
 	      "                            the allocator), with arguments and result\n"
 	      "      --trace-file FILE     write the trace there instead of stderr\n"
+	      "      --record FILE         write a spec that replays the real calls of the\n"
+	      "                            --record-fns FN,... (values, errno, outputs)\n"
+	      "      --record-fns FN,...   the catalog functions to record\n"
 	      "      --check               say, before the run, whether PROGRAM (static?\n"
 	      "                            setuid?) and its libraries import what is mocked\n"
 	      "      --list [FN]           the catalog, or one function's details\n"
@@ -69,7 +72,8 @@ enum {
 	OPT_TRACE,
 	OPT_TRACE_FILE,
 	OPT_CHECK,
-	OPT_LATER,
+	OPT_RECORD,
+	OPT_RECORD_FNS,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -99,12 +103,11 @@ int main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, OPT_VERSION },
-		/* later issues; refused clearly rather than ignored */
 		{ "module", required_argument, NULL, 'm' },
 		{ "trace", optional_argument, NULL, OPT_TRACE },
 		{ "trace-file", required_argument, NULL, OPT_TRACE_FILE },
-		{ "record", required_argument, NULL, OPT_LATER },
-		{ "record-fns", required_argument, NULL, OPT_LATER },
+		{ "record", required_argument, NULL, OPT_RECORD },
+		{ "record-fns", required_argument, NULL, OPT_RECORD_FNS },
 		{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
 		{ "check", no_argument, NULL, OPT_CHECK },
 		{ "test", required_argument, NULL, 't' },
@@ -128,7 +131,8 @@ int main(int argc, char **argv)
 		const char *arg;
 	} *srcs = NULL;
 	int nsrcs = 0, nmods = 0, trace = 0, check = 0;
-	const char *trace_fns = NULL, *trace_file = NULL;
+	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
+	FILE *record_out = NULL;
 	char **mods = NULL;
 
 	if (!s) {
@@ -263,16 +267,24 @@ int main(int argc, char **argv)
 		case OPT_LIST_TESTS:
 			topts.list = 1;
 			break;
-		case OPT_LATER:
-			/* the option itself, not its argument */
-			fprintf(stderr, "mockrun: %s is not implemented yet\n",
-				optind >= 2 && argv[optind - 1][0] != '-' ? argv[optind - 2]
-									 : argv[optind - 1]);
-			goto fail;
+		case OPT_RECORD:
+			record = optarg;
+			break;
+		case OPT_RECORD_FNS:
+			record_fns = optarg;
+			break;
 		default:
 			usage(stderr);
 			goto fail;
 		}
+	}
+	if (record_fns && !record) {
+		fprintf(stderr, "mockrun: --record-fns goes with --record FILE\n");
+		goto fail;
+	}
+	if (record && mockshim_session_set_record(s, record_fns) < 0) {
+		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
+		goto fail;
 	}
 	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, trace_file) < 0) {
 		fputs("mockrun: ", stderr);
@@ -306,6 +318,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mockrun: -e goes in the test files with -t\n");
 			goto fail;
 		}
+		if (record) {
+			fprintf(stderr, "mockrun: --record runs one program, not test files (-t)\n");
+			goto fail;
+		}
 		topts.format = format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
 			       : format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
 			       : format == MOCKSHIM_REPORT_TEXT && report_given ? TESTFILE_TEXT
@@ -329,6 +345,11 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	mockshim_session_set_verbosity(s, verbosity);
+	/* opened before the run: a path that cannot be written fails now */
+	if (record && !(record_out = fopen(record, "we"))) {
+		fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(errno));
+		goto fail;
+	}
 	if (check) {
 		/* what the program can see, then the run */
 		mockshim_session_check(s, argv[optind], NULL, stderr);
@@ -346,6 +367,10 @@ int main(int argc, char **argv)
 	}
 	if (res.exec_errno) {
 		fprintf(stderr, "mockrun: %s: %s\n", argv[optind], strerror(res.exec_errno));
+		if (record_out) {
+			fclose(record_out);
+			unlink(record);
+		}
 		mockshim_session_destroy(s);
 		return res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? EXIT_NOT_FOUND
 									  : EXIT_CANNOT_RUN;
@@ -359,6 +384,17 @@ int main(int argc, char **argv)
 	if (output && fclose(out) != 0) {
 		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
 		goto fail;
+	}
+	if (record_out) {
+		int w = mockshim_session_write_record(s, record_out);
+
+		if (fclose(record_out) != 0 && w == 0)
+			w = -errno;
+		record_out = NULL;
+		if (w < 0) {
+			fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(-w));
+			goto fail;
+		}
 	}
 	if (res.timed_out)
 		rc = EXIT_TIMEOUT;
@@ -378,6 +414,11 @@ int main(int argc, char **argv)
 spec_error:
 	fputs(mockshim_session_error(s), stderr);
 fail:
+	if (record_out) {
+		/* nothing recorded: no half-written spec left behind */
+		fclose(record_out);
+		unlink(record);
+	}
 	mockshim_session_destroy(s);
 	free(tests);
 	free(srcs);

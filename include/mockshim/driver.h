@@ -92,6 +92,20 @@ int mockshim_session_add_module(struct mockshim_session *s, const char *path);
  */
 int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, const char *path);
 
+/**
+ * Records the real calls of the catalog functions in @p fns (comma
+ * separated) in the runs that follow: their values, errno and outputs.
+ * -EINVAL (error set) for a name not in the catalog, or a function whose
+ * results a spec cannot give back (one that returns a pointer).
+ */
+int mockshim_session_set_record(struct mockshim_session *s, const char *fns);
+/**
+ * Writes the statements that replay the last run's recorded calls to
+ * @p out: a will_return for each call, in call order, scoped to its
+ * program with in=.  0, -EINVAL when nothing was recorded, -EIO.
+ */
+int mockshim_session_write_record(struct mockshim_session *s, FILE *out);
+
 /** Uses @p path as libmockshim.so instead of the one found next to the driver. */
 int mockshim_session_set_shim(struct mockshim_session *s, const char *path);
 /** Runs the program in @p dir (NULL: the driver's working directory). */

@@ -54,9 +54,9 @@ t "an unknown option: 125"
 run "$M" --frobnicate true
 want_rc 125; done_t
 
-t "options of later issues are refused, not ignored"
-run "$M" --record out.mock true
-want_rc 125; want_err_has "--record is not implemented yet"; done_t
+t "--record without the functions to record is refused"
+run "$M" --record "$T/out.mock" true
+want_rc 125; want_err_has "--record needs --record-fns"; done_t
 
 t "-- ends the options; the program's options are its own"
 run "$M" -q -- sh -c 'echo "$0 $1"' -e x

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --record: the real calls of the recorded functions, logged to the
+ * channel as they return: the value, errno, and what the call wrote
+ * through its output parameters, as the catalog's row describes them.
+ * mockrun turns the log into a spec (runner/record.c) that replays it.
+ *
+ * Called from the real path of an armed trampoline, so the shim's
+ * discipline holds: no malloc, no stdio, the program's memory read
+ * fault-safely, async-signal-safe (a signal handler's call gets an
+ * entry of its own).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "shim.h"
+#include "spec.h"
+
+#define MAX_ADDRS 64		/* addresses of a getaddrinfo list kept */
+#define MAX_BYTES (16u << 20)	/* bytes of one output kept */
+
+struct piece {
+	uint8_t kind, param;
+	const void *src;	/* the program's memory, or local[] */
+	uint32_t len;
+};
+
+static uint32_t pad8(uint32_t n)
+{
+	return (n + 7) & ~7u;
+}
+
+/* What the call wrote into the buffer of output o: the bytes it says. */
+static uint32_t bytes_written(const struct ms_fn_meta *m, const struct ms_out_desc *o,
+			      const uint64_t *a, int64_t ret)
+{
+	uint64_t cap = o->cap1 != MS_NONE8 ? a[o->cap1] : 0, n;
+
+	if (o->cap2 != MS_NONE8)
+		cap *= a[o->cap2];
+	if (o->kind == MS_OK_STR) {
+		const char *p = (const char *)(uintptr_t)a[o->param];
+		char c;
+
+		for (n = 0; n < cap && ms_read_user(&c, p + n, 1) == 1 && c; n++)
+			;
+		return (uint32_t)(n > MAX_BYTES ? MAX_BYTES : n);
+	}
+	if (m->rd_kind != MS_RD_BYTES || ret <= 0)
+		return 0;
+	n = (uint64_t)ret;
+	if (m->rd_div != MS_NONE8)
+		n *= a[m->rd_div];
+	if (n > cap)
+		n = cap;
+	return (uint32_t)(n > MAX_BYTES ? MAX_BYTES : n);
+}
+
+void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64_t ret, int err)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(id);
+	struct piece pc[MS_MAX_PARAMS + 1];
+	struct ms_addr addrs[MAX_ADDRS];
+	int16_t revents[MAX_ADDRS];
+	unsigned n = 0, naddrs = 0;
+	int failed;
+	uint32_t size = sizeof(struct ms_rec);
+	uint64_t off;
+	struct ms_rec *r;
+	char *p;
+
+	if (!h || !h->rec_cap || !m)
+		return;
+	failed = m->fail_kind == MS_FK_ERRNO ? ret == m->fail_value
+		 : m->fail_kind == MS_FK_RC  ? ret != 0
+					     : 0;
+	for (unsigned i = 0; !failed && i < m->nouts; i++) {
+		const struct ms_out_desc *o = &m->outs[i];
+		const void *ptr = (const void *)(uintptr_t)a[o->param];
+		struct piece *q = &pc[n];
+
+		if (!ptr || o->kind == MS_OK_FERROR || (o->kind == MS_OK_SCALAR && o->mirror_ret))
+			continue;
+		q->param = o->param;
+		q->src = ptr;
+		switch (o->kind) {
+		case MS_OK_BYTES:
+		case MS_OK_STR:
+			q->kind = MS_REC_BYTES;
+			q->len = bytes_written(m, o, a, ret);
+			break;
+		case MS_OK_SCALAR:
+			q->kind = MS_REC_STORE;
+			q->len = o->size;
+			break;
+		case MS_OK_STRUCT:
+			if (strcmp(o->strct, "addrinfo") == 0) {
+				const struct addrinfo *ai = NULL;
+
+				ms_read_user(&ai, ptr, sizeof(ai));
+				for (; ai && naddrs < MAX_ADDRS; ai = ai->ai_next) {
+					const struct sockaddr *sa = ai->ai_addr;
+					struct ms_addr *x = &addrs[naddrs];
+
+					memset(x, 0, sizeof(*x));
+					if (!sa || (ai->ai_family != AF_INET && ai->ai_family != AF_INET6))
+						continue;
+					x->family = (uint16_t)ai->ai_family;
+					if (ai->ai_family == AF_INET) {
+						const struct sockaddr_in *in = (const void *)sa;
+
+						x->port = ntohs(in->sin_port);
+						memcpy(x->addr, &in->sin_addr, 4);
+					} else {
+						const struct sockaddr_in6 *in6 = (const void *)sa;
+
+						x->port = ntohs(in6->sin6_port);
+						memcpy(x->addr, &in6->sin6_addr, 16);
+					}
+					/* one entry per address: the list has one per
+					 * socket type, which a replay rebuilds */
+					for (unsigned k = 0; k < naddrs; k++)
+						if (memcmp(&addrs[k], x, sizeof(*x)) == 0)
+							goto dup;
+					naddrs++;
+dup:;
+				}
+				q->kind = MS_REC_ADDRINFO;
+				q->src = addrs;
+				q->len = naddrs * (uint32_t)sizeof(addrs[0]);
+			} else if (strcmp(o->strct, "sockaddr") == 0) {
+				socklen_t len = 0;
+
+				ms_read_user(&len, (const void *)(uintptr_t)a[o->param + 1], sizeof(len));
+				q->kind = MS_REC_SOCKADDR;
+				q->len = len > sizeof(struct sockaddr_storage)
+						 ? (uint32_t)sizeof(struct sockaddr_storage)
+						 : len;
+			} else if (strcmp(o->strct, "revents") == 0) {
+				const struct pollfd *fds = ptr;
+				uint64_t nfds = a[o->param + 1];
+
+				for (uint64_t k = 0; k < nfds && k < MAX_ADDRS; k++) {
+					revents[k] = 0;
+					ms_read_user(&revents[k], &fds[k].revents, sizeof(revents[k]));
+				}
+				q->kind = MS_REC_REVENTS;
+				q->src = revents;
+				q->len = (uint32_t)((nfds < MAX_ADDRS ? nfds : MAX_ADDRS) * sizeof(revents[0]));
+			} else {
+				const struct ms_struct_desc *sd = ms_struct_find(o->strct);
+
+				if (!sd)
+					continue; /* refused by mockrun before the run */
+				q->kind = MS_REC_STORE;
+				q->len = sd->size;
+			}
+			break;
+		default:
+			continue;
+		}
+		size += (uint32_t)sizeof(struct ms_rec_out) + pad8(q->len);
+		n++;
+	}
+	if (!failed && m->ret.tclass == MS_T_STR && ret && m->rd_kind != MS_RD_PARAM) {
+		const char *s = (const char *)(uintptr_t)ret;
+		uint32_t len = 0;
+		char c;
+
+		while (len < MS_STRING_BOUND && ms_read_user(&c, s + len, 1) == 1 && c)
+			len++;
+		pc[n] = (struct piece){ MS_REC_RETSTR, 0, s, len };
+		size += (uint32_t)sizeof(struct ms_rec_out) + pad8(len);
+		n++;
+	}
+	off = __atomic_fetch_add(&h->rec_next, size, __ATOMIC_RELAXED);
+	if (off + size > h->rec_cap) {
+		__atomic_fetch_add(&h->rec_dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	r = (struct ms_rec *)((char *)h + h->rec_off + off);
+	r->size = size;
+	r->seq = __atomic_fetch_add(&h->rec_seq, 1, __ATOMIC_RELAXED);
+	r->fn = (uint16_t)id;
+	r->nouts = (uint16_t)n;
+	r->pid = (int32_t)syscall(SYS_getpid);
+	r->err = err;
+	r->ret = ret;
+	p = (char *)(r + 1);
+	for (unsigned i = 0; i < n; i++) {
+		struct ms_rec_out *o = (struct ms_rec_out *)p;
+		uint32_t got;
+
+		o->kind = pc[i].kind;
+		o->param = pc[i].param;
+		o->reserved = 0;
+		p += sizeof(*o);
+		o->len = pc[i].len;
+		got = (uint32_t)ms_read_user(p, pc[i].src, pc[i].len);
+		memset(p + got, 0, pad8(pc[i].len) - got); /* unreadable: zeros */
+		p += pad8(pc[i].len);
+	}
+	__atomic_store_n(&r->state, 1, __ATOMIC_RELEASE);
+}

@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --record FILE --record-fns FN,...: the spec that replays a run.
+ *
+ * The shims log every real call of the recorded functions (libmockshim/
+ * record.c); after the run, each call becomes a will_return with its
+ * value, errno and outputs, scoped to its program with in=, in the order
+ * of the calls.  Replayed with -f FILE, each program takes the values
+ * back in the same order, then the real functions run again.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "session.h"
+
+#define RECORD_CAP (64u << 20)
+
+/* Why function m cannot be recorded, or NULL. */
+static const char *not_recordable(const struct ms_fn_meta *m)
+{
+	if (m->ret.tclass == MS_T_PTR)
+		return "it returns a pointer, which a replay cannot give back";
+	for (unsigned i = 0; i < m->nouts; i++) {
+		const struct ms_out_desc *o = &m->outs[i];
+
+		if (o->kind != MS_OK_STRUCT || strcmp(o->strct, "addrinfo") == 0 ||
+		    strcmp(o->strct, "sockaddr") == 0 || strcmp(o->strct, "revents") == 0)
+			continue;
+		if (!ms_struct_find(o->strct))
+			return "its output is a struct a spec cannot write";
+	}
+	return NULL;
+}
+
+int mockshim_session_set_record(struct mockshim_session *s, const char *fns)
+{
+	s->error[0] = '\0';
+	memset(s->spec.recorded, 0, sizeof(s->spec.recorded));
+	s->spec.record_cap = 0;
+	if (!fns || !*fns) {
+		snprintf(s->error, sizeof(s->error),
+			 "--record needs --record-fns FN,...: the functions whose results to record\n");
+		return -EINVAL;
+	}
+	for (const char *p = fns; *p;) {
+		size_t n = strcspn(p, ",");
+		int id = ms_catalog_find(p, n);
+		const char *why;
+
+		if (id < 0) {
+			snprintf(s->error, sizeof(s->error),
+				 "--record-fns: '%.*s' is not in the catalog (see mockrun --list)\n",
+				 (int)n, p);
+			return -EINVAL;
+		}
+		why = not_recordable(ms_catalog_get((unsigned)id));
+		if (why) {
+			snprintf(s->error, sizeof(s->error), "--record-fns: %s() cannot be recorded: %s\n",
+				 ms_catalog_get((unsigned)id)->name, why);
+			return -EINVAL;
+		}
+		s->spec.recorded[id] = 1;
+		p += n + (p[n] == ',');
+	}
+	s->spec.record_cap = RECORD_CAP;
+	return 0;
+}
+
+/* ---- writing the spec ---- */
+
+static void put_bytes(FILE *f, const unsigned char *p, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = p[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c >= 0x20 && c < 0x7f)
+			fputc((int)c, f);
+		else
+			fprintf(f, "\\x%02x", c);
+	}
+	fputc('"', f);
+}
+
+static int64_t int_at(const unsigned char *p, unsigned size, int is_signed)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size > 8 ? 8 : size); /* little endian */
+	if (is_signed && size < 8 && (v >> (8 * size - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * size);
+	return (int64_t)v;
+}
+
+/* A struct literal of the fields the catalog knows; zero fields left out. */
+static void put_struct(FILE *f, const struct ms_struct_desc *sd, const unsigned char *p, size_t len)
+{
+	int first = 1;
+
+	fputc('{', f);
+	for (unsigned i = 0; i < sd->nfields; i++) {
+		const struct ms_field_desc *fd = &sd->fields[i];
+		const unsigned char *q = p + fd->off;
+
+		if ((size_t)fd->off + fd->size > len)
+			continue;
+		if (fd->kind == MS_FD_CHARS) {
+			size_t n = strnlen((const char *)q, fd->size);
+
+			if (!n)
+				continue;
+			fprintf(f, "%s.%s = ", first ? "" : ", ", fd->name);
+			put_bytes(f, q, n);
+		} else {
+			int64_t v = int_at(q, fd->size, fd->kind == MS_FD_INT);
+
+			if (!v)
+				continue;
+			fprintf(f, "%s.%s = %lld", first ? "" : ", ", fd->name, (long long)v);
+		}
+		first = 0;
+	}
+	fputc('}', f);
+}
+
+static void put_addr(FILE *f, int family, const void *addr, unsigned port)
+{
+	char text[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(family, addr, text, sizeof(text));
+	if (family == AF_INET6)
+		port ? fprintf(f, "\"[%s]:%u\"", text, port) : fprintf(f, "\"%s\"", text);
+	else
+		port ? fprintf(f, "\"%s:%u\"", text, port) : fprintf(f, "\"%s\"", text);
+}
+
+static void put_sockaddr(FILE *f, const unsigned char *p, size_t len)
+{
+	sa_family_t family = 0;
+
+	if (len >= sizeof(family))
+		memcpy(&family, p, sizeof(family));
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+
+		memcpy(&in, p, sizeof(in));
+		put_addr(f, AF_INET, &in.sin_addr, ntohs(in.sin_port));
+	} else if (family == AF_INET6 && len >= sizeof(struct sockaddr_in6)) {
+		struct sockaddr_in6 in6;
+
+		memcpy(&in6, p, sizeof(in6));
+		put_addr(f, AF_INET6, &in6.sin6_addr, ntohs(in6.sin6_port));
+	} else if (family == AF_UNIX) {
+		size_t n = len - offsetof(struct sockaddr_un, sun_path);
+
+		fputs("\"unix:", f);
+		for (size_t i = 0; i < n && p[offsetof(struct sockaddr_un, sun_path) + i]; i++)
+			fputc(p[offsetof(struct sockaddr_un, sun_path) + i], f);
+		fputc('"', f);
+	} else {
+		fputs("\"0.0.0.0:0\"", f);
+	}
+}
+
+static const char *exe_of(const struct ms_chan_hdr *h, int32_t pid)
+{
+	const struct ms_event *ev = ms_chan_at(h, h->events_off);
+	uint32_t n = h->events_next < h->events_cap ? h->events_next : h->events_cap;
+	const char *name = NULL;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (ev[i].state == 1 && ev[i].type == MS_EV_ATTACH && ev[i].pid == pid)
+			name = ev[i].text;
+	return name;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct ms_rec *x = *(const struct ms_rec *const *)a, *y = *(const struct ms_rec *const *)b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void put_value(FILE *f, const struct ms_fn_meta *m, const struct ms_rec *r, int failed,
+		      const struct ms_rec_out *retstr)
+{
+	const char *name = NULL;
+
+	if (m->ret.tclass == MS_T_VOID || (m->ret.tclass == MS_T_STR && m->rd_kind == MS_RD_PARAM &&
+					   r->ret)) {
+		fputc('_', f);
+		return;
+	}
+	if (m->ret.tclass == MS_T_STR) {
+		if (retstr)
+			put_bytes(f, (const unsigned char *)(retstr + 1), retstr->len);
+		else
+			fputs("NULL", f);
+		return;
+	}
+	if (failed && m->fail_kind == MS_FK_RC)
+		name = strcmp(m->name, "getaddrinfo") == 0 || strcmp(m->name, "getnameinfo") == 0
+			       ? ms_eai_name((int)r->ret)
+			       : ms_errno_name((int)r->ret);
+	if (name)
+		fputs(name, f);
+	else if (m->ret.tclass == MS_T_UINT)
+		fprintf(f, "%llu", (unsigned long long)(m->ret.size == 4 ? (uint32_t)r->ret
+									  : (uint64_t)r->ret));
+	else
+		fprintf(f, "%lld", (long long)(m->ret.size == 4 ? (int32_t)r->ret : r->ret));
+}
+
+static void put_out(FILE *f, const struct ms_fn_meta *m, const struct ms_rec_out *o)
+{
+	const unsigned char *p = (const unsigned char *)(o + 1);
+	const char *pname = o->param < m->nparams ? m->params[o->param].name : "?";
+
+	switch (o->kind) {
+	case MS_REC_BYTES:
+		fprintf(f, ", %s=", pname);
+		put_bytes(f, p, o->len);
+		break;
+	case MS_REC_STORE: {
+		const struct ms_out_desc *d = NULL;
+
+		for (unsigned i = 0; i < m->nouts; i++)
+			if (m->outs[i].param == o->param)
+				d = &m->outs[i];
+		if (d && d->kind == MS_OK_STRUCT && ms_struct_find(d->strct)) {
+			fprintf(f, ", *%s=", pname);
+			put_struct(f, ms_struct_find(d->strct), p, o->len);
+		} else {
+			fprintf(f, ", *%s=%lld", pname, (long long)int_at(p, o->len, 1));
+		}
+		break;
+	}
+	case MS_REC_ADDRINFO:
+		fprintf(f, ", *%s={", pname);
+		for (uint32_t k = 0; k < o->len / sizeof(struct ms_addr); k++) {
+			struct ms_addr a;
+
+			memcpy(&a, p + k * sizeof(a), sizeof(a));
+			fputs(k ? ", " : "", f);
+			put_addr(f, a.family, a.addr, a.port);
+		}
+		fputc('}', f);
+		break;
+	case MS_REC_SOCKADDR:
+		fprintf(f, ", *%s=", pname);
+		put_sockaddr(f, p, o->len);
+		break;
+	case MS_REC_REVENTS:
+		fprintf(f, ", *%s={", pname);
+		for (uint32_t k = 0; k < o->len / 2; k++) {
+			int16_t ev;
+
+			memcpy(&ev, p + 2 * k, 2);
+			fprintf(f, "%s%d", k ? ", " : "", ev);
+		}
+		fputc('}', f);
+		break;
+	default:
+		break;
+	}
+}
+
+int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
+{
+	const struct ms_chan_hdr *h = s->map;
+	const char *log;
+	uint64_t used;
+	const struct ms_rec **recs = NULL;
+	size_t n = 0, cap = 0, incomplete = 0;
+
+	s->error[0] = '\0';
+	if (!s->ran || !h || !h->rec_cap) {
+		snprintf(s->error, sizeof(s->error), "no recorded run (set_record, then run)\n");
+		return -EINVAL;
+	}
+	log = (const char *)h + h->rec_off;
+	used = h->rec_next < h->rec_cap ? h->rec_next : h->rec_cap;
+
+	for (uint64_t off = 0; off + sizeof(struct ms_rec) <= used;) {
+		const struct ms_rec *r = (const struct ms_rec *)(log + off);
+
+		if (r->size < sizeof(*r) || r->size % 8 || r->size > used - off)
+			break; /* claimed but never written: the program died in the call */
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 1 || r->fn >= MS_FN_COUNT) {
+			incomplete++;
+		} else {
+			if (n == cap) {
+				const struct ms_rec **q = realloc(recs, (cap = cap ? 2 * cap : 256) * sizeof(*q));
+
+				if (!q) {
+					free(recs);
+					return -ENOMEM;
+				}
+				recs = q;
+			}
+			recs[n++] = r;
+		}
+		off += r->size;
+	}
+	qsort(recs, n, sizeof(*recs), by_seq);
+	fprintf(f, "# recorded by mockrun --record: %zu calls of %s; replay with mockrun -f FILE\n",
+		n, s->program ? s->program : "the program");
+	if (h->rec_dropped || incomplete)
+		fprintf(f, "# %u calls not recorded (the log holds %llu MiB), %zu incomplete\n",
+			h->rec_dropped, (unsigned long long)(h->rec_cap >> 20), incomplete);
+	for (size_t i = 0; i < n; i++) {
+		const struct ms_rec *r = recs[i];
+		const struct ms_fn_meta *m = ms_catalog_get(r->fn);
+		const struct ms_rec_out *o = (const struct ms_rec_out *)(r + 1), *retstr = NULL;
+		const char *exe = exe_of(h, r->pid);
+		int failed = m->fail_kind == MS_FK_ERRNO ? r->ret == m->fail_value
+			     : m->fail_kind == MS_FK_RC  ? r->ret != 0
+							 : 0;
+
+		for (unsigned k = 0; k < r->nouts; k++) {
+			if (o->kind == MS_REC_RETSTR)
+				retstr = o;
+			o = (const struct ms_rec_out *)((const char *)(o + 1) + ((o->len + 7) & ~7u));
+		}
+		fprintf(f, "will_return(%s, ", m->name);
+		put_value(f, m, r, failed, retstr);
+		o = (const struct ms_rec_out *)(r + 1);
+		for (unsigned k = 0; k < r->nouts; k++) {
+			put_out(f, m, o);
+			o = (const struct ms_rec_out *)((const char *)(o + 1) + ((o->len + 7) & ~7u));
+		}
+		if (failed && m->fail_kind == MS_FK_ERRNO && r->err) {
+			const char *e = ms_errno_name(r->err);
+
+			e ? fprintf(f, ", errno=%s", e) : fprintf(f, ", errno=%d", r->err);
+		}
+		if (exe && !strpbrk(exe, "*?[\\\""))
+			fprintf(f, ", in=\"%s\"", exe);
+		fputs(")\n", f);
+	}
+	free(recs);
+	return ferror(f) ? -EIO : 0;
+}

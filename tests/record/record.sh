@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# mockrun --record FILE --record-fns ...: a spec that replays a
+# nondeterministic run, checked by running the program again under it.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+FNS=getaddrinfo,getrandom,time,clock_gettime,read
+
+t "a replay gives the program the recorded run's random bytes, time, addresses and input"
+run "$M" -q --record "$T/run.mock" --record-fns "$FNS" sh -c 'echo hello | nondet'
+want_rc 0
+first=$out
+run "$M" -q -f "$T/run.mock" sh -c 'echo other | nondet'
+want_rc 0; want_out "$first"
+# and it is the replay: another run differs
+run nondet </dev/null
+[ "$out" != "$first" ] || problem "two plain runs printed the same"
+done_t
+
+t "the spec: one will_return per call, outputs included, scoped to its program"
+spec=$(cat "$T/run.mock")
+case "$spec" in *'will_return(getrandom, 16, buf="'*'", in="nondet")'*) ;; *) problem "no getrandom: $spec" ;; esac
+case "$spec" in *'will_return(time, '[0-9]*', in="nondet")'*) ;; *) problem "no time: $spec" ;; esac
+case "$spec" in *'will_return(clock_gettime, 0, *tp={.tv_sec = '*) ;; *) problem "no clock_gettime: $spec" ;; esac
+case "$spec" in *'will_return(getaddrinfo, 0, *res={"'*) ;; *) problem "no getaddrinfo: $spec" ;; esac
+case "$spec" in *'will_return(read, 6, buf="hello\n", in="nondet")'*) ;; *) problem "no read: $spec" ;; esac
+done_t
+
+t "a failed call is replayed with its errno"
+run "$M" -q --record "$T/fail.mock" --record-fns read nondet <&-
+want_rc 0; want_out_has "read: Bad file descriptor"
+first=$out
+want "the failure is in the spec" grep -q 'will_return(read, -1, errno=EBADF, in="nondet")' "$T/fail.mock"
+run "$M" -q -f "$T/fail.mock" nondet </dev/null
+want_rc 0; want_out_has "read: Bad file descriptor"
+done_t
+
+t "processes of one program replay in turn"
+run "$M" -q --record "$T/two.mock" --record-fns getrandom sh -c 'nondet </dev/null; nondet </dev/null'
+want_rc 0
+first=$(printf '%s\n' "$out" | grep random)
+run "$M" -q -f "$T/two.mock" sh -c 'nondet </dev/null; nondet </dev/null'
+want_rc 0
+[ "$(printf '%s\n' "$out" | grep random)" = "$first" ] || problem "random lines differ: [$out] vs [$first]"
+[ "$(grep -c 'will_return(getrandom' "$T/two.mock")" -eq 2 ] || problem "not two getrandom calls"
+done_t
+
+t "a program that crashes still leaves its calls recorded"
+run "$M" -q --record "$T/crash.mock" --record-fns getrandom nondet localhost crash </dev/null
+want_rc 134
+want "the call is in the spec" grep -q 'will_return(getrandom, 16' "$T/crash.mock"
+done_t
+
+t "recorded calls with other statements: mocked calls are the statements', not recorded"
+run "$M" -q --record "$T/mix.mock" --record-fns getrandom,time -e 'will_return(time, 1700000000)' nondet </dev/null
+want_rc 0; want_out_has "time 1700000000"
+grep -q 'will_return(time' "$T/mix.mock" && problem "the mocked time() was recorded"
+want "getrandom is recorded" grep -q 'will_return(getrandom' "$T/mix.mock"
+done_t
+
+t "--record with no --record-fns: 125, nothing run, no file"
+run "$M" --record "$T/none.mock" nondet
+want_rc 125; want_err_has "--record needs --record-fns FN,..."; want_out ""
+[ -e "$T/none.mock" ] && problem "a file was left"
+done_t
+
+t "--record-fns: unknown functions and pointer results are refused"
+run "$M" --record "$T/x.mock" --record-fns read,bogus nondet
+want_rc 125; want_err_has "--record-fns: 'bogus' is not in the catalog"
+run "$M" --record "$T/x.mock" --record-fns malloc nondet
+want_rc 125; want_err_has "malloc() cannot be recorded: it returns a pointer"
+run "$M" --record-fns read nondet
+want_rc 125; want_err_has "--record-fns goes with --record FILE"
+[ -e "$T/x.mock" ] && problem "a file was left"
+done_t
+
+t "--record to a path that cannot be written: 125 before the program runs"
+run "$M" --record /nonexistent/dir/out.mock --record-fns read sh -c 'echo ran'
+want_rc 125; want_out ""; want_err_has "--record /nonexistent/dir/out.mock: No such file or directory"
+done_t
+
+t "a program that is not found leaves no spec behind"
+run "$M" --record "$T/nf.mock" --record-fns read /nonexistent/program
+want_rc 127
+[ -e "$T/nf.mock" ] && problem "a file was left"
+done_t
+
+t "--record goes with one program, not test files"
+run "$M" --record "$T/t.mock" --record-fns read -t /dev/null
+want_rc 125; want_err_has "--record runs one program, not test files"
+done_t
+
+finish
