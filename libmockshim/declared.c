@@ -9,12 +9,10 @@
  * | - Stubs: one per declared function (index i < MS_DECL_MAX), each   |
  * |   `mov $i, %r11d; jmp common`.  The common stub tests armed[i]:    |
  * |   unarmed, it jumps to real[i] with every register untouched.      |
- * |   Armed, it saves the 6 integer and 8 SSE argument registers in a  |
- * |   frame and calls ms_decl_dispatch(i, frame, return address), which|
- * |   builds the argument array from the declared parameter classes    |
- * |   and consults the rules like any catalog function.  A reply goes  |
- * |   back in rax or xmm0; otherwise the registers are restored and it |
- * |   jumps to real[i], so the real function sees the original call.   |
+ * |   Armed, it saves the argument registers in a frame and consults   |
+ * |   the rules like any catalog function (see the assembly).  A reply |
+ * |   goes back in rax and xmm0; otherwise the registers are restored  |
+ * |   and it jumps to real[i]: the real function sees the call as made.|
  * | - Binding: the shim rewrites the GOT entries (R_X86_64_JUMP_SLOT   |
  * |   and R_X86_64_GLOB_DAT relocations) that name a declared symbol,  |
  * |   in every loaded object but itself, to point at the stub.  Lazy   |
@@ -27,12 +25,16 @@
  * | - dlopen: the dlopen trampoline (hand.c) calls ms_decl_loaded()    |
  * |   after a load, which patches the objects loaded since.            |
  * |                                                                    |
- * | Why not LD_AUDIT's la_symbind64: an audit library lives in its own |
- * | link-map namespace with its own libc, costs every process a second |
- * | libc at start-up, and routes every PLT call of the process through |
- * | _dl_runtime_profile unless each binding is flagged; bench/README.md|
- * | has the measurements.  Patching costs nothing for the calls of     |
- * | undeclared functions, and nothing at all where no rule applies.    |
+ * | Why not LD_AUDIT's la_symbind64: it is told of PLT bindings only.  |
+ * | A PIE program that takes a function's address calls it through a  |
+ * | GLOB_DAT entry (its PLT entry jumps through that), and -fno-plt    |
+ * | code always does: la_symbind64 never hears of those calls (bench/ |
+ * | run.py's "LD_AUDIT or GOT patching" table, on glibc 2.36).  Its    |
+ * | costs were no reason (flagged NOPLTENTER/EXIT, per call +0         |
+ * | instructions, start-up about +0.1 ms), but an audit library also   |
+ * | lives in a namespace of its own, with its own libc, apart from the |
+ * | shim's stubs and channel.  Patching costs nothing where no rule    |
+ * | applies (nothing is patched) and nothing for other functions.      |
  * | What neither can reach: calls bound inside their own object        |
  * | (-Bsymbolic, hidden or static functions, non-PIC calls within an   |
  * | executable) and pointers from dlsym().                             |
@@ -43,6 +45,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -58,19 +61,37 @@
 
 /* The frame the common stub saves (its layout is the assembly's below). */
 struct ms_decl_frame {
-	uint64_t gpr[6];	/* rdi, rsi, rdx, rcx, r8, r9; a reply's rax in gpr[0] */
-	uint64_t xmm[8][2];	/* xmm0-7; a reply's xmm0 in xmm[0] */
+	uint64_t gpr[6];	/* rdi, rsi, rdx, rcx, r8, r9: the arguments array, */
+				/* as it is, of a function with no double */
+	uint64_t xmm[8][2];	/* xmm0-7: saved only for one with doubles */
 	uint64_t index;
-	uint64_t rax;		/* %al: a variadic caller's SSE count, kept */
+	uint64_t armed;		/* ms_decl_armed[index] */
+	int64_t ret;		/* a reply: to rax and xmm0 */
+	uint64_t pad;
 };
-_Static_assert(sizeof(struct ms_decl_frame) == 192, "the stub's frame");
+_Static_assert(sizeof(struct ms_decl_frame) == 208 && offsetof(struct ms_decl_frame, ret) == 192,
+	       "the stub's frame");
+
+/* ms_decl_armed[i]: 0, or ARMED with SSE_ARGS when a parameter is a
+ * double.  (%al, a variadic caller's count of SSE registers, is not
+ * kept: declared functions are never variadic.) */
+enum { MS_DECL_ARMED = 1, MS_DECL_SSE_ARGS = 2 };
 
 MS_HIDDEN uint8_t ms_decl_armed[MS_DECL_MAX];
 MS_HIDDEN void *ms_decl_real[MS_DECL_MAX];
+MS_HIDDEN const uint32_t ms_decl_idbase = MS_FN_COUNT;
 MS_HIDDEN int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller);
 /* the stubs, from the assembly: ms_decl_stubs + 16 * i */
 extern const char ms_decl_stubs[] MS_HIDDEN;
 
+/*
+ * A function with no double parameter reads no SSE register, so its
+ * stub saves none, and its six integer registers, saved in order, are
+ * the arguments array ms_consult() takes: it is consulted directly.
+ * With doubles, xmm0-7 are saved too and ms_decl_dispatch() sorts the
+ * registers into the parameters' order.  A reply goes to rax and xmm0
+ * alike (either is the return register, the other is scratch).
+ */
 __asm__(".text\n"
 	".p2align 4\n"
 	".globl ms_decl_stubs\n"
@@ -93,8 +114,9 @@ __asm__(".text\n"
 	"ms_decl_common:\n"
 	"	.cfi_startproc\n"
 	"	leaq ms_decl_armed(%rip), %r10\n"
-	"	cmpb $0, (%r10, %r11)\n"
-	"	jne 1f\n"
+	"	movzbl (%r10, %r11), %r10d\n"
+	"	testl %r10d, %r10d\n"
+	"	jnz 1f\n"
 	"	leaq ms_decl_real(%rip), %r10\n"
 	"	jmp *(%r10, %r11, 8)\n"
 	"1:	pushq %rbp\n"
@@ -102,13 +124,17 @@ __asm__(".text\n"
 	"	.cfi_offset %rbp, -16\n"
 	"	movq %rsp, %rbp\n"
 	"	.cfi_def_cfa_register %rbp\n"
-	"	subq $192, %rsp\n"
+	"	subq $208, %rsp\n"
 	"	movq %rdi, 0(%rsp)\n"
 	"	movq %rsi, 8(%rsp)\n"
 	"	movq %rdx, 16(%rsp)\n"
 	"	movq %rcx, 24(%rsp)\n"
 	"	movq %r8, 32(%rsp)\n"
 	"	movq %r9, 40(%rsp)\n"
+	"	movq %r11, 176(%rsp)\n"
+	"	movq %r10, 184(%rsp)\n"
+	"	testl $2, %r10d\n"
+	"	jz 3f\n"
 	"	movdqa %xmm0, 48(%rsp)\n"
 	"	movdqa %xmm1, 64(%rsp)\n"
 	"	movdqa %xmm2, 80(%rsp)\n"
@@ -117,20 +143,22 @@ __asm__(".text\n"
 	"	movdqa %xmm5, 128(%rsp)\n"
 	"	movdqa %xmm6, 144(%rsp)\n"
 	"	movdqa %xmm7, 160(%rsp)\n"
-	"	movq %r11, 176(%rsp)\n"
-	"	movq %rax, 184(%rsp)\n"
 	"	movl %r11d, %edi\n"
 	"	movq %rsp, %rsi\n"
 	"	movq 8(%rbp), %rdx\n"
 	"	call ms_decl_dispatch\n"
-	"	testl %eax, %eax\n"
-	"	jnz 2f\n"
-	"	movq 0(%rsp), %rdi\n"
-	"	movq 8(%rsp), %rsi\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rcx\n"
-	"	movq 32(%rsp), %r8\n"
-	"	movq 40(%rsp), %r9\n"
+	"	jmp 4f\n"
+	"3:	movl ms_decl_idbase(%rip), %edi\n"
+	"	addl %r11d, %edi\n"
+	"	movq %rsp, %rsi\n"
+	"	leaq 192(%rsp), %rdx\n"
+	"	movq 8(%rbp), %rcx\n"
+	"	call ms_consult\n"
+	"4:	cmpl $1, %eax\n"
+	"	je 2f\n"
+	"	movq 176(%rsp), %r11\n"
+	"	testb $2, 184(%rsp)\n"
+	"	jz 5f\n"
 	"	movdqa 48(%rsp), %xmm0\n"
 	"	movdqa 64(%rsp), %xmm1\n"
 	"	movdqa 80(%rsp), %xmm2\n"
@@ -139,16 +167,20 @@ __asm__(".text\n"
 	"	movdqa 128(%rsp), %xmm5\n"
 	"	movdqa 144(%rsp), %xmm6\n"
 	"	movdqa 160(%rsp), %xmm7\n"
-	"	movq 176(%rsp), %r11\n"
-	"	movq 184(%rsp), %rax\n"
+	"5:	movq 0(%rsp), %rdi\n"
+	"	movq 8(%rsp), %rsi\n"
+	"	movq 16(%rsp), %rdx\n"
+	"	movq 24(%rsp), %rcx\n"
+	"	movq 32(%rsp), %r8\n"
+	"	movq 40(%rsp), %r9\n"
 	"	.cfi_remember_state\n"
 	"	leave\n"
 	"	.cfi_def_cfa %rsp, 8\n"
 	"	leaq ms_decl_real(%rip), %r10\n"
 	"	jmp *(%r10, %r11, 8)\n"
 	"2:	.cfi_restore_state\n"
-	"	movq 0(%rsp), %rax\n"
-	"	movq 48(%rsp), %xmm0\n"
+	"	movq 192(%rsp), %rax\n"
+	"	movq %rax, %xmm0\n"
 	"	leave\n"
 	"	.cfi_def_cfa %rsp, 8\n"
 	"	ret\n"
@@ -168,17 +200,10 @@ int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 	const struct ms_chan_dyn *d = &dyn[i];
 	uint64_t a[MS_MAX_PARAMS];
 	unsigned gi = 0, xi = 0;
-	int64_t v;
 
 	for (unsigned k = 0; k < d->nparams; k++)
 		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
-	if (ms_consult(MS_FN_COUNT + i, a, &v, caller) != 1)
-		return 0;
-	if (d->ret == MS_DYN_RET_DOUBLE)
-		fr->xmm[0][0] = (uint64_t)v;
-	else
-		fr->gpr[0] = (uint64_t)v;
-	return 1;
+	return ms_consult(MS_FN_COUNT + i, a, &fr->ret, caller);
 }
 
 /* ---- the GOT ---- */
@@ -419,7 +444,10 @@ void ms_decl_bind(struct ms_chan_hdr *h)
 			continue;
 		if (ms_decl_real[i] != missing() || global_definition(i))
 			__atomic_fetch_add(&fns[MS_FN_COUNT + i].bound, 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&ms_decl_armed[i], patching[i], __ATOMIC_RELEASE);
+		__atomic_store_n(&ms_decl_armed[i],
+				 (uint8_t)(patching[i] ? MS_DECL_ARMED | (dyn[i].dblmask ? MS_DECL_SSE_ARGS : 0)
+						       : 0),
+				 __ATOMIC_RELEASE);
 	}
 	ms_guard_leave();
 }
