@@ -7,7 +7,7 @@
  *
  *	bench OP N [REPS [WARMUP]]
  *				OP: read clock getpid getuid malloc socket
- *				getaddrinfo none; N calls, REPS repetitions
+ *				getaddrinfo decl decl_dbl none; N calls, REPS
  *				(default 3: the fastest is printed), after
  *				WARMUP calls (default 64)
  *	bench threads-shared T N	T threads call getpid N times each
@@ -209,6 +209,21 @@ LOOP(getaddrinfo,
 	}
 )
 
+/* a library function outside the catalog (bench/decl.c): a declared
+ * prototype's stub */
+int msb_add(int a, int b);
+double msb_scale(double x, int k);
+
+LOOP(decl,
+	for (long i = 0; i < n; i++)
+		sink = msb_add((int)i, 1);
+)
+
+LOOP(decl_dbl,
+	for (long i = 0; i < n; i++)
+		sink = (long)msb_scale(0.5, (int)i);
+)
+
 LOOP(none,
 	for (long i = 0; i < n; i++)
 		sink = i;
@@ -224,7 +239,7 @@ struct op {
 
 static const struct op ops[] = {
 	OP(read), OP(clock), OP(getpid), OP(getuid), OP(malloc), OP(socket), OP(getaddrinfo),
-	OP(none),
+	OP(decl), OP(decl_dbl), OP(none),
 };
 
 /* ---- threads ---- */

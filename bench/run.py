@@ -59,7 +59,8 @@ class Op:
     """One measured call of bench: its loop name and how to mock it."""
 
     def __init__(self, name, fn, n, value, outs='', expect=None, fiu=None, strace=None,
-                 ltrace=None, faketime=False, sockwrap=False, cg_n=2000, crossings=1):
+                 ltrace=None, faketime=False, sockwrap=False, cg_n=2000, crossings=1,
+                 decl=None):
         self.name = name  # bench OP
         self.fn = fn  # the catalog function
         self.n = n  # calls per repetition (timing)
@@ -76,6 +77,7 @@ class Op:
         # (malloc+free), 0 for getaddrinfo, whose real code calls many
         # (malloc, free, socket, ...) and so is no per-call measure
         self.crossings = crossings
+        self.decl = decl  # a declared prototype (mock ...): fn is no catalog function
 
     def reply(self):
         return self.value + (', ' + self.outs if self.outs else '')
@@ -96,6 +98,12 @@ OPS = [
     Op('getaddrinfo', 'getaddrinfo', 1000, '0', outs='*res={"127.0.0.1"}',
        expect=('expect_string_count', 'node', '"localhost"'), ltrace='getaddrinfo+freeaddrinfo',
        cg_n=100, crossings=0),
+    # a library function outside the catalog (bench/decl.c), declared
+    Op('decl', 'msb_add', 200000, '7', expect=('expect_value_count', 'b', '1'),
+       decl='mock int msb_add(int a, int b)'),
+    # the same with a double: the stub saves the SSE registers too
+    Op('decl_dbl', 'msb_scale', 200000, '2.5', expect=('expect_value_count', 'x', '0.5'),
+       decl='mock double msb_scale(double x, int k)'),
 ]
 
 
@@ -186,6 +194,13 @@ class Bench:
 
     def variant(self, key, op, scoped=False):
         """scoped: the reply only in="bench" (see CG_IN_SCOPE)."""
+        v = self.variant_(key, op, scoped)
+        if v and op.decl and v[0][:1] == [self.a.mockrun]:
+            # every statement about a declared function follows its declaration
+            v = ([self.a.mockrun, '-e', op.decl] + v[0][1:], v[1])
+        return v
+
+    def variant_(self, key, op, scoped):
         fn = op.fn
         scope = ', in="bench"' if scoped else ''
         if key == 'plain':
@@ -210,8 +225,10 @@ class Bench:
                 return None
             st, param, v = op.expect
             return self.mockrun('%s(%s, %s, %s, -1)' % (st, fn, param, v))
+        if key == 'audit':
+            return [], {'LD_AUDIT': self.a.audit}
         if key == 'trace':
-            if not self.have['trace']:
+            if not self.have['trace'] or op.decl:
                 return None
             return self.mockrun(UNARMED_RULE, extra=['--trace=' + fn, '--trace-file', os.devnull])
         if key in ('fiu_fn', 'fiu_other'):
@@ -272,6 +289,7 @@ PERCALL_VARIANTS = [
     ('always', 'will_return_always(FN, V)'),
     ('queue', 'will_return_count(FN, V, 1000000)'),
     ('expect', 'expect_value_count(FN, PARAM, V, -1)'),
+    ('audit', 'LD_AUDIT: a la_symbind64 that keeps every binding'),
     ('trace', 'mockrun --trace=FN'),
     ('fiu_fn', 'fiu-run -x, FN\'s point at probability 0'),
     ('fiu_other', 'fiu-run -x, another point (open)'),
@@ -355,6 +373,7 @@ CG_VARIANTS = [
     ('queue', 'will_return_count(FN, V, 1000000)'),
     ('queue_full', 'the same, after 7,000 calls (event log full)'),
     ('expect', 'expect_value_count(FN, PARAM, V, -1)'),
+    ('audit', 'LD_AUDIT: a la_symbind64 that keeps every binding'),
     ('trace', 'mockrun --trace=FN'),
     ('fiu_fn', 'fiu-run -x, FN\'s point at probability 0'),
     ('fiu_other', 'fiu-run -x, another point (open)'),
@@ -448,7 +467,7 @@ def callgrind_tables(b, ops, ir):
                 # cost of calling nothing (the loop alone)
                 d = v - ir.get(('plain', 'none'), 0)
             mark = ' †' if (op.name, key) in CG_IN_SCOPE else ''
-            if op.crossings == 0 or (reply and op.crossings > 1):
+            if op.crossings == 0 or (reply and op.crossings > 1) or op.decl:
                 # not a per-call figure: shown, not judged
                 row.append('%+.0f%s ‡' % (d, mark))
                 continue
@@ -472,8 +491,11 @@ def callgrind_tables(b, ops, ir):
             'malloc and socket are pairs (malloc+free, socket+close): where both go '
             'through the shim the number is per call: the pair\'s, less the unarmed '
             'trampoline of its other call (half the unarmed pair\'s); ‡ is shown but not judged: a reply on a pair still runs the '
-            'real free or close, and getaddrinfo\'s real code calls many catalog '
-            'functions (malloc, free, socket, ...), each through its trampoline.']
+            'real free or close, getaddrinfo\'s real code calls many catalog '
+            'functions (malloc, free, socket, ...), each through its trampoline, and '
+            'the targets are the catalog\'s: decl and decl_dbl are declared prototypes '
+            '(a generic stub saves the argument registers, and for decl_dbl the SSE '
+            'ones too).']
     return out
 
 
@@ -555,8 +577,16 @@ def startup(b):
         ('env LD_PRELOAD=libmockshim.so true', [env, 'LD_PRELOAD=' + a.shim, true]),
         ('env LD_PRELOAD=libmockshim.so MOCKSHIM=\'will_return(getuid, 0)\' true',
          [env, 'LD_PRELOAD=' + a.shim, 'MOCKSHIM=will_return(getuid, 0)', true]),
+        ('env LD_AUDIT=audit.so true (bench/audit.c)', [env, 'LD_AUDIT=' + a.audit, true]),
         ('mockrun --version', [a.mockrun, '--version']),
         ('mockrun -e \'will_return(getuid, 0)\' true', mr + ['-e', 'will_return(getuid, 0)', true]),
+        # a declared function: the GOT scan of every loaded object
+        ('bench none 1', [a.bench, 'none', '1']),
+        ('mockrun -e \'will_return_maybe(getegid, 0)\' bench none 1',
+         mr + ['-e', UNARMED_RULE, a.bench, 'none', '1']),
+        ('mockrun -e \'mock int msb_add(int a, int b)\' -e \'will_return_maybe(msb_add, 7)\' '
+         'bench none 1', mr + ['-e', 'mock int msb_add(int a, int b)', '-e',
+                               'will_return_maybe(msb_add, 7)', a.bench, 'none', '1']),
     ]
     if b.have['fiu']:
         cmds.append(('fiu-run -x true', ['fiu-run', '-x', true]))
@@ -737,6 +767,48 @@ def memory(b):
     return out
 
 
+# ---- 6. what an audit module is told of ----
+
+def audit_sees(b):
+    """
+    Declared prototypes could be bound by LD_AUDIT (la_symbind64) or by
+    patching the GOT (what declared.c does).  For the test programs of
+    tests/declared, linked four ways, which bindings of decl_add does
+    la_symbind64 hear of, and do both of its calls get mocked by GOT
+    patching?
+    """
+    d = os.path.join(b.a.build_dir, 'tests', 'declared')
+    rows = []
+    for v, how in (('lazy', 'PIE, lazy binding'), ('now', 'PIE, -z now'),
+                   ('noplt', 'PIE, -fno-plt'), ('nopie', 'no PIE, lazy')):
+        prog = os.path.join(d, 'decl_' + v)
+        if not os.path.exists(prog):
+            return ['## LD_AUDIT or GOT patching', '', 'tests/declared is not built.']
+        env = {'LD_LIBRARY_PATH': d, 'LD_AUDIT': b.a.audit, 'MSB_AUDIT_SHOW': 'decl_add'}
+        e = dict(b.env)
+        e.update(env)
+        p = subprocess.run([prog, 'add', 'pointer'], capture_output=True, text=True, env=e)
+        seen = 'yes' if 'la_symbind64 decl_add\n' in p.stderr else '**no**'
+        e = dict(b.env)
+        e['LD_LIBRARY_PATH'] = d
+        p = subprocess.run([b.a.mockrun, '-q', '-e', 'mock int decl_add(int a, int b)', '-e',
+                            'will_return_always(decl_add, 77)', prog, 'add', 'pointer'],
+                           capture_output=True, text=True, env=e)
+        mocked = 'yes' if p.stdout.startswith('add 77\npointer 77 77') else \
+            '**no** (%s)' % p.stdout.strip().replace('\n', '; ')
+        rows.append('| decl_%s (%s) | %s | %s |' % (v, how, seen, mocked))
+    return ['## LD_AUDIT or GOT patching', '',
+            'tests/declared/prog.c calls decl_add (libdecl.so) directly and through a '
+            'pointer to it.  Middle column: does an audit module\'s la_symbind64 '
+            '(bench/audit.c, MSB_AUDIT_SHOW=decl_add) hear of a binding of decl_add?  '
+            'It is only told of PLT (JUMP_SLOT) bindings, not of GOT entries '
+            '(GLOB_DAT), which -fno-plt calls and taken addresses use.  Last column: '
+            'do both calls get mocked with `mock int decl_add(int a, int b)` and GOT '
+            'patching?', '',
+            '| program | la_symbind64 told of decl_add | GOT patching mocks both calls |',
+            '|---|:---:|:---:|'] + rows
+
+
 # ---- main ----
 
 def header(b):
@@ -774,8 +846,9 @@ def main():
     p.add_argument('--shim')
     p.add_argument('--mockrun')
     p.add_argument('--empty')
+    p.add_argument('--audit')
     p.add_argument('--rounds', type=int, default=7)
-    p.add_argument('--only', default='percall,callgrind,startup,threads,memory',
+    p.add_argument('--only', default='percall,callgrind,startup,threads,memory,audit',
                    help='sections, comma separated')
     p.add_argument('--ops', default=','.join(op.name for op in OPS),
                    help='calls to measure, comma separated')
@@ -788,11 +861,12 @@ def main():
     a.shim = a.shim or os.path.join(d, 'libmockshim', 'libmockshim.so')
     a.mockrun = a.mockrun or os.path.join(d, 'runner', 'mockrun')
     a.empty = a.empty or os.path.join(d, 'bench', 'libmsbenchempty.so')
-    for f in (a.bench, a.shim, a.mockrun, a.empty):
+    a.audit = a.audit or os.path.join(d, 'bench', 'libmsbenchaudit.so')
+    for f in (a.bench, a.shim, a.mockrun, a.empty, a.audit):
         if not os.path.exists(f):
             sys.exit('run.py: %s not found: build first (ninja -C build)' % f)
-    a.bench, a.shim, a.mockrun, a.empty = map(os.path.abspath, (a.bench, a.shim, a.mockrun,
-                                                                 a.empty))
+    a.bench, a.shim, a.mockrun, a.empty, a.audit = map(
+        os.path.abspath, (a.bench, a.shim, a.mockrun, a.empty, a.audit))
     if a.quick:
         a.rounds = min(a.rounds, 2)
     sections = a.only.split(',')
@@ -816,6 +890,8 @@ def main():
             out += threads(b) + ['']
         if 'memory' in sections:
             out += memory(b) + ['']
+        if 'audit' in sections:
+            out += audit_sees(b) + ['']
     finally:
         shutil.rmtree(b.tmp, ignore_errors=True)
     out.append('Total benchmark time: %.0f s.' % (time.time() - t0))
