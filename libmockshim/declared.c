@@ -20,8 +20,8 @@
  * |   store, then read-only again); -fno-plt calls and function        |
  * |   pointers taken through the GOT too.  Nothing else is touched.    |
  * |   real[i] is what the loader bound: the first GOT entry found      |
- * |   already bound, else dlsym(RTLD_DEFAULT) (a lazy entry not yet    |
- * |   used is bound the same way, by the global scope).                |
+ * |   already bound, else the first definition of the loaded objects   |
+ * |   (a lazy entry not yet used is bound so, by the global scope).    |
  * | - dlopen: the dlopen trampoline (hand.c) calls ms_decl_loaded()    |
  * |   after a load, which patches the objects loaded since.            |
  * |                                                                    |
@@ -379,19 +379,11 @@ static int count_subs(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-/* No entry bound yet: what the global scope gives, but for a canonical
- * PLT entry, the definition after the program.  With ms_binding, as every
- * dlsym of the shim: dlerror's strings come from the bootstrap arena. */
+/* No entry bound yet: the first definition in the loaded objects, as the
+ * global scope finds it (a canonical PLT entry is no definition). */
 static void *global_definition(unsigned i)
 {
-	void *p;
-
-	ms_binding++;
-	p = dlsym(RTLD_DEFAULT, dyn_pool + dyn[i].name);
-	if (p && (uintptr_t)p == canon[i])
-		p = dlsym(RTLD_NEXT, dyn_pool + dyn[i].name);
-	ms_binding--;
-	return p;
+	return ms_find_symbol(dyn_pool + dyn[i].name, 0);
 }
 
 /* Patches the objects loaded since the last scan (all, after a dlclose). */

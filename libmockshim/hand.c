@@ -39,11 +39,12 @@ void *ms_lookup(const char *name)
 	int saved = errno;
 	void *p;
 
-	/* dlsym may allocate: through our malloc, which must not take a
-	 * rule's turn for it */
+	/* what dlsym(RTLD_NEXT) gives, but dlerror()'s state stays the
+	 * program's (symbols.c); an IFUNC resolver may call back into the
+	 * shim, which then goes to the real functions */
 	ms_guard++;
 	ms_binding++;
-	p = dlsym(RTLD_NEXT, name);
+	p = ms_find_symbol(name, 1);
 	ms_binding--;
 	ms_guard--;
 	if (!p) {

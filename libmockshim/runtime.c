@@ -475,17 +475,18 @@ static void forked(void)
 
 __attribute__((constructor)) static void shim_init(void)
 {
+	ms_symbols_init();
 	pthread_atfork(NULL, NULL, forked);
 	attach();
 }
 
 /*
  * The program's malloc, for copies the program frees (strdup, a declared
- * char **): the global scope's first definition, which a sanitizer
- * runtime in the executable or an allocator preloaded before the shim
- * provides, else libc's (the shim's own trampoline would take turns of
- * malloc rules).  Looked up at the first copy, outside any signal
- * handler's reach of a half-written pointer (one word).
+ * char **): the first definition but the shim's own (whose trampoline
+ * would take turns of malloc rules), which a sanitizer runtime in the
+ * executable or an allocator preloaded before the shim provides, else
+ * libc's.  Looked up at the first copy; one word, which a signal
+ * handler cannot see half-written.
  */
 static void *(*prog_malloc)(size_t);
 
@@ -494,17 +495,12 @@ static void *copy_alloc(size_t n)
 	void *(*f)(size_t) = __atomic_load_n(&prog_malloc, __ATOMIC_ACQUIRE);
 
 	if (ms_unlikely(!f)) {
-		Dl_info self, it;
-		void *p;
+		void *p = ms_find_symbol("malloc", 0);
 
-		ms_binding++;
-		p = dlsym(RTLD_DEFAULT, "malloc");
-		ms_binding--;
-		if (!p || !dladdr(p, &it) || !dladdr((void *)&prog_malloc, &self) ||
-		    it.dli_fbase == self.dli_fbase)
-			f = ms_real.malloc.fn;
-		else
+		if (p)
 			memcpy(&f, &p, sizeof(f));
+		else
+			f = ms_real.malloc.fn;
 		__atomic_store_n(&prog_malloc, f, __ATOMIC_RELEASE);
 	}
 	return f(n);

@@ -120,9 +120,16 @@ extern struct ms_real_table ms_real MS_HIDDEN;
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 
-/* dlsym(RTLD_NEXT, name), with ms_binding set so that the allocator calls
- * dlsym may make are served from the bootstrap arena. */
+/* The real definition of name, after the shim (dlsym(RTLD_NEXT)'s), or a
+ * stub that says there is none. */
 MS_HIDDEN void *ms_lookup(const char *name);
+/* The first definition of name (default version) in the objects after
+ * the shim that were loaded at start (next), or in any object but the
+ * shim: what dlsym(RTLD_NEXT) or dlsym(RTLD_DEFAULT) would find, without
+ * touching dlerror()'s state, which is the program's (symbols.c). */
+MS_HIDDEN void *ms_find_symbol(const char *name, int next);
+/* Counts the objects loaded at start, for ms_find_symbol (the constructor). */
+MS_HIDDEN void ms_symbols_init(void);
 /* What a symbol with no real definition is bound to: a diagnostic, exit 127. */
 MS_HIDDEN void ms_missing_real(void);
 extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec")));

@@ -56,6 +56,14 @@ want_rc 0; want_out "7
 popen: 7
 self: $uid"; done_t
 
+t "a failed dlopen's dlerror() is the program's, armed or not (the shim binds without dlsym)"
+want_msg='dlopen: NULL [libnope-mockshim.so: cannot open shared object file: No such file or directory]'
+run env LD_PRELOAD="$SHIM" "$PROBE" dlerror libnope-mockshim.so
+want_rc 0; want_out "$want_msg"$'\n'"$want_msg"
+run "$M" -q -e 'expect_any_count(dlopen, flags, -1)' "$PROBE" dlerror libnope-mockshim.so
+want_rc 0; want_out "$want_msg"$'\n'"$want_msg"
+done_t
+
 t "a library dlopened after start is mocked too"
 run "$M" -q -e 'will_return(read, _, buf="late")' "$PROBE" dlopen "$LIBLATE" /etc/hostname
 want_rc 0; want_out "read_first: 4 [late]"; done_t

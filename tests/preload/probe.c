@@ -302,6 +302,14 @@ int main(int argc, char **argv)
 
 		printf("poll: %d %x %x %x\n", rc, (unsigned)p[0].revents, (unsigned)p[1].revents,
 		       (unsigned)p[2].revents);
+	} else if (strcmp(cmd, "dlerror") == 0 && argc == 3) {
+		/* a dlopen that fails, and dlerror's message, twice */
+		for (int i = 0; i < 2; i++) {
+			void *h = dlopen(argv[2], RTLD_NOW);
+			const char *e = dlerror();
+
+			printf("dlopen: %s [%s]\n", h ? "ok" : "NULL", e ? e : "no error");
+		}
 	} else if (strcmp(cmd, "arc4random") == 0) {
 		printf("arc4random: %u\n", arc4random());
 	} else if (strcmp(cmd, "getenv") == 0 && argc == 3) {

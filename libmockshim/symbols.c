@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Finding a symbol's definition without dlsym.
+ *
+ * dlsym reports through dlerror(), whose state is the program's: a
+ * lookup the shim makes while the program has a dlopen error pending
+ * (binding free inside dlerror() itself, for one) clears that error or
+ * frees the object dlerror() is reading.  So the shim looks definitions
+ * up itself, in the dynamic symbol tables of the loaded objects, through
+ * dl_iterate_phdr (which leaves dlerror alone): GNU or SysV hash, the
+ * default version of a versioned name, IFUNCs resolved.
+ *
+ * Not instrumented under sanitizers (meson.build): the real functions are
+ * bound before the sanitizer runtime is initialised.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "shim.h"
+
+struct find {
+	const char *name;
+	uint32_t gnu, sysv;	/* the name's hashes */
+	int next;		/* after the shim (RTLD_NEXT), else any object but it */
+	int past_self;
+	int index, limit;	/* objects seen; with next, those loaded at start */
+	uintptr_t found;
+};
+
+static int initial_objects;	/* objects when the shim started */
+
+static uint32_t gnu_hash(const char *s)
+{
+	uint32_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (uint8_t)*s;
+	return h;
+}
+
+static uint32_t sysv_hash(const char *s)
+{
+	uint32_t h = 0, g;
+
+	for (; *s; s++) {
+		h = (h << 4) + (uint8_t)*s;
+		g = h & 0xf0000000u;
+		if (g)
+			h ^= g >> 24;
+		h &= ~g;
+	}
+	return h;
+}
+
+static int same(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+struct dynsym {
+	uintptr_t base;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const uint32_t *gnu, *sysv;
+	const ElfW(Versym) *versym;
+};
+
+/* Symbol i, if it is a default-version definition of the name. */
+static uintptr_t defined(const struct dynsym *d, uint32_t i, const char *name)
+{
+	const ElfW(Sym) *s = &d->symtab[i];
+	unsigned type = ELF64_ST_TYPE(s->st_info);
+	uintptr_t a;
+
+	if (s->st_shndx == SHN_UNDEF || !s->st_value || ELF64_ST_BIND(s->st_info) == STB_LOCAL ||
+	    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
+	    (d->versym && (d->versym[i] & 0x8000)) || !same(name, d->strtab + s->st_name))
+		return 0;
+	a = d->base + s->st_value;
+	if (type == STT_GNU_IFUNC) {
+		uintptr_t (*resolve)(void);
+
+		memcpy(&resolve, &a, sizeof(a));
+		a = resolve(); /* x86-64 resolvers take no argument */
+	}
+	return a;
+}
+
+static uintptr_t lookup(const struct dynsym *d, const struct find *f)
+{
+	if (d->gnu) {
+		uint32_t nbuckets = d->gnu[0], symoffset = d->gnu[1], nbloom = d->gnu[2];
+		uint32_t shift = d->gnu[3], h = f->gnu, i;
+		const ElfW(Addr) *bloom = (const ElfW(Addr) *)(d->gnu + 4);
+		const uint32_t *buckets = (const uint32_t *)(bloom + nbloom), *chain;
+		ElfW(Addr) word;
+
+		if (!nbuckets || !nbloom)
+			return 0;
+		word = bloom[(h / (8 * sizeof(word))) % nbloom];
+		if (!((word >> (h % (8 * sizeof(word)))) & (word >> ((h >> shift) % (8 * sizeof(word)))) &
+		      1))
+			return 0;
+		chain = buckets + nbuckets;
+		for (i = buckets[h % nbuckets]; i >= symoffset; i++) {
+			uint32_t c = chain[i - symoffset];
+			uintptr_t a;
+
+			if ((c | 1) == (h | 1) && (a = defined(d, i, f->name)))
+				return a;
+			if (c & 1)
+				break;
+		}
+		return 0;
+	}
+	if (d->sysv) {
+		uint32_t nbucket = d->sysv[0];
+		const uint32_t *bucket = d->sysv + 2, *chain = bucket + nbucket;
+
+		for (uint32_t i = nbucket ? bucket[f->sysv % nbucket] : 0; i; i = chain[i]) {
+			uintptr_t a = defined(d, i, f->name);
+
+			if (a)
+				return a;
+		}
+	}
+	return 0;
+}
+
+static int contains(const struct dl_phdr_info *info, uintptr_t a)
+{
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+
+		if (ph->p_type == PT_LOAD && a >= info->dlpi_addr + ph->p_vaddr &&
+		    a < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			return 1;
+	}
+	return 0;
+}
+
+static uintptr_t dptr(const struct dl_phdr_info *info, uintptr_t v)
+{
+	return v < info->dlpi_addr ? v + info->dlpi_addr : v;
+}
+
+static int visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct find *f = data;
+	const ElfW(Dyn) *dyn = NULL;
+	struct dynsym d = { .base = info->dlpi_addr };
+	const char *name = info->dlpi_name ? info->dlpi_name : "";
+
+	(void)size;
+	if (f->limit && f->index >= f->limit)
+		return 1;
+	f->index++;
+	if (contains(info, (uintptr_t)&initial_objects)) {
+		f->past_self = 1;
+		return 0;
+	}
+	if ((f->next && !f->past_self) || strncmp(name, "linux-vdso", 10) == 0 ||
+	    strncmp(name, "linux-gate", 10) == 0)
+		return 0;
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_SYMTAB:
+			d.symtab = (const ElfW(Sym) *)dptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_STRTAB:
+			d.strtab = (const char *)dptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_GNU_HASH:
+			d.gnu = (const uint32_t *)dptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_HASH:
+			d.sysv = (const uint32_t *)dptr(info, dyn->d_un.d_ptr);
+			break;
+		case DT_VERSYM:
+			d.versym = (const ElfW(Versym) *)dptr(info, dyn->d_un.d_ptr);
+			break;
+		default:
+			break;
+		}
+	}
+	if (!d.symtab || !d.strtab)
+		return 0;
+	f->found = lookup(&d, f);
+	return f->found != 0;
+}
+
+static int count(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)info, (void)size;
+	++*(int *)data;
+	return 0;
+}
+
+void ms_symbols_init(void)
+{
+	int n = 0;
+
+	if (!__atomic_load_n(&initial_objects, __ATOMIC_RELAXED)) {
+		dl_iterate_phdr(count, &n);
+		__atomic_store_n(&initial_objects, n, __ATOMIC_RELAXED);
+	}
+}
+
+void *ms_find_symbol(const char *name, int next)
+{
+	struct find f = { .name = name, .gnu = gnu_hash(name), .sysv = sysv_hash(name),
+			  .next = next };
+	void *p;
+
+	if (next) {
+		ms_symbols_init();
+		f.limit = __atomic_load_n(&initial_objects, __ATOMIC_RELAXED);
+	}
+	dl_iterate_phdr(visit, &f);
+	memcpy(&p, &f.found, sizeof(p));
+	return p;
+}
