@@ -44,8 +44,10 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -410,6 +412,111 @@ static void scan(void)
 		if (p)
 			__atomic_store_n(&ms_decl_real[i], p, __ATOMIC_RELEASE);
 	}
+}
+
+/* ---- dlopen on the caller's behalf ---- */
+
+/* Dir (from a search path: $ORIGIN expanded to origin) / file into out,
+ * if that file exists. */
+static int try_dir(const char *dir, size_t n, const char *origin, const char *file, char *out,
+		   size_t cap)
+{
+	size_t k = 0, lf = strlen(file);
+
+	if (n >= 7 && memcmp(dir, "$ORIGIN", 7) == 0 && (n == 7 || dir[7] == '/')) {
+		dir += 7, n -= 7;
+	} else if (n >= 9 && memcmp(dir, "${ORIGIN}", 9) == 0 && (n == 9 || dir[9] == '/')) {
+		dir += 9, n -= 9;
+	} else {
+		origin = "";
+		if (memchr(dir, '$', n) || !n)
+			return 0; /* $LIB, $PLATFORM: not followed */
+	}
+	if (strlen(origin) + n + lf + 2 > cap)
+		return 0;
+	memcpy(out, origin, strlen(origin));
+	k = strlen(origin);
+	memcpy(out + k, dir, n);
+	k += n;
+	out[k++] = '/';
+	memcpy(out + k, file, lf + 1);
+	return syscall(SYS_faccessat, AT_FDCWD, out, F_OK) == 0;
+}
+
+static int search(const char *paths, const char *origin, const char *file, char *out,
+		  size_t cap)
+{
+	for (const char *p = paths; p && *p;) {
+		size_t n = strcspn(p, ":;");
+
+		if (try_dir(p, n, origin, file, out, cap))
+			return 1;
+		p += n + (p[n] != '\0');
+	}
+	return 0;
+}
+
+/*
+ * The path a bare file name has for the object at caller: a search of
+ * its DT_RPATH (when it has no DT_RUNPATH), or of LD_LIBRARY_PATH then
+ * its DT_RUNPATH, as the loader would search for that caller.  A name
+ * loaded already is the loader's to find.  0: leave it to the loader.
+ */
+static int caller_path(const char *file, const void *caller, char *out, size_t cap)
+{
+	struct link_map *lm = NULL;
+	const char *rpath = NULL, *runpath = NULL, *strtab = NULL;
+	uintptr_t rp = 0, rup = 0;
+	char origin[4096];
+	Dl_info di;
+	void *h;
+
+	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return 0;
+	for (const ElfW(Dyn) *d = lm->l_ld; d && d->d_tag != DT_NULL; d++) {
+		if (d->d_tag == DT_STRTAB)
+			strtab = (const char *)(d->d_un.d_ptr < lm->l_addr ? d->d_un.d_ptr + lm->l_addr
+									  : d->d_un.d_ptr);
+		else if (d->d_tag == DT_RPATH)
+			rp = d->d_un.d_val + 1;
+		else if (d->d_tag == DT_RUNPATH)
+			rup = d->d_un.d_val + 1;
+	}
+	if (!strtab || !(rp | rup))
+		return 0; /* the shim's search is the caller's */
+	if (rp)
+		rpath = strtab + rp - 1;
+	if (rup)
+		runpath = strtab + rup - 1;
+	h = ms_real.dlopen.fn(file, RTLD_LAZY | RTLD_NOLOAD);
+	if (h) {
+		dlclose(h);
+		return 0;
+	}
+	if (lm->l_name && lm->l_name[0] == '/') {
+		snprintf(origin, sizeof(origin), "%s", lm->l_name);
+	} else {
+		long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", origin,
+				 sizeof(origin) - 1);
+
+		if (n <= 0)
+			return 0;
+		origin[n] = '\0';
+	}
+	*strrchr(origin, '/') = '\0';
+	if (runpath)
+		return search(ms_env("LD_LIBRARY_PATH"), "", file, out, cap) ||
+		       search(runpath, origin, file, out, cap);
+	return search(rpath, origin, file, out, cap);
+}
+
+void *ms_dlopen_for(const char *file, int flags, const void *caller)
+{
+	char path[4096];
+
+	if (file && !strchr(file, '/') && caller_path(file, caller, path, sizeof(path)))
+		return ms_real.dlopen.fn(path, flags);
+	return ms_real.dlopen.fn(file, flags);
 }
 
 void ms_decl_bind(struct ms_chan_hdr *h)

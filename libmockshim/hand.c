@@ -69,7 +69,8 @@ static __attribute__((noinline, cold)) void *dlopen_armed(const char *filename, 
 
 	if (k == 1)
 		return (void *)(uintptr_t)v;
-	h = ms_real.dlopen.fn(filename, flags);
+	/* not a tail call: the caller's search path is looked up for it */
+	h = ms_dlopen_for(filename, flags, caller);
 	if (k == 2)
 		ms_trace_after(MS_ID_dlopen, a, (int64_t)(uintptr_t)h);
 	if (h)

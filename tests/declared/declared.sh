@@ -109,6 +109,17 @@ run "$M" -e "$ADD" -e 'expect_value(decl_add, b, 1000)' -e 'will_return(decl_add
 want_rc 0; want_out "plugin 5"
 done_t
 
+t "a plugin named without a path is found in the program's RUNPATH, as the loader would"
+run env -u DECL_PLUGIN "$M" -e "$ADD" -e 'expect_value(decl_add, b, 1000)' -e 'will_return(decl_add, 5)' \
+	decl_now plugin
+want_rc 0; want_out "plugin 5"
+done_t
+
+t "a plugin that is not there: dlerror() says so, as without the shim"
+run env DECL_PLUGIN=libdecl-missing.so "$M" -q -e "$ADD" -e 'will_return_maybe(decl_add, 5)' decl_now plugin
+want_rc 1; want_out "plugin: libdecl-missing.so: cannot open shared object file: No such file or directory"
+done_t
+
 t "from= tells the plugin's calls from the program's"
 run "$M" -e "$ADD" -e 'will_return_always(decl_add, 6, from="libdecl_plugin.so")' \
 	decl_lazy add plugin add
