@@ -238,6 +238,101 @@ static void test_string_must_end_in_pool(void **state)
 	assert_null(ms_channel_validate(f->map, f->size));
 }
 
+/* A channel for declared functions: what each rule may write, and the
+ * stubs' register classes, are checked before the shim trusts them. */
+static void test_declared_checks(void **state)
+{
+	static const char text[] =
+		"struct rec { int id; const char *tag; }\n"
+		"mock int get(int id, struct rec *out, char **name)\n"
+		"mock double scale(double x, int k)\n"
+		"will_return(get, 0, *out={.id = 1, .tag = \"t\"}, *name=\"n\")\n"
+		"will_return(scale, 2.5)\n";
+	struct ms_spec spec;
+	struct ms_diag d;
+	struct ms_chan_hdr *h;
+	struct ms_chan_dyn *dyn, saved;
+	struct ms_rule *rules;
+	struct ms_out *outs, saved_out;
+	uint64_t size;
+	void *map;
+
+	(void)state;
+	ms_spec_init(&spec, realloc, free);
+	assert_int_equal(ms_parse(&spec, "spec", text, strlen(text), &d), 0);
+	size = ms_channel_size(&spec, 16);
+	map = calloc(1, size);
+	assert_non_null(map);
+	ms_channel_write(&spec, map, size, 16, 0);
+	h = map;
+	dyn = ms_chan_at(h, h->dyn_off);
+	rules = ms_chan_at(h, h->rules_off);
+	outs = ms_chan_at(h, h->outs_off);
+	assert_null(ms_channel_validate(map, size));
+	assert_int_equal(dyn[0].kind, MS_DYN_DECLARED);
+	assert_int_equal(dyn[0].ptrmask, 6);
+	assert_int_equal(dyn[1].dblmask, 1);
+	assert_int_equal(dyn[1].ret, MS_DYN_RET_DOUBLE);
+	/* get's outputs: the struct, its string field, the name's copy */
+	assert_int_equal(rules[0].nouts, 3);
+	assert_int_equal(outs[rules[0].outs_first + 1].kind, MS_O_POOLPTR);
+	assert_int_equal(outs[rules[0].outs_first + 2].kind, MS_O_STRDUP);
+	saved = dyn[0];
+	dyn[0].ptrmask |= 1u << 5; /* a parameter get does not have */
+	assert_non_null(ms_channel_validate(map, size));
+	dyn[0] = saved;
+	dyn[0].ptrmask = 2; /* name is not a pointer: no store through it */
+	assert_non_null(ms_channel_validate(map, size));
+	dyn[0] = saved;
+	dyn[1].dblmask = 3; /* both a pointer and a double */
+	dyn[1].ptrmask = 2;
+	assert_non_null(ms_channel_validate(map, size));
+	dyn[1].dblmask = 1;
+	dyn[1].ptrmask = 0;
+	saved_out = outs[rules[0].outs_first];
+	outs[rules[0].outs_first].len = 4096; /* a store past any struct */
+	assert_non_null(ms_channel_validate(map, size));
+	outs[rules[0].outs_first] = saved_out;
+	outs[rules[0].outs_first].kind = MS_O_BYTES; /* not a declared output */
+	assert_non_null(ms_channel_validate(map, size));
+	outs[rules[0].outs_first] = saved_out;
+	rules[1].flags &= (uint16_t)~MS_RF_DOUBLE; /* scale's value is a double */
+	assert_non_null(ms_channel_validate(map, size));
+	rules[1].flags |= MS_RF_DOUBLE;
+	assert_null(ms_channel_validate(map, size));
+	free(map);
+	ms_spec_fini(&spec);
+}
+
+/* --record: the log is a section of its own, after every other. */
+static void test_record_region(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_spec *spec = &f->spec;
+	struct ms_chan_hdr *h;
+	uint64_t size;
+	void *map;
+
+	spec->recorded[MS_ID_read] = 1;
+	spec->record_cap = 4096;
+	size = ms_channel_size(spec, 16);
+	assert_int_equal(size, f->size + 4096);
+	map = calloc(1, size);
+	assert_non_null(map);
+	ms_channel_write(spec, map, size, 16, 0);
+	h = map;
+	assert_int_equal(h->rec_cap, 4096);
+	assert_true(h->rec_off + h->rec_cap == size);
+	assert_true(((const struct ms_chan_fn *)ms_chan_at(h, h->fns_off))[MS_ID_read].flags &
+		    MS_FF_RECORD);
+	assert_null(ms_channel_validate(map, size));
+	h->rec_off = h->pids_off; /* over the pid table */
+	assert_non_null(ms_channel_validate(map, size));
+	h->rec_off = size - 4096 + 8; /* past the end */
+	assert_non_null(ms_channel_validate(map, size));
+	free(map);
+}
+
 /* Flip random bytes: the validator must either accept or reject, never
  * read out of bounds (run under ASan/valgrind to see it). */
 static void test_random_corruption(void **state)
@@ -274,6 +369,8 @@ int main(void)
 		T(test_lean_marks_checked),
 		T(test_output_checks),
 		T(test_string_must_end_in_pool),
+		T(test_declared_checks),
+		T(test_record_region),
 		T(test_random_corruption),
 #undef T
 	};
