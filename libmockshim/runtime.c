@@ -793,16 +793,17 @@ size_t ms_read_user(void *dst, const void *src, size_t n)
 
 static int64_t norm(uint64_t v, const struct ms_expect *x)
 {
-	switch (x->psize) {
-	case 1:
-		return x->psigned ? (int64_t)(int8_t)(uint8_t)v : (int64_t)(uint8_t)v;
-	case 2:
-		return x->psigned ? (int64_t)(int16_t)(uint16_t)v : (int64_t)(uint16_t)v;
-	case 4:
+	unsigned sh;
+
+	/* the parameter's psize bytes (1, 2, 4 or 8: validated), sign- or
+	 * zero-extended; the common sizes first */
+	if (x->psize == 4)
 		return x->psigned ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
-	default:
+	if (x->psize == 8)
 		return (int64_t)v;
-	}
+	sh = 64 - 8u * x->psize;
+	v <<= sh;
+	return x->psigned ? (int64_t)v >> sh : (int64_t)(v >> sh);
 }
 
 /*
