@@ -55,7 +55,7 @@
 #include <unistd.h>
 
 #include "channel.h"
-#include "shim.h"
+#include "elfdyn.h"
 
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -217,25 +217,6 @@ struct scan {
 	int seen;
 };
 
-static uintptr_t dptr(const struct dl_phdr_info *info, uintptr_t v)
-{
-	/* glibc relocates the d_ptr entries of the dynamic section in place,
-	 * but not those of every object (the vDSO's): either way */
-	return v < info->dlpi_addr ? v + info->dlpi_addr : v;
-}
-
-static int in_object(const struct dl_phdr_info *info, uintptr_t a)
-{
-	for (int k = 0; k < info->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
-
-		if (ph->p_type == PT_LOAD && a >= info->dlpi_addr + ph->p_vaddr &&
-		    a < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
-			return 1;
-	}
-	return 0;
-}
-
 static int decl_index(const char *name)
 {
 	for (uint32_t i = 0; i < ndecl; i++)
@@ -301,7 +282,7 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 			continue;
 		/* bound: to another object, or to this one's own definition;
 		 * a lazy entry not yet used points into this object's PLT */
-		if (v && (type == R_X86_64_GLOB_DAT || !in_object(info, v) ||
+		if (v && (type == R_X86_64_GLOB_DAT || !ms_in_object(info, v) ||
 		     (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
 			if (!s->found[i])
 				__atomic_store_n(&ms_decl_real[i], (void *)v, __ATOMIC_RELEASE);
@@ -314,50 +295,15 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *s = data;
-	const ElfW(Dyn) *d = NULL;
-	const ElfW(Sym) *symtab = NULL;
-	const char *strtab = NULL;
-	uintptr_t rela = 0, jmprel = 0;
-	size_t relasz = 0, pltrelsz = 0;
+	struct ms_dynamic d;
 
 	(void)size;
-	if (s->seen++ < s->skip)
+	if (s->seen++ < s->skip || ms_in_object(info, s->self_lo) || ms_read_dynamic(info, &d) != 0)
 		return 0;
-	if (in_object(info, s->self_lo))
-		return 0;
-	for (int k = 0; k < info->dlpi_phnum; k++)
-		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
-			d = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
-	for (; d && d->d_tag != DT_NULL; d++) {
-		switch (d->d_tag) {
-		case DT_SYMTAB:
-			symtab = (const ElfW(Sym) *)dptr(info, d->d_un.d_ptr);
-			break;
-		case DT_STRTAB:
-			strtab = (const char *)dptr(info, d->d_un.d_ptr);
-			break;
-		case DT_RELA:
-			rela = dptr(info, d->d_un.d_ptr);
-			break;
-		case DT_RELASZ:
-			relasz = d->d_un.d_val;
-			break;
-		case DT_JMPREL:
-			jmprel = dptr(info, d->d_un.d_ptr);
-			break;
-		case DT_PLTRELSZ:
-			pltrelsz = d->d_un.d_val;
-			break;
-		default:
-			break;
-		}
-	}
-	if (!symtab || !strtab)
-		return 0;
-	if (rela)
-		scan_relocs(info, (const ElfW(Rela) *)rela, relasz, symtab, strtab, s);
-	if (jmprel)
-		scan_relocs(info, (const ElfW(Rela) *)jmprel, pltrelsz, symtab, strtab, s);
+	if (d.rela)
+		scan_relocs(info, d.rela, d.relasz, d.symtab, d.strtab, s);
+	if (d.jmprel)
+		scan_relocs(info, d.jmprel, d.pltrelsz, d.symtab, d.strtab, s);
 	return 0;
 }
 

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "shim.h"
+#include "elfdyn.h"
 
 struct find {
 	const char *name;
@@ -62,16 +62,8 @@ static int same(const char *a, const char *b)
 	return *a == *b;
 }
 
-struct dynsym {
-	uintptr_t base;
-	const ElfW(Sym) *symtab;
-	const char *strtab;
-	const uint32_t *gnu, *sysv;
-	const ElfW(Versym) *versym;
-};
-
 /* Symbol i, if it is a default-version definition of the name. */
-static uintptr_t defined(const struct dynsym *d, uint32_t i, const char *name)
+static uintptr_t defined(uintptr_t base, const struct ms_dynamic *d, uint32_t i, const char *name)
 {
 	const ElfW(Sym) *s = &d->symtab[i];
 	unsigned type = ELF64_ST_TYPE(s->st_info);
@@ -81,7 +73,7 @@ static uintptr_t defined(const struct dynsym *d, uint32_t i, const char *name)
 	    (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_NOTYPE) ||
 	    (d->versym && (d->versym[i] & 0x8000)) || !same(name, d->strtab + s->st_name))
 		return 0;
-	a = d->base + s->st_value;
+	a = base + s->st_value;
 	if (type == STT_GNU_IFUNC) {
 		uintptr_t (*resolve)(void);
 
@@ -91,7 +83,7 @@ static uintptr_t defined(const struct dynsym *d, uint32_t i, const char *name)
 	return a;
 }
 
-static uintptr_t lookup(const struct dynsym *d, const struct find *f)
+static uintptr_t lookup(uintptr_t base, const struct ms_dynamic *d, const struct find *f)
 {
 	if (d->gnu) {
 		uint32_t nbuckets = d->gnu[0], symoffset = d->gnu[1], nbloom = d->gnu[2];
@@ -111,7 +103,7 @@ static uintptr_t lookup(const struct dynsym *d, const struct find *f)
 			uint32_t c = chain[i - symoffset];
 			uintptr_t a;
 
-			if ((c | 1) == (h | 1) && (a = defined(d, i, f->name)))
+			if ((c | 1) == (h | 1) && (a = defined(base, d, i, f->name)))
 				return a;
 			if (c & 1)
 				break;
@@ -123,7 +115,7 @@ static uintptr_t lookup(const struct dynsym *d, const struct find *f)
 		const uint32_t *bucket = d->sysv + 2, *chain = bucket + nbucket;
 
 		for (uint32_t i = nbucket ? bucket[f->sysv % nbucket] : 0; i; i = chain[i]) {
-			uintptr_t a = defined(d, i, f->name);
+			uintptr_t a = defined(base, d, i, f->name);
 
 			if (a)
 				return a;
@@ -132,7 +124,7 @@ static uintptr_t lookup(const struct dynsym *d, const struct find *f)
 	return 0;
 }
 
-static int contains(const struct dl_phdr_info *info, uintptr_t a)
+int ms_in_object(const struct dl_phdr_info *info, uintptr_t a)
 {
 	for (int k = 0; k < info->dlpi_phnum; k++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
@@ -144,56 +136,77 @@ static int contains(const struct dl_phdr_info *info, uintptr_t a)
 	return 0;
 }
 
+/* glibc relocates the d_ptr entries of the dynamic section in place, but
+ * not those of every object (the vDSO's): either way */
 static uintptr_t dptr(const struct dl_phdr_info *info, uintptr_t v)
 {
 	return v < info->dlpi_addr ? v + info->dlpi_addr : v;
 }
 
+int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d)
+{
+	const ElfW(Dyn) *dyn = NULL;
+
+	memset(d, 0, sizeof(*d));
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		uintptr_t p = dptr(info, dyn->d_un.d_ptr);
+
+		switch (dyn->d_tag) {
+		case DT_SYMTAB:
+			d->symtab = (const ElfW(Sym) *)p;
+			break;
+		case DT_STRTAB:
+			d->strtab = (const char *)p;
+			break;
+		case DT_GNU_HASH:
+			d->gnu = (const uint32_t *)p;
+			break;
+		case DT_HASH:
+			d->sysv = (const uint32_t *)p;
+			break;
+		case DT_VERSYM:
+			d->versym = (const ElfW(Versym) *)p;
+			break;
+		case DT_RELA:
+			d->rela = (const ElfW(Rela) *)p;
+			break;
+		case DT_RELASZ:
+			d->relasz = dyn->d_un.d_val;
+			break;
+		case DT_JMPREL:
+			d->jmprel = (const ElfW(Rela) *)p;
+			break;
+		case DT_PLTRELSZ:
+			d->pltrelsz = dyn->d_un.d_val;
+			break;
+		default:
+			break;
+		}
+	}
+	return d->symtab && d->strtab ? 0 : -1;
+}
+
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct find *f = data;
-	const ElfW(Dyn) *dyn = NULL;
-	struct dynsym d = { .base = info->dlpi_addr };
+	struct ms_dynamic d;
 	const char *name = info->dlpi_name ? info->dlpi_name : "";
 
 	(void)size;
 	if (f->limit && f->index >= f->limit)
 		return 1;
 	f->index++;
-	if (contains(info, (uintptr_t)&initial_objects)) {
+	if (ms_in_object(info, (uintptr_t)&initial_objects)) {
 		f->past_self = 1;
 		return 0;
 	}
 	if ((f->next && !f->past_self) || strncmp(name, "linux-vdso", 10) == 0 ||
-	    strncmp(name, "linux-gate", 10) == 0)
+	    strncmp(name, "linux-gate", 10) == 0 || ms_read_dynamic(info, &d) != 0)
 		return 0;
-	for (int k = 0; k < info->dlpi_phnum; k++)
-		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
-	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
-		switch (dyn->d_tag) {
-		case DT_SYMTAB:
-			d.symtab = (const ElfW(Sym) *)dptr(info, dyn->d_un.d_ptr);
-			break;
-		case DT_STRTAB:
-			d.strtab = (const char *)dptr(info, dyn->d_un.d_ptr);
-			break;
-		case DT_GNU_HASH:
-			d.gnu = (const uint32_t *)dptr(info, dyn->d_un.d_ptr);
-			break;
-		case DT_HASH:
-			d.sysv = (const uint32_t *)dptr(info, dyn->d_un.d_ptr);
-			break;
-		case DT_VERSYM:
-			d.versym = (const ElfW(Versym) *)dptr(info, dyn->d_un.d_ptr);
-			break;
-		default:
-			break;
-		}
-	}
-	if (!d.symtab || !d.strtab)
-		return 0;
-	f->found = lookup(&d, f);
+	f->found = lookup(info->dlpi_addr, &d, f);
 	return f->found != 0;
 }
 

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The dynamic section of a loaded object, as dl_iterate_phdr shows it:
+ * what the shim's own symbol lookup (symbols.c) and the GOT patching of
+ * declared functions (declared.c) read.  Needs _GNU_SOURCE.
+ */
+#ifndef MS_ELFDYN_H
+#define MS_ELFDYN_H
+
+#include <link.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shim.h"
+
+struct ms_dynamic {
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	const uint32_t *gnu, *sysv;	/* DT_GNU_HASH, DT_HASH */
+	const ElfW(Versym) *versym;
+	const ElfW(Rela) *rela, *jmprel;
+	size_t relasz, pltrelsz;	/* bytes */
+};
+
+/* Reads info's dynamic section into d: 0, or -1 without a symbol table. */
+MS_HIDDEN int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d);
+/* Whether address a is in one of info's loaded segments. */
+MS_HIDDEN int ms_in_object(const struct dl_phdr_info *info, uintptr_t a);
+
+#endif
