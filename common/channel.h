@@ -337,6 +337,8 @@ struct ms_event {
 	char text[MS_EV_TEXT];
 };
 
+#define MS_REC_EXE 48
+
 /*
  * --record: one real call of a recorded function, in the record log.
  * Entries are claimed with an atomic add on rec_next, so they are in
@@ -352,6 +354,7 @@ struct ms_rec {
 	int32_t pid;
 	int32_t err;		/* errno after the call */
 	int64_t ret;
+	char exe[MS_REC_EXE];	/* the program that made it (a pid may exec another) */
 };
 
 enum ms_rec_kind {

@@ -75,9 +75,10 @@ void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64
 	uint32_t size = sizeof(struct ms_rec);
 	uint64_t off;
 	struct ms_rec *r;
-	char *p;
+	uint64_t cap;
+	char *p, *log = ms_record_log(&cap);
 
-	if (!h || !h->rec_cap || !m)
+	if (!h || !log || !m)
 		return;
 	failed = m->fail_kind == MS_FK_ERRNO ? ret == m->fail_value
 		 : m->fail_kind == MS_FK_RC  ? ret != 0
@@ -181,12 +182,14 @@ dup:;
 		size += (uint32_t)sizeof(struct ms_rec_out) + pad8(len);
 		n++;
 	}
+	/* cap and log are the validated ones; rec_next is the programs' to
+	 * move, so its value is checked, not trusted */
 	off = __atomic_fetch_add(&h->rec_next, size, __ATOMIC_RELAXED);
-	if (off + size > h->rec_cap) {
+	if (off > cap || size > cap - off || off % 8) {
 		__atomic_fetch_add(&h->rec_dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	r = (struct ms_rec *)((char *)h + h->rec_off + off);
+	r = (struct ms_rec *)(log + off);
 	r->size = size;
 	r->seq = __atomic_fetch_add(&h->rec_seq, 1, __ATOMIC_RELAXED);
 	r->fn = (uint16_t)id;
@@ -194,6 +197,14 @@ dup:;
 	r->pid = (int32_t)syscall(SYS_getpid);
 	r->err = err;
 	r->ret = ret;
+	{
+		const char *e = ms_exe_name();
+		size_t k = 0;
+
+		for (; e && e[k] && k < MS_REC_EXE - 1; k++)
+			r->exe[k] = e[k];
+		r->exe[k] = '\0';
+	}
 	p = (char *)(r + 1);
 	for (unsigned i = 0; i < n; i++) {
 		struct ms_rec_out *o = (struct ms_rec_out *)p;

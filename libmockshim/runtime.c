@@ -285,6 +285,15 @@ static long inherited_channel(struct stat *st)
 	return (long)fd;
 }
 
+static char *rec_log;		/* --record: the log, as validated at attach */
+static uint64_t rec_cap;
+
+char *ms_record_log(uint64_t *cap)
+{
+	*cap = rec_cap;
+	return rec_log;
+}
+
 static void attach(void)
 {
 	int expect = ATTACH_NONE;
@@ -349,6 +358,10 @@ static void attach(void)
 		warn_unmocked(path, why);
 		goto done;
 	}
+	rec_log = ((struct ms_chan_hdr *)map)->rec_cap
+			  ? (char *)map + ((struct ms_chan_hdr *)map)->rec_off
+			  : NULL;
+	rec_cap = ((struct ms_chan_hdr *)map)->rec_cap;
 	fns = ms_chan_at(map, ((struct ms_chan_hdr *)map)->fns_off);
 	rules = ms_chan_at(map, ((struct ms_chan_hdr *)map)->rules_off);
 	outs = ms_chan_at(map, ((struct ms_chan_hdr *)map)->outs_off);

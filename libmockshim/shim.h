@@ -159,6 +159,9 @@ MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int er
  * what it wrote (record.c).  err is the errno it left. */
 MS_HIDDEN void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64_t ret,
 			      int err);
+/* The record log as validated at attach (the header is shared: a
+ * program could change it since), or NULL. */
+MS_HIDDEN char *ms_record_log(uint64_t *cap);
 /* After a real call that ms_consult() returned 2 for: records and traces
  * it, and returns ret. */
 MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);

@@ -174,16 +174,23 @@ static void put_sockaddr(FILE *f, const unsigned char *p, size_t len)
 	}
 }
 
-static const char *exe_of(const struct ms_chan_hdr *h, int32_t pid)
+/* The outputs of entry r, and its program's name, stay within it (the
+ * log is in memory the programs could write anything into). */
+static int entry_ok(const struct ms_rec *r)
 {
-	const struct ms_event *ev = ms_chan_at(h, h->events_off);
-	uint32_t n = h->events_next < h->events_cap ? h->events_next : h->events_cap;
-	const char *name = NULL;
+	const char *p = (const char *)(r + 1), *end = (const char *)r + r->size;
 
-	for (uint32_t i = 0; i < n; i++)
-		if (ev[i].state == 1 && ev[i].type == MS_EV_ATTACH && ev[i].pid == pid)
-			name = ev[i].text;
-	return name;
+	if (!memchr(r->exe, '\0', sizeof(r->exe)))
+		return 0;
+	for (unsigned k = 0; k < r->nouts; k++) {
+		const struct ms_rec_out *o = (const struct ms_rec_out *)p;
+
+		if ((size_t)(end - p) < sizeof(*o) || o->len > (size_t)(end - p) - sizeof(*o) ||
+		    ((o->len + 7) & ~7u) > (size_t)(end - p) - sizeof(*o))
+			return 0;
+		p += sizeof(*o) + ((o->len + 7) & ~7u);
+	}
+	return 1;
 }
 
 static int by_seq(const void *a, const void *b)
@@ -298,7 +305,8 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 
 		if (r->size < sizeof(*r) || r->size % 8 || r->size > used - off)
 			break; /* claimed but never written: the program died in the call */
-		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 1 || r->fn >= MS_FN_COUNT) {
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != 1 || r->fn >= MS_FN_COUNT ||
+		    !entry_ok(r)) {
 			incomplete++;
 		} else {
 			if (n == cap) {
@@ -324,7 +332,7 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 		const struct ms_rec *r = recs[i];
 		const struct ms_fn_meta *m = ms_catalog_get(r->fn);
 		const struct ms_rec_out *o = (const struct ms_rec_out *)(r + 1), *retstr = NULL;
-		const char *exe = exe_of(h, r->pid);
+		const char *exe = r->exe[0] ? r->exe : NULL;
 		int failed = m->fail_kind == MS_FK_ERRNO ? r->ret == m->fail_value
 			     : m->fail_kind == MS_FK_RC  ? r->ret != 0
 							 : 0;

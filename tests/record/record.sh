@@ -46,6 +46,19 @@ want_rc 0
 [ "$(grep -c 'will_return(getrandom' "$T/two.mock")" -eq 2 ] || problem "not two getrandom calls"
 done_t
 
+t "a call before an exec is its first program's, not the one exec'd in the same process"
+run "$M" -q --record "$T/exec.mock" --record-fns read sh -c 'read line; exec nondet' <<<$'first\nsecond'
+want_rc 0
+first=$(printf '%s\n' "$out" | grep '^read')
+grep -q 'in="nondet"' "$T/exec.mock" || problem "no read of nondet: $(cat "$T/exec.mock")"
+[ "$(grep -c 'will_return(read' "$T/exec.mock")" -ge 2 ] || problem "the shell's read is missing"
+grep 'will_return(read' "$T/exec.mock" | head -1 | grep -q 'in="nondet"' &&
+	problem "the shell's read was given to nondet: $(cat "$T/exec.mock")"
+run "$M" -q -f "$T/exec.mock" sh -c 'read line; exec nondet' </dev/null
+want_rc 0
+[ "$(printf '%s\n' "$out" | grep '^read')" = "$first" ] || problem "replayed [$out], recorded [$first]"
+done_t
+
 t "a program that crashes still leaves its calls recorded"
 run "$M" -q --record "$T/crash.mock" --record-fns getrandom nondet localhost crash </dev/null
 want_rc 134
