@@ -2,10 +2,12 @@
 /* mockrun: run a program with mocked functions (DESIGN.md section 4). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "mockshim/driver.h"
@@ -76,6 +78,77 @@ enum {
 	OPT_RECORD_FNS,
 };
 
+/*
+ * --record FILE: the spec is written to a new file beside FILE and
+ * renamed over it once complete, so that a run that fails leaves FILE as
+ * it was (or absent) and never half-written; FILE itself when it is not
+ * a regular file (/dev/stdout, a pipe).  Opened before the run: a path
+ * that cannot be written fails before anything runs.
+ */
+struct record_out {
+	FILE *f;
+	char *tmp;		/* the new file, NULL when writing FILE itself */
+};
+
+static int record_open(struct record_out *r, const char *path)
+{
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	int fd;
+
+	r->tmp = NULL;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		r->f = fopen(path, "we");
+		return r->f ? 0 : -errno;
+	}
+	if (asprintf(&r->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+		     slash ? slash + 1 : path) < 0) {
+		r->tmp = NULL;
+		return -ENOMEM;
+	}
+	fd = mkostemp(r->tmp, O_CLOEXEC);
+	if (fd < 0 || !(r->f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(r->tmp);
+		}
+		free(r->tmp);
+		r->tmp = NULL;
+		return -e;
+	}
+	{
+		/* mkostemp made it 0600: the mode fopen would give it */
+		mode_t um = umask(0);
+
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	return 0;
+}
+
+/* Done: 0 or -errno; the new file becomes FILE, or is removed (ok 0). */
+static int record_close(struct record_out *r, const char *path, int ok)
+{
+	int e = 0;
+
+	if (!r->f)
+		return 0;
+	if (fclose(r->f) != 0)
+		e = -errno;
+	r->f = NULL;
+	if (r->tmp) {
+		if (ok && !e && rename(r->tmp, path) != 0)
+			e = -errno;
+		if (!ok || e)
+			unlink(r->tmp);
+		free(r->tmp);
+		r->tmp = NULL;
+	}
+	return e;
+}
+
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
 	char *end;
@@ -132,7 +205,7 @@ int main(int argc, char **argv)
 	} *srcs = NULL;
 	int nsrcs = 0, nmods = 0, trace = 0, check = 0;
 	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
-	FILE *record_out = NULL;
+	struct record_out record_out = { NULL, NULL };
 	char **mods = NULL;
 
 	if (!s) {
@@ -346,8 +419,8 @@ int main(int argc, char **argv)
 	}
 	mockshim_session_set_verbosity(s, verbosity);
 	/* opened before the run: a path that cannot be written fails now */
-	if (record && !(record_out = fopen(record, "we"))) {
-		fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(errno));
+	if (record && (r = record_open(&record_out, record)) < 0) {
+		fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(-r));
 		goto fail;
 	}
 	if (check) {
@@ -367,10 +440,7 @@ int main(int argc, char **argv)
 	}
 	if (res.exec_errno) {
 		fprintf(stderr, "mockrun: %s: %s\n", argv[optind], strerror(res.exec_errno));
-		if (record_out) {
-			fclose(record_out);
-			unlink(record);
-		}
+		record_close(&record_out, record, 0);
 		mockshim_session_destroy(s);
 		return res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? EXIT_NOT_FOUND
 									  : EXIT_CANNOT_RUN;
@@ -385,14 +455,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
 		goto fail;
 	}
-	if (record_out) {
-		int w = mockshim_session_write_record(s, record_out);
+	if (record_out.f) {
+		int w = mockshim_session_write_record(s, record_out.f), cl;
 
-		if (fclose(record_out) != 0 && w == 0)
-			w = -errno;
-		record_out = NULL;
-		if (w < 0) {
-			fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(-w));
+		cl = record_close(&record_out, record, w == 0);
+		if (w < 0 || cl < 0) {
+			fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(-(w < 0 ? w : cl)));
 			goto fail;
 		}
 	}
@@ -414,11 +482,8 @@ int main(int argc, char **argv)
 spec_error:
 	fputs(mockshim_session_error(s), stderr);
 fail:
-	if (record_out) {
-		/* nothing recorded: no half-written spec left behind */
-		fclose(record_out);
-		unlink(record);
-	}
+	/* nothing recorded: no half-written spec, FILE as it was */
+	record_close(&record_out, record, 0);
 	mockshim_session_destroy(s);
 	free(tests);
 	free(srcs);

@@ -93,10 +93,24 @@ run "$M" --record /nonexistent/dir/out.mock --record-fns read sh -c 'echo ran'
 want_rc 125; want_out ""; want_err_has "--record /nonexistent/dir/out.mock: No such file or directory"
 done_t
 
-t "a program that is not found leaves no spec behind"
+t "a program that is not found leaves no spec behind, and an earlier one as it was"
 run "$M" --record "$T/nf.mock" --record-fns read /nonexistent/program
 want_rc 127
 [ -e "$T/nf.mock" ] && problem "a file was left"
+echo precious >"$T/keep.mock"
+run "$M" --record "$T/keep.mock" --record-fns read /nonexistent/program
+want_rc 127; want "the earlier spec is kept" grep -qx precious "$T/keep.mock"
+run "$M" --record "$T/keep.mock" --record-fns read -o /nonexistent/dir/report nondet </dev/null
+want_rc 125; want "the earlier spec is kept" grep -qx precious "$T/keep.mock"
+[ "$(ls -A "$T" | grep -c '^\.keep\.mock\.')" -eq 0 ] || problem "a temporary file was left: $(ls -A "$T")"
+run "$M" --record "$T/keep.mock" --record-fns read nondet </dev/null
+want_rc 0; want "a new spec replaces it" grep -q 'will_return(read, 0' "$T/keep.mock"
+done_t
+
+t "--record to a file that is not a regular one writes it in place"
+run "$M" -q --record /dev/stdout --record-fns read nondet </dev/null
+want_rc 0; want_out_has 'will_return(read, 0, buf="", in="nondet")'
+want "/dev/null is still there" test -c /dev/null
 done_t
 
 t "--record goes with one program, not test files"
