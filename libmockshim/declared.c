@@ -150,8 +150,9 @@ __asm__(".text\n"
 	"	movq 8(%rbp), %rdx\n"
 	"	call ms_decl_dispatch\n"
 	"	jmp 4f\n"
-	"3:	movl ms_decl_idbase(%rip), %edi\n"
-	"	addl %r11d, %edi\n"
+	"3:	leaq ms_decl_fn(%rip), %r10\n"
+	"	movzbl (%r10, %r11), %edi\n"
+	"	addl ms_decl_idbase(%rip), %edi\n"
 	"	movq %rsp, %rsi\n"
 	"	leaq 192(%rsp), %rdx\n"
 	"	movq 8(%rbp), %rcx\n"
@@ -195,26 +196,37 @@ static const char *dyn_pool;
 static uint32_t ndecl;			/* dyn entries that may be declared: < MS_DECL_MAX */
 static uint8_t patching[MS_DECL_MAX];	/* this process patches function i */
 static uint8_t any_patching;
+static uint8_t counted[MS_DECL_MAX];	/* this process counted in function i's bound */
 static uintptr_t canon[MS_DECL_MAX];	/* function i's canonical PLT entry, if any */
+/*
+ * Stubs: stub i < ndecl is function i's first; a function that objects
+ * bind to different definitions (two RTLD_LOCAL plugins with a function
+ * of the same name, different symbol versions) gets a stub for each
+ * from nstubs on, so that every call goes on to its own definition.
+ * ms_decl_fn[stub] is the function, ms_decl_real[stub] the definition.
+ */
+MS_HIDDEN uint8_t ms_decl_fn[MS_DECL_MAX];
+static uint32_t nstubs;
 
 int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 {
-	const struct ms_chan_dyn *d = &dyn[i];
+	const struct ms_chan_dyn *d = &dyn[ms_decl_fn[i]];
 	uint64_t a[MS_MAX_PARAMS];
 	unsigned gi = 0, xi = 0;
 
 	for (unsigned k = 0; k < d->nparams; k++)
 		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
-	return ms_consult(MS_FN_COUNT + i, a, &fr->ret, caller);
+	return ms_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
 }
 
 /* ---- the GOT ---- */
 
 struct scan {
 	uintptr_t self_lo;		/* in the shim's own text: it is not patched */
-	int found[MS_DECL_MAX];		/* a definition was seen for function i */
 	int skip;			/* objects to pass over (scanned before) */
 	int seen;
+	uintptr_t global[MS_DECL_MAX];	/* the global scope's definition, once asked */
+	uint8_t asked[MS_DECL_MAX];
 };
 
 static int decl_index(const char *name)
@@ -226,8 +238,9 @@ static int decl_index(const char *name)
 	return -1;
 }
 
-/* Points *slot at stub i, through a read-only (RELRO) page if need be. */
-static void patch(const struct dl_phdr_info *info, void **slot, unsigned i)
+/* Points *slot at stub st of function i, through a read-only (RELRO)
+ * page if need be. */
+static void patch(const struct dl_phdr_info *info, void **slot, unsigned i, unsigned st)
 {
 	uintptr_t a = (uintptr_t)slot, page = a & ~(uintptr_t)4095;
 	int relro = 0;
@@ -245,9 +258,59 @@ static void patch(const struct dl_phdr_info *info, void **slot, unsigned i)
 			NULL);
 		return;
 	}
-	__atomic_store_n(slot, (void *)(ms_decl_stubs + 16 * i), __ATOMIC_RELEASE);
+	__atomic_store_n(slot, (void *)(ms_decl_stubs + 16 * st), __ATOMIC_RELEASE);
 	if (relro)
 		syscall(SYS_mprotect, page, 4096L, (long)PROT_READ);
+}
+
+/* ms_missing_real as a data pointer: what real[i] is while unbound */
+static void *missing(void)
+{
+	void (*f)(void) = ms_missing_real;
+	void *p;
+
+	memcpy(&p, &f, sizeof(p));
+	return p;
+}
+
+/* No entry bound yet: the first definition in the loaded objects, as the
+ * global scope finds it (a canonical PLT entry is no definition). */
+static void *global_definition(unsigned i)
+{
+	return ms_find_symbol(dyn_pool + dyn[i].name, 0);
+}
+
+/* The stub of function i that goes on to definition def (0: none known),
+ * a new one if need be; -1 when every stub is taken. */
+static int stub_for(unsigned i, uintptr_t def)
+{
+	void *p;
+
+	memcpy(&p, &def, sizeof(p));
+	if (!def)
+		return (int)i; /* the first stub: ms_missing_real, as the loader would fail */
+	if (__atomic_load_n(&ms_decl_real[i], __ATOMIC_ACQUIRE) == missing()) {
+		__atomic_store_n(&ms_decl_real[i], p, __ATOMIC_RELEASE);
+		return (int)i;
+	}
+	for (uint32_t st = 0; st < nstubs; st++)
+		if (ms_decl_fn[st] == i && ms_decl_real[st] == p)
+			return (int)st;
+	if (nstubs >= MS_DECL_MAX) {
+		ms_diag("warning: no stub left for another definition of ", dyn_pool + dyn[i].name,
+			": its calls there stay unmocked", NULL);
+		return -1;
+	}
+	/* complete before any entry points at it */
+	ms_decl_fn[nstubs] = (uint8_t)i;
+	__atomic_store_n(&ms_decl_real[nstubs], p, __ATOMIC_RELEASE);
+	__atomic_store_n(&ms_decl_armed[nstubs], ms_decl_armed[i], __ATOMIC_RELEASE);
+	return (int)nstubs++;
+}
+
+static int is_stub(uintptr_t v)
+{
+	return v >= (uintptr_t)ms_decl_stubs && v < (uintptr_t)(ms_decl_stubs + 16 * MS_DECL_MAX);
 }
 
 static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t size,
@@ -257,8 +320,8 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 		unsigned type = (unsigned)ELF64_R_TYPE(rel[k].r_info);
 		const ElfW(Sym) *sym;
 		void **slot;
-		uintptr_t v;
-		int i;
+		uintptr_t v, def;
+		int i, st;
 
 		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
 			continue;
@@ -267,7 +330,7 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 			continue;
 		slot = (void **)(info->dlpi_addr + rel[k].r_offset);
 		v = (uintptr_t)__atomic_load_n(slot, __ATOMIC_ACQUIRE);
-		if (v == (uintptr_t)(ms_decl_stubs + 16 * i))
+		if (is_stub(v))
 			continue;
 		/* An executable that takes the address of a function it does
 		 * not define (non-PIC code) has a canonical PLT entry for it:
@@ -280,15 +343,26 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 		 * program's entry, and pointers still compare equal */
 		if (v && v == canon[i])
 			continue;
-		/* bound: to another object, or to this one's own definition;
-		 * a lazy entry not yet used points into this object's PLT */
+		if (!v && type == R_X86_64_GLOB_DAT)
+			continue; /* a weak function that is absent: the program tests for NULL */
 		if (v && (type == R_X86_64_GLOB_DAT || !ms_in_object(info, v) ||
-		     (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
-			if (!s->found[i])
-				__atomic_store_n(&ms_decl_real[i], (void *)v, __ATOMIC_RELEASE);
-			s->found[i] = 1;
+			  (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
+			/* bound: to another object, or to this one's own definition */
+			def = v;
+		} else {
+			/* a lazy entry not yet used (it points into this object's
+			 * PLT): what the loader would bind it to */
+			if (!s->asked[i]) {
+				s->global[i] = (uintptr_t)global_definition((unsigned)i);
+				s->asked[i] = 1;
+			}
+			def = s->global[i];
+			if (!def && ELF64_ST_BIND(sym->st_info) == STB_WEAK)
+				continue;
 		}
-		patch(info, slot, (unsigned)i);
+		st = stub_for((unsigned)i, def);
+		if (st >= 0)
+			patch(info, slot, (unsigned)i, (unsigned)st);
 	}
 }
 
@@ -307,16 +381,6 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-/* ms_missing_real as a data pointer: what real[i] is while unbound */
-static void *missing(void)
-{
-	void (*f)(void) = ms_missing_real;
-	void *p;
-
-	memcpy(&p, &f, sizeof(p));
-	return p;
-}
-
 static int objects_scanned;
 static unsigned long long subs_scanned;
 
@@ -327,11 +391,18 @@ static int count_subs(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
-/* No entry bound yet: the first definition in the loaded objects, as the
- * global scope finds it (a canonical PLT entry is no definition). */
-static void *global_definition(unsigned i)
+/* Counts this process in the bound count of each declared function it
+ * has a definition of, once. */
+static void count_bound(struct ms_chan_fn *fns)
 {
-	return ms_find_symbol(dyn_pool + dyn[i].name, 0);
+	for (uint32_t i = 0; i < ndecl; i++) {
+		if (dyn[i].kind != MS_DYN_DECLARED || counted[i])
+			continue;
+		if (ms_decl_real[i] != missing() || global_definition(i)) {
+			counted[i] = 1;
+			__atomic_fetch_add(&fns[MS_FN_COUNT + i].bound, 1, __ATOMIC_RELAXED);
+		}
+	}
 }
 
 /* Patches the objects loaded since the last scan (all, after a dlclose). */
@@ -344,20 +415,9 @@ static void scan(void)
 	s.self_lo = (uintptr_t)&ms_decl_armed;
 	dl_iterate_phdr(count_subs, &subs);
 	s.skip = subs == subs_scanned ? objects_scanned : 0;
-	for (uint32_t i = 0; i < ndecl; i++)
-		s.found[i] = ms_decl_real[i] != missing();
 	dl_iterate_phdr(scan_object, &s);
 	objects_scanned = s.seen;
 	subs_scanned = subs;
-	for (uint32_t i = 0; i < ndecl; i++) {
-		void *p;
-
-		if (!patching[i] || s.found[i])
-			continue;
-		p = global_definition(i);
-		if (p)
-			__atomic_store_n(&ms_decl_real[i], p, __ATOMIC_RELEASE);
-	}
 }
 
 /* ---- dlopen on the caller's behalf ---- */
@@ -465,35 +525,33 @@ void *ms_dlopen_for(const char *file, int flags, const void *caller)
 	return ms_real.dlopen.fn(file, flags);
 }
 
+static struct ms_chan_fn *bound_fns;
+
 void ms_decl_bind(struct ms_chan_hdr *h)
 {
-	struct ms_chan_fn *fns;
-
 	if (!h || !h->ndyn)
 		return;
 	dyn = ms_chan_at(h, h->dyn_off);
 	dyn_pool = ms_chan_at(h, h->pool_off);
-	fns = ms_chan_at(h, h->fns_off);
+	bound_fns = ms_chan_at(h, h->fns_off);
 	ndecl = h->ndyn < MS_DECL_MAX ? h->ndyn : MS_DECL_MAX;
+	nstubs = ndecl;
 	ms_guard_enter();
 	for (uint32_t i = 0; i < ndecl; i++) {
 		ms_decl_real[i] = missing();
+		ms_decl_fn[i] = (uint8_t)i;
 		/* where no statement applies, nothing is patched: it costs nothing */
 		patching[i] = dyn[i].kind == MS_DYN_DECLARED && ms_applies_here(MS_FN_COUNT + i);
 		any_patching |= patching[i];
-	}
-	if (any_patching)
-		scan();
-	for (uint32_t i = 0; i < ndecl; i++) {
-		if (dyn[i].kind != MS_DYN_DECLARED)
-			continue;
-		if (ms_decl_real[i] != missing() || global_definition(i))
-			__atomic_fetch_add(&fns[MS_FN_COUNT + i].bound, 1, __ATOMIC_RELAXED);
+		/* armed before any entry points at a stub */
 		__atomic_store_n(&ms_decl_armed[i],
 				 (uint8_t)(patching[i] ? MS_DECL_ARMED | (dyn[i].dblmask ? MS_DECL_SSE_ARGS : 0)
 						       : 0),
 				 __ATOMIC_RELEASE);
 	}
+	if (any_patching)
+		scan();
+	count_bound(bound_fns);
 	ms_guard_leave();
 }
 
@@ -508,5 +566,6 @@ void ms_decl_loaded(void)
 		return;
 	ms_guard_enter();
 	scan();
+	count_bound(bound_fns);
 	ms_guard_leave();
 }

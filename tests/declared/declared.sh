@@ -120,6 +120,32 @@ run env DECL_PLUGIN=libdecl-missing.so "$M" -q -e "$ADD" -e 'will_return_maybe(d
 want_rc 1; want_out "plugin: libdecl-missing.so: cannot open shared object file: No such file or directory"
 done_t
 
+t "two plugins with a function of one name: each call goes on to its own definition"
+run decl_now dups
+want_rc 0; want_out "dups A:1 B:2"
+run "$M" -q -e 'mock int dup_helper(void)' -e 'will_return(dup_helper, 99)' decl_now dups
+want_rc 0; want_out "dups A:99 B:2"
+run "$M" -q -e 'mock int dup_helper(void)' -e 'will_return_maybe(dup_helper, 7, in="other")' \
+	-e 'expect_function_calls(dup_helper, 2)' decl_now dups
+want_rc 0; want_out "dups A:1 B:2"
+done_t
+
+t "a plugin unloaded and loaded again elsewhere: its calls reach the new definition"
+run "$M" -q -e 'mock int dup_helper(void)' -e 'expect_function_calls(dup_helper, 2)' decl_now reload
+want_rc 0; want_out $'reload A:1\nreload A:1'
+done_t
+
+t "a weak reference to an absent function stays NULL"
+run "$M" -e 'mock int decl_absent(int x)' -e 'will_return_maybe(decl_absent, 5)' decl_lazy weak
+want_rc 0; want_out "weak absent"
+want_err_has "no loaded object of the program exports decl_absent()"
+done_t
+
+t "a function only a dlopened library defines is not reported as exported by none"
+run "$M" -e 'mock int dup_helper(void)' -e 'will_return(dup_helper, 5)' decl_now reload
+want_rc 0; want_out $'reload A:5\nreload A:1'; want_err_lacks "warning"
+done_t
+
 t "from= tells the plugin's calls from the program's"
 run "$M" -e "$ADD" -e 'will_return_always(decl_add, 6, from="libdecl_plugin.so")' \
 	decl_lazy add plugin add

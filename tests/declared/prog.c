@@ -4,16 +4,21 @@
  * gave, one line each.  Built four times: lazy binding, -z now, -fno-plt,
  * and as a non-PIE executable.
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "decl.h"
+
+/* defined by no library: a weak reference stays NULL */
+extern int decl_absent(int x) __attribute__((weak));
 
 static void *adder(void *arg)
 {
@@ -81,6 +86,43 @@ static int run(const char *what)
 		}
 		*(void **)&p = dlsym(h, "plugin_run");
 		printf("plugin %d\n", p(1));
+	} else if (strcmp(what, "dups") == 0 || strcmp(what, "reload") == 0) {
+		/* dups: two RTLD_LOCAL plugins that each define dup_helper;
+		 * reload: one, loaded, unloaded and loaded again elsewhere */
+		const char *dir = getenv("DECL_DIR");
+		char a[4096], b[4096];
+
+		snprintf(a, sizeof(a), "%s/libdup_a.so", dir ? dir : ".");
+		snprintf(b, sizeof(b), "%s/libdup_b.so", dir ? dir : ".");
+		for (int round = 0; round < 2; round++) {
+			void *ha = dlopen(a, RTLD_NOW | RTLD_LOCAL);
+			void *hb = strcmp(what, "dups") == 0 ? dlopen(b, RTLD_NOW | RTLD_LOCAL) : NULL;
+			int (*ra)(void), (*rb)(void) = NULL;
+			Dl_info info;
+
+			if (!ha || (strcmp(what, "dups") == 0 && !hb)) {
+				printf("dlopen: %s\n", dlerror());
+				return 1;
+			}
+			*(void **)&ra = dlsym(ha, "dup_run");
+			if (hb)
+				*(void **)&rb = dlsym(hb, "dup_run");
+			printf("%s A:%d", what, ra());
+			if (rb)
+				printf(" B:%d", rb());
+			printf("\n");
+			fflush(stdout);
+			if (strcmp(what, "dups") == 0)
+				break;
+			/* the next load must not come back at the same address */
+			if (dladdr(*(void **)&ra, &info) && info.dli_fbase) {
+				dlclose(ha);
+				mmap(info.dli_fbase, 4096, PROT_NONE,
+				     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			}
+		}
+	} else if (strcmp(what, "weak") == 0) {
+		printf("weak %s\n", decl_absent ? "present" : "absent");
 	} else if (strcmp(what, "threads") == 0) {
 		pthread_t t[4];
 		long sums[4], total = 0;
