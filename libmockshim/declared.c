@@ -468,6 +468,63 @@ static int search(const char *paths, const char *origin, const char *file, char 
  * its DT_RUNPATH, as the loader would search for that caller.  A name
  * loaded already is the loader's to find.  0: leave it to the loader.
  */
+/* The directory of lm's object, which $ORIGIN stands for: 1, or 0. */
+static int origin_of(const struct link_map *lm, char *out, size_t cap)
+{
+	char *slash;
+
+	if (lm->l_name && lm->l_name[0] == '/') {
+		if (strlen(lm->l_name) >= cap)
+			return 0;
+		memcpy(out, lm->l_name, strlen(lm->l_name) + 1);
+	} else {
+		long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", out, (long)cap - 1);
+
+		if (n <= 0)
+			return 0;
+		out[n] = '\0';
+	}
+	slash = strrchr(out, '/');
+	if (!slash)
+		return 0;
+	*slash = '\0';
+	return 1;
+}
+
+/* file with $ORIGIN (or ${ORIGIN}) as the loader expands it for the
+ * object at caller, into out: 1, or 0 when file has none. */
+static int expand_origin(const char *file, const void *caller, char *out, size_t cap)
+{
+	struct link_map *lm = NULL;
+	char origin[4096];
+	size_t k = 0, lo;
+	Dl_info di;
+
+	if (!strstr(file, "$ORIGIN") && !strstr(file, "${ORIGIN}"))
+		return 0;
+	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    !origin_of(lm, origin, sizeof(origin)))
+		return 0;
+	lo = strlen(origin);
+	while (*file) {
+		size_t n = strncmp(file, "$ORIGIN", 7) == 0 ? 7 : strncmp(file, "${ORIGIN}", 9) == 0 ? 9 : 0;
+
+		if (n && (file[n] == '/' || file[n] == '\0')) {
+			if (k + lo >= cap)
+				return 0;
+			memcpy(out + k, origin, lo);
+			k += lo;
+			file += n;
+		} else {
+			if (k + 1 >= cap)
+				return 0;
+			out[k++] = *file++;
+		}
+	}
+	out[k] = '\0';
+	return 1;
+}
+
 static int caller_path(const char *file, const void *caller, char *out, size_t cap)
 {
 	struct link_map *lm = NULL;
@@ -499,17 +556,8 @@ static int caller_path(const char *file, const void *caller, char *out, size_t c
 		dlclose(h);
 		return 0;
 	}
-	if (lm->l_name && lm->l_name[0] == '/') {
-		snprintf(origin, sizeof(origin), "%s", lm->l_name);
-	} else {
-		long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", origin,
-				 sizeof(origin) - 1);
-
-		if (n <= 0)
-			return 0;
-		origin[n] = '\0';
-	}
-	*strrchr(origin, '/') = '\0';
+	if (!origin_of(lm, origin, sizeof(origin)))
+		return 0;
 	if (runpath)
 		return search(ms_env("LD_LIBRARY_PATH"), "", file, out, cap) ||
 		       search(runpath, origin, file, out, cap);
@@ -521,6 +569,8 @@ void *ms_dlopen_for(const char *file, int flags, const void *caller)
 	char path[4096];
 
 	if (file && !strchr(file, '/') && caller_path(file, caller, path, sizeof(path)))
+		return ms_real.dlopen.fn(path, flags);
+	if (file && strchr(file, '$') && expand_origin(file, caller, path, sizeof(path)))
 		return ms_real.dlopen.fn(path, flags);
 	return ms_real.dlopen.fn(file, flags);
 }

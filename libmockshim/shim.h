@@ -177,8 +177,9 @@ MS_HIDDEN int ms_applies_here(unsigned id);
  * dlopen, those of the objects it loaded.  ms_decl_active(): any are. */
 MS_HIDDEN void ms_decl_bind(struct ms_chan_hdr *h);
 MS_HIDDEN void ms_decl_loaded(void);
-/* The real dlopen as the loader would search for caller: a bare name is
- * looked for in caller's DT_RPATH or DT_RUNPATH, not the shim's. */
+/* The real dlopen as the loader would do it for caller: a bare name is
+ * looked for in caller's DT_RPATH or DT_RUNPATH, not the shim's, and
+ * $ORIGIN in a path is caller's directory. */
 MS_HIDDEN void *ms_dlopen_for(const char *file, int flags, const void *caller);
 MS_HIDDEN int ms_decl_active(void);
 

@@ -115,6 +115,12 @@ run env -u DECL_PLUGIN "$M" -e "$ADD" -e 'expect_value(decl_add, b, 1000)' -e 'w
 want_rc 0; want_out "plugin 5"
 done_t
 
+t "a plugin path with \$ORIGIN is the program's directory, as the loader would have it"
+run env DECL_PLUGIN='$ORIGIN/libdecl_plugin.so' "$M" -q -e "$ADD" -e 'will_return(decl_add, 5)' \
+	decl_now plugin
+want_rc 0; want_out "plugin 5"
+done_t
+
 t "a plugin that is not there: dlerror() says so, as without the shim"
 run env DECL_PLUGIN=libdecl-missing.so "$M" -q -e "$ADD" -e 'will_return_maybe(decl_add, 5)' decl_now plugin
 want_rc 1; want_out "plugin: libdecl-missing.so: cannot open shared object file: No such file or directory"
