@@ -22,6 +22,7 @@
 #include "spec.h"
 
 #define MAX_DECL_FIELDS 32
+#define MAX_NAME 127		/* of a declared function */
 #define MAX_STRUCT_SIZE 1024	/* what a STORE output may write (the validator's bound) */
 
 static int grow_array(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, size_t elem)
@@ -81,7 +82,7 @@ static int dyn_add(struct ms_spec *spec, struct ms_fn_meta *m)
 	m->pool_params = ms_spec_str(spec, names, off);
 	{
 		size_t lr = strlen(m->ret_text), ln = strlen(m->name), lp = strlen(m->proto);
-		char decl[MS_MAX_PARAMS * 70 + 160];
+		char decl[MS_MAX_PARAMS * 70 + MAX_NAME + 160];
 		int sp = lr && m->ret_text[lr - 1] != '*';
 
 		if (lr + ln + lp + 2 < sizeof(decl)) {
@@ -498,6 +499,8 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 	name_n = (size_t)(p - name);
 	if (!name_n || (*name >= '0' && *name <= '9'))
 		return dfail(&d, name_n ? name : open, "expected the function's name before '('");
+	if (name_n > MAX_NAME)
+		return dfail(&d, name, "function name too long (at most %d characters)", MAX_NAME);
 	r = parse_ctype(&d, text, name, &ret, NULL, NULL, NULL);
 	if (r)
 		return r;
@@ -653,6 +656,16 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 		if (strlen(spec->structs[i]->name) == tag_n &&
 		    memcmp(spec->structs[i]->name, tag, tag_n) == 0)
 			return dfail(&d, tag, "struct %.*s is declared already", (int)tag_n, tag);
+	{
+		char t[24];
+
+		memcpy(t, tag, tag_n);
+		t[tag_n] = '\0';
+		if (ms_struct_find(t))
+			return dfail(&d, tag,
+				     "struct %s is the catalog's already: its literals need no declaration",
+				     t);
+	}
 	p = body + 1;
 	while ((p = skip_ws(p, end)) < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p)), *fname;

@@ -1931,29 +1931,60 @@ static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct s
  */
 static int parse_decl(struct parser *ps, int is_struct)
 {
-	const char *s = ps->p, *q = s, *at;
-	char msg[320] = "";
-	size_t off = 0;
+	const char *s = ps->p, *q = s, *at, *open = NULL;
+	char msg[320] = "", *text;
+	size_t off = 0, n;
 	int depth = 0, r;
 
 	for (; q < ps->end; q++) {
-		if (*q == '(' || *q == '{') {
-			depth++;
+		if (*q == '#') {
+			/* a comment, to the end of its line */
+			if (depth <= 0)
+				break;
+			while (q + 1 < ps->end && q[1] != '\n')
+				q++;
+		} else if (*q == '(' || *q == '{') {
+			if (!depth++)
+				open = q;
 		} else if (*q == ')' || *q == '}') {
 			if (--depth == 0 && is_struct && *q == '}') {
 				q++;
 				break;
 			}
-		} else if (depth <= 0 && (*q == '\n' || *q == ';' || *q == '#')) {
+		} else if (depth <= 0 && (*q == '\n' || *q == ';')) {
 			break;
 		}
 	}
-	r = is_struct ? ms_spec_struct(ps->spec, s, (size_t)(q - s), msg, sizeof(msg), &off)
-		      : ms_spec_mock(ps->spec, s, (size_t)(q - s), msg, sizeof(msg), &off);
+	if (depth > 0 && open) {
+		/* never closed: the bracket that was opened is the error */
+		off = (size_t)(open - s);
+		snprintf(msg, sizeof(msg), "'%c' without its '%c'", *open, *open == '(' ? ')' : '}');
+		r = -EINVAL;
+		goto fail;
+	}
+	/* declare.c reads C, not comments: blanks where they were */
+	n = (size_t)(q - s);
+	text = ps->spec->realloc_fn(NULL, n + 1);
+	if (!text) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if (s[k] == '#')
+			while (k < n && s[k] != '\n')
+				text[k++] = ' ';
+		if (k < n)
+			text[k] = s[k];
+	}
+	text[n] = '\0';
+	r = is_struct ? ms_spec_struct(ps->spec, text, n, msg, sizeof(msg), &off)
+		      : ms_spec_mock(ps->spec, text, n, msg, sizeof(msg), &off);
+	ps->spec->free_fn(text);
 	if (r == -ENOMEM) {
 		ps->err = -ENOMEM;
 		return -1;
 	}
+fail:
 	/* lines and columns: of the error, then of the end */
 	at = r ? s + off : q;
 	for (const char *c = s; c < at; c++)

@@ -475,7 +475,9 @@ static int fixture_of(const char *p, const char *e, size_t *n)
 	return -1;
 }
 
-/* Paren depth change of a statement line, strings and comments skipped. */
+/* Bracket depth change of a statement line, strings and comments skipped:
+ * a statement goes on while a '(' or a '{' (a struct declaration or a
+ * struct literal over several lines) is open. */
 static int paren_delta(const char *p, const char *e)
 {
 	int d = 0;
@@ -489,7 +491,7 @@ static int paren_delta(const char *p, const char *e)
 					p++;
 			continue;
 		}
-		d += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+		d += *p == '(' || *p == '{' ? 1 : *p == ')' || *p == '}' ? -1 : 0;
 	}
 	return d;
 }

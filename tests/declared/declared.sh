@@ -223,6 +223,39 @@ want_err_has "no loaded object of the program exports decl_nowhere()"
 want_err_has "decl_nowhere() has remaining non-returned values"
 done_t
 
+t "test files: declarations over several lines, at file level and in a test"
+cat >"$T/decl-t.mock" <<EOF
+# the record decl_get fills
+struct rec {
+	int id;            # the first field
+	char name[16];
+	const char *tag;   # a string: a pointer to the spec's
+	double v;
+}
+mock int decl_get(int id,
+                  struct rec *out)
+
+test "filled" {
+	will_return(decl_get, 3, *out={.id = 1, .name = "x",
+	                               .tag = "y", .v = 0.25})
+	run decl_lazy get
+	expect_stdout("get 3 id=1 name=x tag=y v=0.25\n")
+}
+
+test "declared inside" {
+	mock bool decl_ok(int8_t x)
+	struct unused {
+		int a;
+	}
+	will_return_count(decl_ok, true, 2)
+	run decl_lazy ok
+	expect_stdout("ok 1 1\n")
+}
+EOF
+run "$M" -t "$T/decl-t.mock"
+want_rc 0; want_out_has "ok 1 - $T/decl-t.mock: filled"; want_out_has "ok 2 - $T/decl-t.mock: declared inside"
+done_t
+
 t "a bad declaration: 125 with the position, before the program runs"
 run "$M" -e 'mock int decl_add(int a, float b)' decl_lazy add
 want_rc 125; want_out ""

@@ -169,10 +169,21 @@ static void test_errors(void **state)
 	expect_error(state, "mock int f(foo_t x)", 1, 12, "unknown type 'foo_t'");
 	expect_error(state, "mock int f(int)", 1, 14, "expected a name");
 	expect_error(state, "mock int f(int x, int x)", 1, 23, "'x' given twice");
-	expect_error(state, "mock int f(int x", 1, 17, "expected ')'");
+	expect_error(state, "mock int f(int x", 1, 11, "'(' without its ')'");
+	expect_error(state, "mock int f(int x,\n  int y\nwill_return(getuid, 1)", 1, 11,
+		     "'(' without its ')'");
+	expect_error(state, "mock int f(int a, # the first\n  double b) # done\nwill_fail(f)", 3, 11,
+		     "cannot fail");
 	expect_error(state, "mock int f(int a[])", 1, 17, "array parameters");
 	expect_error(state, "mock int getpid(void)", 1, 10, "in the catalog already");
 	expect_error(state, "mock (int x)", 1, 6, "expected the function's name");
+	{
+		char text[400] = "mock int ";
+
+		memset(text + 9, 'f', 200);
+		strcpy(text + 209, "(void)");
+		expect_error(state, text, 1, 10, "function name too long");
+	}
 	expect_error(state, "mock int f(int x)\nmock long f(int x)", 2, 11,
 		     "declared already, otherwise: int f(int x)");
 	expect_error(state, "mock int f(int a, int b, int c, int d, int e, int g, int h)", 1, 54,
@@ -208,6 +219,11 @@ static void test_struct_errors(void **state)
 	expect_error(state, "struct { int a; }", 1, 8, "expected the struct's tag");
 	expect_error(state, "struct s { int a; int a; }", 1, 23, "'a' given twice");
 	expect_error(state, "struct s { char big[2000]; }", 1, 12, "larger than 1024");
+	expect_error(state, "struct timespec { char pad[40]; }", 1, 8, "the catalog's already");
+	expect_error(state, "struct s { int a; # the first\n int b; # ) }\n }\nstruct s2 { int c; float d; }",
+		     4, 20, "float is not supported");
+	expect_error(state, "struct s { int a;\n  int b;\nwill_return(getuid, 1)", 1, 10,
+		     "'{' without its '}'");
 	expect_error(state, "struct s { int a;\n  int b;\n", 1, 10, "'{' without its '}'");
 	expect_error(state,
 		     "struct s { int a; const char *name; }\nmock int f(struct s *p)\n"
