@@ -354,9 +354,21 @@ static void put_int(FILE *f, const struct ms_report_in *s, int64_t v, const stru
 	const struct ms_fn_meta *m = ms_catalog_get(x->fn);
 	const struct ms_chan_dyn *d = dyn_at(s, x->fn);
 	int is_ptr = m ? x->param < m->nparams && m->params[x->param].type.tclass >= MS_T_PTR
-		       : d && x->param < 8 && (d->ptrmask & (1u << x->param));
+		       : d && x->param < 16 && (d->ptrmask & (1u << x->param));
 
-	if (is_ptr)
+	if (d && x->param < 16 && (d->dblmask & (1u << x->param))) {
+		/* a declared double: the shortest text that reads back the same */
+		char buf[40];
+		double dv;
+
+		memcpy(&dv, &v, sizeof(dv));
+		for (int prec = 1; prec <= 17; prec++) {
+			snprintf(buf, sizeof(buf), "%.*g", prec, dv);
+			if (strtod(buf, NULL) == dv)
+				break;
+		}
+		fputs(buf, f);
+	} else if (is_ptr)
 		v ? fprintf(f, "%#llx", (unsigned long long)v) : fputs("NULL", f);
 	else if (m && strcmp(m->params[x->param].type.text, "mode_t") == 0)
 		fprintf(f, "0%llo", (unsigned long long)(uint32_t)v);

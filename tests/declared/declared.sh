@@ -41,6 +41,11 @@ for v in lazy now noplt; do
 	want_rc 0; want_out $'scale -7.5\nscale 3.25'
 	done_t
 
+	t "$v: a failed expectation on a double shows the numbers"
+	run "$M" -e "$SCALE" -e 'expect_value(decl_scale, y, 0.5)' "$P" scale
+	want_rc 123; want_err_has "parameter y: expected 0.5, got 0.25"
+	done_t
+
 	t "$v: 6 integer and 8 double arguments reach the real function intact"
 	run "$M" -e "$MANY" -e 'expect_value(decl_many, f, 6); expect_value(decl_many, x8, 0.08)' \
 		-e 'will_call_real(decl_many)' "$P" many
