@@ -630,6 +630,42 @@ fail:
 	return -1;
 }
 
+static void free_block(struct block *b)
+{
+	free(b->name);
+	free(b->stmts);
+	for (size_t i = 0; i < b->nruns; i++) {
+		for (char **w = b->runs[i].argv; w && *w; w++)
+			free(*w);
+		free(b->runs[i].argv);
+	}
+	free(b->runs);
+	free(b->stdin_data);
+	for (size_t i = 0; i < b->nenv; i++)
+		free(b->env[i]);
+	free(b->env);
+	free(b->cwd);
+	for (size_t i = 0; i < b->nchecks; i++) {
+		free(b->checks[i].path);
+		free(b->checks[i].text);
+	}
+	free(b->checks);
+}
+
+static void free_file(struct file *f)
+{
+	if (!f)
+		return;
+	free_block(&f->global);
+	for (size_t i = 0; i < f->nblocks; i++)
+		free_block(&f->blocks[i]);
+	free(f->blocks);
+	free(f->path);
+	free(f->dir);
+	free(f->text);
+	free(f);
+}
+
 static struct file *load_file(const char *path, char *error, size_t cap)
 {
 	struct file *f = calloc(1, sizeof(*f));
@@ -1342,5 +1378,20 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 		else
 			fflush(out);
 	}
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].r.details);
+		free(e[i].r.out);
+		free(e[i].r.err);
+	}
+	free(e);
+	for (int i = 0; i < npaths; i++) {
+		free(suite_dirs[i]);
+		free(suite_why[i]);
+		free_file(files[i]);
+	}
+	free(suite_dirs);
+	free(suite_ok);
+	free(suite_why);
+	free(files);
 	return failed || rc ? 1 : 0;
 }
