@@ -338,6 +338,7 @@ struct ms_event {
 };
 
 #define MS_REC_EXE 48
+#define MS_REC_MAX_BYTES ((16u << 20) - 1)	/* of one output: what a spec string holds */
 
 /*
  * --record: one real call of a recorded function, in the record log.

@@ -385,7 +385,7 @@ enum val_kind { V_INT = 1, V_DBL, V_STR, V_NULL, V_BOOL, V_PH, V_STRUCT, V_DUR, 
 
 #define MAX_FIELDS 16
 #define MAX_ARGS 16
-#define MAX_STR (1u << 20)
+#define MAX_STR (16u << 20)	/* a string, a repeat() or a file(): 16 MiB */
 
 struct field {
 	const char *name;	/* NULL: positional */

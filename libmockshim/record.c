@@ -25,7 +25,7 @@
 #include "spec.h"
 
 #define MAX_ADDRS 64		/* addresses of a getaddrinfo list kept */
-#define MAX_BYTES (16u << 20)	/* bytes of one output kept */
+#define MAX_BYTES MS_REC_MAX_BYTES	/* bytes of one output kept */
 
 struct piece {
 	uint8_t kind, param;

@@ -26,6 +26,16 @@ static const char *not_recordable(const struct ms_fn_meta *m)
 {
 	if (m->ret.tclass == MS_T_PTR)
 		return "it returns a pointer, which a replay cannot give back";
+	for (unsigned i = 0; i < m->nparams; i++) {
+		int out = 0;
+
+		for (unsigned k = 0; k < m->nouts; k++)
+			out |= m->outs[k].param == i && m->outs[k].kind != MS_OK_FERROR;
+		/* getline's *lineptr: what it allocates is no output of the row */
+		if (!out && strstr(m->params[i].type.text, "**"))
+			return "it allocates what it returns through a pointer, which a replay cannot "
+			       "give back";
+	}
 	for (unsigned i = 0; i < m->nouts; i++) {
 		const struct ms_out_desc *o = &m->outs[i];
 
@@ -342,6 +352,9 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 				retstr = o;
 			o = (const struct ms_rec_out *)((const char *)(o + 1) + ((o->len + 7) & ~7u));
 		}
+		if (m->rd_kind == MS_RD_BYTES && !failed && r->ret >= (int64_t)MS_REC_MAX_BYTES)
+			fprintf(f, "# %s() gave %lld bytes, more than a spec holds: replayed short\n",
+				m->name, (long long)r->ret);
 		fprintf(f, "will_return(%s, ", m->name);
 		put_value(f, m, r, failed, retstr);
 		o = (const struct ms_rec_out *)(r + 1);

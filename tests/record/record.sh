@@ -36,6 +36,18 @@ run "$M" -q -f "$T/fail.mock" nondet </dev/null
 want_rc 0; want_out_has "read: Bad file descriptor"
 done_t
 
+t "a read of 2 MB is recorded and replayed whole"
+head -c 2000000 /dev/urandom >"$T/big.bin"
+# dd reads it in one read(2) of 2 MB; cksum's stdio reads go past the PLT
+run "$M" -q --record "$T/big.mock" --record-fns read sh -c 'dd bs=2M count=1 status=none | cksum' \
+	<"$T/big.bin"
+want_rc 0
+first=$out
+want "one 2 MB read recorded" grep -q '^will_return(read, 2000000, buf=' "$T/big.mock"
+run "$M" -q -f "$T/big.mock" sh -c 'dd bs=2M count=1 status=none | cksum' </dev/null
+want_rc 0; want_out "$first"
+done_t
+
 t "processes of one program replay in turn"
 run "$M" -q --record "$T/two.mock" --record-fns getrandom sh -c 'nondet </dev/null; nondet </dev/null'
 want_rc 0
@@ -83,6 +95,8 @@ run "$M" --record "$T/x.mock" --record-fns read,bogus nondet
 want_rc 125; want_err_has "--record-fns: 'bogus' is not in the catalog"
 run "$M" --record "$T/x.mock" --record-fns malloc nondet
 want_rc 125; want_err_has "malloc() cannot be recorded: it returns a pointer"
+run "$M" --record "$T/x.mock" --record-fns getline nondet
+want_rc 125; want_err_has "getdelim() cannot be recorded: it allocates what it returns"
 run "$M" --record-fns read nondet
 want_rc 125; want_err_has "--record-fns goes with --record FILE"
 [ -e "$T/x.mock" ] && problem "a file was left"

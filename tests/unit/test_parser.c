@@ -234,10 +234,11 @@ static void test_repeat_and_file(void **state)
 	assert_int_equal(o->len, 6);
 	assert_memory_equal(pool(state, o->data), "ababab", 6);
 	expect_error(state, "will_return(read, _, buf=repeat(\"a\", -1))", 1, 38, "COUNT must be a number, 0 or more");
-	expect_error(state, "will_return(read, _, buf=repeat(\"a\", 2000000))", 1, 26, "more than 1048576 bytes");
+	expect_error(state, "will_return(read, _, buf=repeat(\"a\", 20000000))", 1, 26,
+		     "more than 16777216 bytes");
 	/* a count whose product wraps around must not pass for a small one */
 	expect_error(state, "will_return(read, _, buf=repeat(repeat(\"a\", 524289), 288229826396946432))",
-		     1, 26, "more than 1048576 bytes");
+		     1, 26, "more than 16777216 bytes");
 	expect_error(state, "will_return(read, _, buf=file(\"/nonexistent/x\"))", 1, 31, "cannot read: No such file");
 	expect_error(state, "will_return(read, _, buf=file(3))", 1, 31, "file(PATH) needs a string");
 	/* a parameter named file is still a parameter */
