@@ -1331,7 +1331,7 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 		case MS_O_STRDUP:
 		case MS_O_POOLPTR: {
 			/* a declared char ** (the caller frees a copy from its
-			 * malloc, the real one), const char **, or a string
+			 * own malloc: copy_alloc), const char **, or a string
 			 * field of a declared struct (at byte len) */
 			const char *str = pool + o->data;
 			char *c = (char *)str;
@@ -1367,8 +1367,8 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 	if (r->flags & MS_RF_STRVAL)
 		v = (int64_t)(uintptr_t)(pool + r->value_str);
 	if (r->flags & MS_RF_OWNED) {
-		/* strdup's caller frees what it gets: a copy from its malloc
-		 * (the real one; strdup is not async-signal-safe either) */
+		/* strdup's caller frees what it gets: a copy from its own
+		 * malloc (copy_alloc; strdup is not async-signal-safe either) */
 		size_t n = slen(pool + r->value_str) + 1;
 		char *c = copy_alloc(n);
 
