@@ -133,6 +133,14 @@ struct ms_fn_meta {
  */
 int ms_meta_parse(struct ms_fn_meta *m);
 
+/* Whether ret is function m's failure (its errno then says why). */
+static inline int ms_call_failed(const struct ms_fn_meta *m, int64_t ret)
+{
+	return m->fail_kind == MS_FK_ERRNO ? ret == m->fail_value
+	       : m->fail_kind == MS_FK_RC  ? ret != 0
+					   : 0;
+}
+
 /* Metadata of canonical function id, or NULL. Parsed once, thread-unsafe
  * on first use: call ms_catalog_init() before starting threads. */
 const struct ms_fn_meta *ms_catalog_get(unsigned id);

@@ -375,6 +375,17 @@ struct ms_rec_out {
 };
 
 _Static_assert(sizeof(struct ms_rec) % 8 == 0 && sizeof(struct ms_rec_out) == 8, "record layout");
+
+/* Bytes an output of len takes after its ms_rec_out, and the next one. */
+static inline uint32_t ms_rec_pad(uint32_t len)
+{
+	return (len + 7) & ~7u;
+}
+
+static inline const struct ms_rec_out *ms_rec_next(const struct ms_rec_out *o)
+{
+	return (const struct ms_rec_out *)((const char *)(o + 1) + ms_rec_pad(o->len));
+}
 _Static_assert(sizeof(struct ms_event) == 256, "event layout");
 _Static_assert(sizeof(struct ms_rule) == 128 && offsetof(struct ms_rule, delay_ns) == 64,
 	       "rule layout: two cache lines, the shared counters in the second");

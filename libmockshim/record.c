@@ -33,9 +33,25 @@ struct piece {
 	uint32_t len;
 };
 
-static uint32_t pad8(uint32_t n)
+/* The length of the program's string at s, at most bound: read in
+ * chunks (a read stops at the first page that faults). */
+static uint64_t user_strlen(const char *s, uint64_t bound)
 {
-	return (n + 7) & ~7u;
+	char chunk[256];
+	uint64_t n = 0;
+
+	while (n < bound) {
+		size_t want = bound - n < sizeof(chunk) ? (size_t)(bound - n) : sizeof(chunk);
+		size_t got = ms_read_user(chunk, s + n, want);
+		const char *z = memchr(chunk, '\0', got);
+
+		if (z)
+			return n + (uint64_t)(z - chunk);
+		n += got;
+		if (got < want)
+			break;
+	}
+	return n;
 }
 
 /* What the call wrote into the buffer of output o: the bytes it says. */
@@ -47,12 +63,8 @@ static uint32_t bytes_written(const struct ms_fn_meta *m, const struct ms_out_de
 	if (o->cap2 != MS_NONE8)
 		cap *= a[o->cap2];
 	if (o->kind == MS_OK_STR) {
-		const char *p = (const char *)(uintptr_t)a[o->param];
-		char c;
-
-		for (n = 0; n < cap && ms_read_user(&c, p + n, 1) == 1 && c; n++)
-			;
-		return (uint32_t)(n > MAX_BYTES ? MAX_BYTES : n);
+		n = user_strlen((const char *)(uintptr_t)a[o->param], cap < MAX_BYTES ? cap : MAX_BYTES);
+		return (uint32_t)n;
 	}
 	if (m->rd_kind != MS_RD_BYTES || ret <= 0)
 		return 0;
@@ -80,9 +92,7 @@ void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64
 
 	if (!h || !log || !m)
 		return;
-	failed = m->fail_kind == MS_FK_ERRNO ? ret == m->fail_value
-		 : m->fail_kind == MS_FK_RC  ? ret != 0
-					     : 0;
+	failed = ms_call_failed(m, ret);
 	for (unsigned i = 0; !failed && i < m->nouts; i++) {
 		const struct ms_out_desc *o = &m->outs[i];
 		const void *ptr = (const void *)(uintptr_t)a[o->param];
@@ -168,18 +178,15 @@ dup:;
 		default:
 			continue;
 		}
-		size += (uint32_t)sizeof(struct ms_rec_out) + pad8(q->len);
+		size += (uint32_t)sizeof(struct ms_rec_out) + ms_rec_pad(q->len);
 		n++;
 	}
 	if (!failed && m->ret.tclass == MS_T_STR && ret && m->rd_kind != MS_RD_PARAM) {
 		const char *s = (const char *)(uintptr_t)ret;
-		uint32_t len = 0;
-		char c;
+		uint32_t len = (uint32_t)user_strlen(s, MS_STRING_BOUND);
 
-		while (len < MS_STRING_BOUND && ms_read_user(&c, s + len, 1) == 1 && c)
-			len++;
 		pc[n] = (struct piece){ MS_REC_RETSTR, 0, s, len };
-		size += (uint32_t)sizeof(struct ms_rec_out) + pad8(len);
+		size += (uint32_t)sizeof(struct ms_rec_out) + ms_rec_pad(len);
 		n++;
 	}
 	/* cap and log are the validated ones; rec_next is the programs' to
@@ -216,8 +223,8 @@ dup:;
 		p += sizeof(*o);
 		o->len = pc[i].len;
 		got = (uint32_t)ms_read_user(p, pc[i].src, pc[i].len);
-		memset(p + got, 0, pad8(pc[i].len) - got); /* unreadable: zeros */
-		p += pad8(pc[i].len);
+		memset(p + got, 0, ms_rec_pad(pc[i].len) - got); /* unreadable: zeros */
+		p += ms_rec_pad(pc[i].len);
 	}
 	__atomic_store_n(&r->state, 1, __ATOMIC_RELEASE);
 }

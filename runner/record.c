@@ -196,9 +196,9 @@ static int entry_ok(const struct ms_rec *r)
 		const struct ms_rec_out *o = (const struct ms_rec_out *)p;
 
 		if ((size_t)(end - p) < sizeof(*o) || o->len > (size_t)(end - p) - sizeof(*o) ||
-		    ((o->len + 7) & ~7u) > (size_t)(end - p) - sizeof(*o))
+		    ms_rec_pad(o->len) > (size_t)(end - p) - sizeof(*o))
 			return 0;
-		p += sizeof(*o) + ((o->len + 7) & ~7u);
+		p = (const char *)ms_rec_next(o);
 	}
 	return 1;
 }
@@ -343,25 +343,19 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 		const struct ms_fn_meta *m = ms_catalog_get(r->fn);
 		const struct ms_rec_out *o = (const struct ms_rec_out *)(r + 1), *retstr = NULL;
 		const char *exe = r->exe[0] ? r->exe : NULL;
-		int failed = m->fail_kind == MS_FK_ERRNO ? r->ret == m->fail_value
-			     : m->fail_kind == MS_FK_RC  ? r->ret != 0
-							 : 0;
+		int failed = ms_call_failed(m, r->ret);
 
-		for (unsigned k = 0; k < r->nouts; k++) {
+		for (unsigned k = 0; k < r->nouts; k++, o = ms_rec_next(o))
 			if (o->kind == MS_REC_RETSTR)
 				retstr = o;
-			o = (const struct ms_rec_out *)((const char *)(o + 1) + ((o->len + 7) & ~7u));
-		}
 		if (m->rd_kind == MS_RD_BYTES && !failed && r->ret >= (int64_t)MS_REC_MAX_BYTES)
 			fprintf(f, "# %s() gave %lld bytes, more than a spec holds: replayed short\n",
 				m->name, (long long)r->ret);
 		fprintf(f, "will_return(%s, ", m->name);
 		put_value(f, m, r, failed, retstr);
 		o = (const struct ms_rec_out *)(r + 1);
-		for (unsigned k = 0; k < r->nouts; k++) {
+		for (unsigned k = 0; k < r->nouts; k++, o = ms_rec_next(o))
 			put_out(f, m, o);
-			o = (const struct ms_rec_out *)((const char *)(o + 1) + ((o->len + 7) & ~7u));
-		}
 		if (failed && m->fail_kind == MS_FK_ERRNO && r->err) {
 			const char *e = ms_errno_name(r->err);
 
