@@ -25,23 +25,6 @@
 #define MAX_NAME 127		/* of a declared function */
 #define MAX_STRUCT_SIZE 1024	/* what a STORE output may write (the validator's bound) */
 
-static int grow_array(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, size_t elem)
-{
-	uint32_t n = *cap ? *cap : 8;
-	void *q;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	q = spec->realloc_fn(*p, (size_t)n * elem);
-	if (!q)
-		return -ENOMEM;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* A new function: metadata, then "ret\0name\0(params)\0" in one block,
  * its name and parameter names in the pool.  NULL: out of memory. */
 static struct ms_fn_meta *dyn_new(struct ms_spec *spec, const char *ret, size_t lr,
@@ -92,7 +75,7 @@ static int dyn_add(struct ms_spec *spec, struct ms_fn_meta *m)
 		}
 	}
 	if (!m->pool_name || !m->pool_params || !m->pool_decl ||
-	    grow_array(spec, (void **)&spec->dyn, &spec->cap_dyn, spec->ndyn + 1, sizeof(*spec->dyn))) {
+	    ms_spec_grow(spec, (void **)&spec->dyn, &spec->cap_dyn, spec->ndyn + 1, sizeof(*spec->dyn))) {
 		spec->free_fn(m);
 		return -ENOMEM;
 	}
@@ -761,7 +744,7 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 		memcpy(strings + 24 * k, names[k], 24);
 		((struct ms_field_desc *)(sd + 1))[k].name = strings + 24 * k;
 	}
-	if (grow_array(spec, (void **)&spec->structs, &spec->cap_structs, spec->nstructs + 1,
+	if (ms_spec_grow(spec, (void **)&spec->structs, &spec->cap_structs, spec->nstructs + 1,
 		       sizeof(*spec->structs))) {
 		spec->free_fn(sd);
 		return -ENOMEM;

@@ -49,7 +49,7 @@ void ms_spec_fini(struct ms_spec *spec)
 	memset(spec, 0, sizeof(*spec));
 }
 
-static int grow(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, size_t elem)
+int ms_spec_grow(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
 	uint32_t n = *cap ? *cap : 16;
 	void *q;
@@ -97,11 +97,11 @@ uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n)
 		return 0;
 	if (spec->pool_len == 0) {
 		/* Offset 0 means "none": reserve it. */
-		if (grow(spec, (void **)&spec->pool, &spec->pool_cap, 1, 1))
+		if (ms_spec_grow(spec, (void **)&spec->pool, &spec->pool_cap, 1, 1))
 			return 0;
 		spec->pool[spec->pool_len++] = '\0';
 	}
-	if (grow(spec, (void **)&spec->pool, &spec->pool_cap,
+	if (ms_spec_grow(spec, (void **)&spec->pool, &spec->pool_cap,
 		 spec->pool_len + (uint32_t)n + 1, 1))
 		return 0;
 	off = spec->pool_len;
@@ -929,7 +929,7 @@ static int add_out(struct parser *ps, const struct ms_out *o)
 {
 	struct ms_spec *spec = ps->spec;
 
-	if (grow(spec, (void **)&spec->outs, &spec->cap_outs, spec->nouts + 1, sizeof(*o))) {
+	if (ms_spec_grow(spec, (void **)&spec->outs, &spec->cap_outs, spec->nouts + 1, sizeof(*o))) {
 		ps->err = -ENOMEM;
 		return -1;
 	}
@@ -1719,7 +1719,7 @@ static int compile(struct parser *ps, struct stmt *st)
 		ps->err = -ENOMEM;
 		return -1;
 	}
-	if (grow(ps->spec, (void **)&ps->spec->rules, &ps->spec->cap_rules, ps->spec->nrules + 1,
+	if (ms_spec_grow(ps->spec, (void **)&ps->spec->rules, &ps->spec->cap_rules, ps->spec->nrules + 1,
 		 sizeof(r))) {
 		ps->err = -ENOMEM;
 		return -1;
@@ -1894,7 +1894,7 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 	x.text = stmt_text(ps, st);
 	if (!x.text)
 		return -1;
-	if (grow(spec, (void **)&spec->expects, &spec->cap_expects, spec->nexpects + 1, sizeof(x))) {
+	if (ms_spec_grow(spec, (void **)&spec->expects, &spec->cap_expects, spec->nexpects + 1, sizeof(x))) {
 		ps->err = -ENOMEM;
 		return -1;
 	}
@@ -1922,7 +1922,7 @@ static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct s
 	o.text = stmt_text(ps, st);
 	if (!o.text)
 		return -1;
-	if (grow(spec, (void **)&spec->orders, &spec->cap_orders, spec->norders + 1, sizeof(o))) {
+	if (ms_spec_grow(spec, (void **)&spec->orders, &spec->cap_orders, spec->norders + 1, sizeof(o))) {
 		ps->err = -ENOMEM;
 		return -1;
 	}

@@ -53,6 +53,8 @@ struct ms_diag {
 void ms_spec_init(struct ms_spec *spec, void *(*realloc_fn)(void *, size_t),
 		  void (*free_fn)(void *));
 void ms_spec_fini(struct ms_spec *spec);
+/* Grows the array *p of *cap elems of elem bytes to hold need: 0 or -ENOMEM. */
+int ms_spec_grow(struct ms_spec *spec, void **p, uint32_t *cap, uint32_t need, size_t elem);
 /* Copies n bytes plus a NUL into the pool: offset, or 0 when out of memory. */
 uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n);
 
