@@ -225,6 +225,7 @@ struct scan {
 	uintptr_t self_lo;		/* in the shim's own text: it is not patched */
 	int skip;			/* objects to pass over (scanned before) */
 	int seen;
+	unsigned long long subs;	/* objects unloaded so far (dlpi_subs) */
 	uintptr_t global[MS_DECL_MAX];	/* the global scope's definition, once asked */
 	uint8_t asked[MS_DECL_MAX];
 };
@@ -243,15 +244,8 @@ static int decl_index(const char *name)
 static void patch(const struct dl_phdr_info *info, void **slot, unsigned i, unsigned st)
 {
 	uintptr_t a = (uintptr_t)slot, page = a & ~(uintptr_t)4095;
-	int relro = 0;
+	int relro = ms_in_segment(info, a, PT_GNU_RELRO);
 
-	for (int k = 0; k < info->dlpi_phnum; k++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
-
-		if (ph->p_type == PT_GNU_RELRO && a >= info->dlpi_addr + ph->p_vaddr &&
-		    a < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
-			relro = 1;
-	}
 	if (relro && syscall(SYS_mprotect, page, 4096L, (long)(PROT_READ | PROT_WRITE)) != 0) {
 		ms_diag("warning: cannot make a GOT page writable: ", dyn_pool + dyn[i].name,
 			" stays unmocked in ", info->dlpi_name[0] ? info->dlpi_name : "the program",
@@ -366,12 +360,22 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 	}
 }
 
+/* What the last scan saw: its objects, and how many had been unloaded. */
+static int objects_scanned;
+static unsigned long long subs_scanned;
+
 static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 {
 	struct scan *s = data;
 	struct ms_dynamic d;
 
 	(void)size;
+	if (!s->seen) {
+		/* the objects seen last time are still the first ones, unless
+		 * one was unloaded since */
+		s->subs = info->dlpi_subs;
+		s->skip = s->subs == subs_scanned ? objects_scanned : 0;
+	}
 	if (s->seen++ < s->skip || ms_in_object(info, s->self_lo) || ms_read_dynamic(info, &d) != 0)
 		return 0;
 	if (d.rela)
@@ -381,15 +385,6 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
-static int objects_scanned;
-static unsigned long long subs_scanned;
-
-static int count_subs(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	*(unsigned long long *)data = info->dlpi_subs;
-	return 1;
-}
 
 /* Counts this process in the bound count of each declared function it
  * has a definition of, once. */
@@ -409,15 +404,12 @@ static void count_bound(struct ms_chan_fn *fns)
 static void scan(void)
 {
 	struct scan s;
-	unsigned long long subs = 0;
 
 	memset(&s, 0, sizeof(s));
 	s.self_lo = (uintptr_t)&ms_decl_armed;
-	dl_iterate_phdr(count_subs, &subs);
-	s.skip = subs == subs_scanned ? objects_scanned : 0;
 	dl_iterate_phdr(scan_object, &s);
 	objects_scanned = s.seen;
-	subs_scanned = subs;
+	subs_scanned = s.subs;
 }
 
 /* ---- dlopen on the caller's behalf ---- */

@@ -24,7 +24,9 @@ struct ms_dynamic {
 
 /* Reads info's dynamic section into d: 0, or -1 without a symbol table. */
 MS_HIDDEN int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d);
-/* Whether address a is in one of info's loaded segments. */
-MS_HIDDEN int ms_in_object(const struct dl_phdr_info *info, uintptr_t a);
+/* Whether address a is in one of info's segments of type (PT_LOAD: the
+ * object's memory, PT_GNU_RELRO: made read-only after relocation). */
+MS_HIDDEN int ms_in_segment(const struct dl_phdr_info *info, uintptr_t a, uint32_t type);
+#define ms_in_object(info, a) ms_in_segment(info, a, PT_LOAD)
 
 #endif

@@ -124,12 +124,12 @@ static uintptr_t lookup(uintptr_t base, const struct ms_dynamic *d, const struct
 	return 0;
 }
 
-int ms_in_object(const struct dl_phdr_info *info, uintptr_t a)
+int ms_in_segment(const struct dl_phdr_info *info, uintptr_t a, uint32_t type)
 {
 	for (int k = 0; k < info->dlpi_phnum; k++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
 
-		if (ph->p_type == PT_LOAD && a >= info->dlpi_addr + ph->p_vaddr &&
+		if (ph->p_type == type && a >= info->dlpi_addr + ph->p_vaddr &&
 		    a < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
 			return 1;
 	}
