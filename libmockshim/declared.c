@@ -520,29 +520,14 @@ static int expand_origin(const char *file, const void *caller, char *out, size_t
 static int caller_path(const char *file, const void *caller, char *out, size_t cap)
 {
 	struct link_map *lm = NULL;
-	const char *rpath = NULL, *runpath = NULL, *strtab = NULL;
-	uintptr_t rp = 0, rup = 0;
+	struct ms_dynamic d;
 	char origin[4096];
 	Dl_info di;
 	void *h;
 
-	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
-		return 0;
-	for (const ElfW(Dyn) *d = lm->l_ld; d && d->d_tag != DT_NULL; d++) {
-		if (d->d_tag == DT_STRTAB)
-			strtab = (const char *)(d->d_un.d_ptr < lm->l_addr ? d->d_un.d_ptr + lm->l_addr
-									  : d->d_un.d_ptr);
-		else if (d->d_tag == DT_RPATH)
-			rp = d->d_un.d_val + 1;
-		else if (d->d_tag == DT_RUNPATH)
-			rup = d->d_un.d_val + 1;
-	}
-	if (!strtab || !(rp | rup))
+	if (!dladdr1(caller, &di, (void **)&lm, RTLD_DL_LINKMAP) || !lm ||
+	    ms_read_dyn(lm->l_ld, lm->l_addr, &d) != 0 || !(d.rpath || d.runpath))
 		return 0; /* the shim's search is the caller's */
-	if (rp)
-		rpath = strtab + rp - 1;
-	if (rup)
-		runpath = strtab + rup - 1;
 	h = ms_real.dlopen.fn(file, RTLD_LAZY | RTLD_NOLOAD);
 	if (h) {
 		dlclose(h);
@@ -550,10 +535,10 @@ static int caller_path(const char *file, const void *caller, char *out, size_t c
 	}
 	if (!origin_of(lm, origin, sizeof(origin)))
 		return 0;
-	if (runpath)
+	if (d.runpath)
 		return search(ms_env("LD_LIBRARY_PATH"), "", file, out, cap) ||
-		       search(runpath, origin, file, out, cap);
-	return search(rpath, origin, file, out, cap);
+		       search(d.runpath, origin, file, out, cap);
+	return search(d.rpath, origin, file, out, cap);
 }
 
 void *ms_dlopen_for(const char *file, int flags, const void *caller)

@@ -20,10 +20,14 @@ struct ms_dynamic {
 	const ElfW(Versym) *versym;
 	const ElfW(Rela) *rela, *jmprel;
 	size_t relasz, pltrelsz;	/* bytes */
+	const char *rpath, *runpath;	/* DT_RPATH, DT_RUNPATH, or NULL */
 };
 
 /* Reads info's dynamic section into d: 0, or -1 without a symbol table. */
 MS_HIDDEN int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d);
+/* The same from a dynamic section itself, of an object loaded at base
+ * (a link_map's l_ld and l_addr). */
+MS_HIDDEN int ms_read_dyn(const ElfW(Dyn) *dyn, uintptr_t base, struct ms_dynamic *d);
 /* Whether address a is in one of info's segments of type (PT_LOAD: the
  * object's memory, PT_GNU_RELRO: made read-only after relocation). */
 MS_HIDDEN int ms_in_segment(const struct dl_phdr_info *info, uintptr_t a, uint32_t type);

@@ -136,23 +136,15 @@ int ms_in_segment(const struct dl_phdr_info *info, uintptr_t a, uint32_t type)
 	return 0;
 }
 
-/* glibc relocates the d_ptr entries of the dynamic section in place, but
- * not those of every object (the vDSO's): either way */
-static uintptr_t dptr(const struct dl_phdr_info *info, uintptr_t v)
+int ms_read_dyn(const ElfW(Dyn) *dyn, uintptr_t base, struct ms_dynamic *d)
 {
-	return v < info->dlpi_addr ? v + info->dlpi_addr : v;
-}
-
-int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d)
-{
-	const ElfW(Dyn) *dyn = NULL;
+	uintptr_t rpath = 0, runpath = 0;
 
 	memset(d, 0, sizeof(*d));
-	for (int k = 0; k < info->dlpi_phnum; k++)
-		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
-			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
 	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
-		uintptr_t p = dptr(info, dyn->d_un.d_ptr);
+		/* glibc relocates the d_ptr entries of the dynamic section in
+		 * place, but not those of every object (the vDSO's): either way */
+		uintptr_t p = dyn->d_un.d_ptr < base ? dyn->d_un.d_ptr + base : dyn->d_un.d_ptr;
 
 		switch (dyn->d_tag) {
 		case DT_SYMTAB:
@@ -182,11 +174,32 @@ int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d)
 		case DT_PLTRELSZ:
 			d->pltrelsz = dyn->d_un.d_val;
 			break;
+		case DT_RPATH:
+			rpath = dyn->d_un.d_val + 1;
+			break;
+		case DT_RUNPATH:
+			runpath = dyn->d_un.d_val + 1;
+			break;
 		default:
 			break;
 		}
 	}
-	return d->symtab && d->strtab ? 0 : -1;
+	if (!d->symtab || !d->strtab)
+		return -1;
+	/* string table offsets, + 1 so that 0 is "none" */
+	d->rpath = rpath ? d->strtab + rpath - 1 : NULL;
+	d->runpath = runpath ? d->strtab + runpath - 1 : NULL;
+	return 0;
+}
+
+int ms_read_dynamic(const struct dl_phdr_info *info, struct ms_dynamic *d)
+{
+	const ElfW(Dyn) *dyn = NULL;
+
+	for (int k = 0; k < info->dlpi_phnum; k++)
+		if (info->dlpi_phdr[k].p_type == PT_DYNAMIC)
+			dyn = (const ElfW(Dyn) *)(info->dlpi_addr + info->dlpi_phdr[k].p_vaddr);
+	return ms_read_dyn(dyn, info->dlpi_addr, d);
 }
 
 static int visit(struct dl_phdr_info *info, size_t size, void *data)
