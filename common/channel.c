@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Channel layout (writer) and validation (reader).  See channel.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "spec.h"
@@ -12,25 +18,33 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, expects, orders, dyn, pool, events, pids, rec, size;
+	uint64_t fns, rules, outs, expects, orders, dyn, pool, size;
+	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_size;
 };
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
 {
-	l->fns = (sizeof(struct ms_chan_hdr) + 63) & ~(uint64_t)63;
-	/* 128-aligned: a rule's two lines are one pair for the adjacent-line
-	 * prefetcher, which would otherwise pull a neighbour's shared line */
-	l->rules = (l->fns + (uint64_t)(MS_FN_COUNT + spec->ndyn) * sizeof(struct ms_chan_fn) + 127) &
-		   ~(uint64_t)127;
+	uint64_t nfns = (uint64_t)MS_FN_COUNT + spec->ndyn;
+
+	l->fns = align8(sizeof(struct ms_chan_hdr));
+	l->rules = (l->fns + nfns * sizeof(struct ms_chan_fn) + 63) & ~(uint64_t)63;
 	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
 	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
 	l->dyn = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
-	l->events = align8(l->pool + spec->pool_len + 1);
-	l->pids = l->events + (uint64_t)events_cap * sizeof(struct ms_event);
-	l->rec = align8(l->pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
-	l->size = l->rec + spec->record_cap;
+	l->size = align8(l->pool + spec->pool_len + 1);
+	/* the state: counters on lines of their own (64-aligned), so that a
+	 * thread taking turns of one rule never writes a line another reads */
+	l->st_fns = sizeof(struct ms_state_hdr);
+	l->st_rules = l->st_fns + nfns * sizeof(struct ms_fn_state);
+	l->st_expects = l->st_rules + (uint64_t)spec->nrules * sizeof(struct ms_rule_state);
+	l->st_orders = align8(l->st_expects + (uint64_t)spec->nexpects * sizeof(struct ms_count_state));
+	l->st_events = (l->st_orders + (uint64_t)spec->norders * sizeof(struct ms_count_state) + 63) &
+		       ~(uint64_t)63;
+	l->st_pids = l->st_events + (uint64_t)events_cap * sizeof(struct ms_event);
+	l->st_rec = align8(l->st_pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
+	l->st_size = l->st_rec + spec->record_cap;
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
@@ -39,6 +53,24 @@ uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
 
 	compute(spec, events_cap, &l);
 	return l.size;
+}
+
+uint64_t ms_channel_state_size(const struct ms_spec *spec, uint32_t events_cap)
+{
+	struct layout l;
+
+	compute(spec, events_cap, &l);
+	return l.st_size;
+}
+
+void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token)
+{
+	struct ms_state_hdr *st = state;
+
+	st->token = token;
+	st->magic = MS_STATE_MAGIC;
+	st->abi = MS_CHAN_ABI;
+	st->size = h->state_size;
 }
 
 /* Whether function f gets MS_FF_LEAN (with any flag but that one clear). */
@@ -87,14 +119,17 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	/* one NUL more: then every offset inside the pool starts a terminated
 	 * string, and the reader checks strings by their offset alone */
 	h->pool_size = spec->pool_len + 1;
-	h->events_off = (uint32_t)l.events;
 	h->events_cap = events_cap;
-	h->pids_off = (uint32_t)l.pids;
-	if (spec->record_cap) {
-		h->rec_off = l.rec;
-		h->rec_cap = spec->record_cap;
-	}
 	h->pids_cap = MS_CHAN_PIDS;
+	h->rec_cap = spec->record_cap;
+	h->state_size = l.st_size;
+	h->st_fns_off = l.st_fns;
+	h->st_rules_off = l.st_rules;
+	h->st_expects_off = l.st_expects;
+	h->st_orders_off = l.st_orders;
+	h->st_events_off = l.st_events;
+	h->st_pids_off = l.st_pids;
+	h->st_rec_off = l.st_rec;
 	fns = ms_chan_at(h, h->fns_off);
 	rules = ms_chan_at(h, h->rules_off);
 	expects = ms_chan_at(h, h->expects_off);
@@ -334,15 +369,11 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
 	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
 	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
-	    !range_ok(size, h->events_off, h->events_cap, sizeof(struct ms_event)) ||
-	    !range_ok(size, h->pids_off, h->pids_cap, sizeof(int32_t)) ||
-	    (h->rec_cap && !range_ok(size, h->rec_off, h->rec_cap, 1)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
 	if (((const char *)h + h->pool_off)[h->pool_size - 1] != '\0')
 		return "string pool not terminated";
-	/* Sections in layout order, none overlapping another: the shim writes
-	 * events and counters, which must never land on what it reads. */
+	/* Sections in layout order, none overlapping another. */
 	{
 		const uint64_t ends[] = {
 			sizeof(*h),
@@ -352,26 +383,44 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
 			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
 			(uint64_t)h->dyn_off + (uint64_t)h->ndyn * sizeof(struct ms_chan_dyn),
-			(uint64_t)h->pool_off + h->pool_size,
-			(uint64_t)h->events_off + (uint64_t)h->events_cap * sizeof(struct ms_event),
 		};
 		const uint64_t starts[] = { h->fns_off, h->rules_off, h->outs_off, h->expects_off,
-					    h->orders_off, h->dyn_off, h->pool_off, h->events_off,
-					    h->pids_off };
+					    h->orders_off, h->dyn_off, h->pool_off };
 
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
 			if (starts[i] < ends[i])
 				return i == 0 ? "section overlaps the header" : "sections overlap";
-		if (h->rec_cap && h->rec_off < (uint64_t)h->pids_off + (uint64_t)h->pids_cap * 4)
-			return "sections overlap";
+	}
+	/* The state's layout, in order, each section 8-aligned (the counters
+	 * are atomics) and the per-rule and per-function ones on lines of
+	 * their own. */
+	{
+		const uint64_t starts[] = { h->st_fns_off, h->st_rules_off, h->st_expects_off,
+					    h->st_orders_off, h->st_events_off, h->st_pids_off,
+					    h->st_rec_off };
+		const uint64_t counts[] = { h->nfns, h->nrules, h->nexpects, h->norders,
+					    h->events_cap, h->pids_cap, h->rec_cap };
+		const uint64_t elems[] = { sizeof(struct ms_fn_state), sizeof(struct ms_rule_state),
+					   sizeof(struct ms_count_state), sizeof(struct ms_count_state),
+					   sizeof(struct ms_event), sizeof(int32_t), 1 };
+		uint64_t end = sizeof(struct ms_state_hdr);
+
+		if (h->state_size > (uint64_t)1 << 40 || h->events_cap > 1u << 24 ||
+		    h->pids_cap > 1u << 20 || h->st_fns_off % 64 || h->st_rules_off % 64)
+			return "state out of bounds";
+		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
+			if (starts[i] < end || !range_ok(h->state_size, starts[i], counts[i], elems[i]))
+				return "state out of bounds";
+			end = starts[i] + counts[i] * elems[i];
+		}
+		if (end > h->state_size)
+			return "state out of bounds";
 	}
 	fns = (const void *)((const char *)h + h->fns_off);
 	rules = (const void *)((const char *)h + h->rules_off);
 	outs = (const void *)((const char *)h + h->outs_off);
 	expects = (const void *)((const char *)h + h->expects_off);
 	orders = (const void *)((const char *)h + h->orders_off);
-	if (h->order_cursor > h->norders)
-		return "bad call-order cursor";
 	if (!pool_ok(h, h->trace_path))
 		return "trace path out of bounds";
 	for (uint32_t i = 0; i < h->ndyn; i++) {
@@ -522,4 +571,111 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad output";
 	}
 	return NULL;
+}
+
+const char *ms_state_validate(const struct ms_chan_hdr *h, const void *state, uint64_t size)
+{
+	const struct ms_state_hdr *st = state;
+
+	if (size != h->state_size || size < sizeof(*st))
+		return "state size mismatch";
+	if (st->magic != MS_STATE_MAGIC || st->abi != MS_CHAN_ABI || st->size != size)
+		return "bad state header";
+	return NULL;
+}
+
+/*
+ * The two memfds, by raw system calls only: the shim makes them too (in
+ * standalone mode), and must not enter its own trampolines.
+ */
+static long memfd_sized(const char *name, uint64_t size)
+{
+	long fd = syscall(SYS_memfd_create, name, (long)(MFD_CLOEXEC | MFD_ALLOW_SEALING));
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_ftruncate, fd, (long)size) != 0) {
+		long e = -errno;
+
+		syscall(SYS_close, fd);
+		return e;
+	}
+	return fd;
+}
+
+int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		      uint64_t token, struct ms_chan_pair *out)
+{
+	uint64_t size = ms_channel_size(spec, events_cap),
+		 state_size = ms_channel_state_size(spec, events_cap);
+	void *map = MAP_FAILED, *state = MAP_FAILED;
+	long sfd, tfd = -1, r;
+
+	memset(out, 0, sizeof(*out));
+	out->spec_fd = out->state_fd = -1;
+	sfd = memfd_sized("mockshim-spec", size);
+	if (sfd < 0)
+		return (int)sfd;
+	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)(PROT_READ | PROT_WRITE),
+			      (long)MAP_SHARED, sfd, 0L);
+	if (map == MAP_FAILED)
+		goto fail;
+	ms_channel_write(spec, map, size, events_cap, flags);
+	/* no writable mapping may exist when the write seal goes on */
+	syscall(SYS_munmap, map, (long)size);
+	map = MAP_FAILED;
+	if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+		    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		goto fail;
+	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)PROT_READ, (long)MAP_SHARED, sfd, 0L);
+	if (map == MAP_FAILED)
+		goto fail;
+	tfd = memfd_sized("mockshim-state", state_size);
+	if (tfd < 0) {
+		errno = (int)-tfd;
+		tfd = -1;
+		goto fail;
+	}
+	if (syscall(SYS_fcntl, tfd, (long)F_ADD_SEALS,
+		    (long)(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		goto fail;
+	state = (void *)syscall(SYS_mmap, NULL, (long)state_size, (long)(PROT_READ | PROT_WRITE),
+				(long)MAP_SHARED, tfd, 0L);
+	if (state == MAP_FAILED)
+		goto fail;
+	ms_state_init(map, state, token);
+	out->spec_fd = (int)sfd;
+	out->state_fd = (int)tfd;
+	out->spec = map;
+	out->state = state;
+	out->spec_size = size;
+	out->state_size = state_size;
+	return 0;
+fail:
+	r = -errno;
+	if (map != MAP_FAILED)
+		syscall(SYS_munmap, map, (long)size);
+	syscall(SYS_close, sfd);
+	if (tfd >= 0)
+		syscall(SYS_close, tfd);
+	return (int)(r ? r : -EIO);
+}
+
+void ms_channel_unmap(struct ms_chan_pair *p)
+{
+	if (p->spec)
+		syscall(SYS_munmap, p->spec, (long)p->spec_size);
+	if (p->state)
+		syscall(SYS_munmap, p->state, (long)p->state_size);
+	p->spec = NULL;
+	p->state = NULL;
+}
+
+uint32_t ms_channel_seals_ok(long fd, int state)
+{
+	long seals = syscall(SYS_fcntl, fd, (long)F_GET_SEALS);
+	long want = state ? F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL
+			  : F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
+	return seals >= 0 && (seals & want) == want;
 }

@@ -1,18 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The channel: one shared mapping (a memfd under mockrun, an anonymous
- * shared mapping in standalone mode) that carries the compiled rules to
- * every process of a session and carries what happened back.
+ * The channel: two memfds (made by mockrun, or by the shim in standalone
+ * mode) that carry the compiled rules to every process of a session and
+ * carry what happened back.
  *
  * +--------------------------------------------------------------------+
+ * | The spec and the state (the program under test can write to what   |
+ * | it maps, and truncate what it can open):                           |
+ * | - the spec (struct ms_chan_hdr and every table it names) is sealed |
+ * |   F_SEAL_WRITE|SHRINK|GROW|SEAL before the program runs, and the   |
+ * |   shim maps it PROT_READ: nobody can change or truncate it;        |
+ * | - the state (struct ms_state_hdr: counters, per-statement counts,  |
+ * |   events, pids, the record log) is sealed SHRINK|GROW|SEAL: it     |
+ * |   keeps its size (no SIGBUS in mockrun or in another process), but |
+ * |   every process of the tree writes it, so its contents are data:   |
+ * |   the shim bounds every index it reads from it, and the driver     |
+ * |   audits a private copy (ms_state_audit) before it reports.        |
  * | Layout rules (the shim trusts nothing it has not validated):       |
  * | - fixed-width fields only, no pointers: offsets from the mapping's |
  * |   start, or indices; pool offset 0 means "none".                   |
- * | - every offset and count is checked by ms_channel_validate()       |
- * |   before the first rule is read.                                   |
- * | - fields marked (shared) are written by the programs at run time,  |
- * |   with atomic operations only; everything else is read-only after  |
- * |   the driver wrote it.                                             |
+ * | - the spec's offsets and counts (and the state's layout, which the |
+ * |   spec names) are checked by ms_channel_validate() before the      |
+ * |   first rule is read; the state's header by ms_state_validate().   |
  * | Bump MS_CHAN_ABI whenever a struct below changes.                  |
  * +--------------------------------------------------------------------+
  */
@@ -23,11 +32,13 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 13u
+#define MS_CHAN_ABI 14u
+#define MS_STATE_MAGIC 0x5453434du /* "MCST" */
+/* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
-/* "FD:INODE": the same channel as an inherited descriptor, for processes
- * that cannot see the path (a new /proc, no /proc); MS_CHAN_FD_FLOOR is
- * where it goes, out of the program's way */
+/* "FD:INODE,FD:INODE": the same memfds as inherited descriptors, for
+ * processes that cannot see the paths (a new /proc, no /proc);
+ * MS_CHAN_FD_FLOOR is where they go, out of the program's way */
 #define MS_CHAN_FD_ENV "MOCKSHIM_CHANNEL_FD"
 #define MS_CHAN_FD_FLOOR 500
 #define MS_CHAN_PIDS 4096	/* processes a session tells apart */
@@ -40,10 +51,11 @@ enum ms_chan_flags {
 					/* only each process's first of each rule */
 };
 
+/* The spec's header: written once by the driver, then sealed. */
 struct ms_chan_hdr {
 	uint32_t magic;
 	uint32_t abi;
-	uint64_t size;		/* bytes of the whole mapping */
+	uint64_t size;		/* bytes of the whole spec */
 	uint32_t hdr_size;	/* sizeof(struct ms_chan_hdr) */
 	uint32_t nfns;		/* MS_FN_COUNT of the writer */
 	uint32_t catalog_hash;	/* ms_catalog_hash() of the writer */
@@ -55,12 +67,32 @@ struct ms_chan_hdr {
 	uint32_t orders_off, norders;	/* struct ms_order[norders], declaration order */
 	uint32_t dyn_off, ndyn;	/* struct ms_chan_dyn[ndyn]: ids nfns - ndyn .. nfns */
 	uint32_t pool_off, pool_size;	/* bytes; strings are NUL-terminated */
-	uint32_t events_off, events_cap;	/* struct ms_event[events_cap] */
-	uint32_t pids_off, pids_cap;	/* int32_t[pids_cap]: processes announced */
 	uint32_t trace_path;	/* pool: --trace-file, 0: the program's stderr */
-	uint32_t reserved1;
-	uint64_t rec_off, rec_cap;	/* --record: the record log, bytes (0: none) */
-	/* (shared) */
+	uint32_t events_cap;	/* struct ms_event slots in the state */
+	uint32_t pids_cap;	/* int32_t slots in the state */
+	uint32_t reserved0;
+	uint64_t rec_cap;	/* --record: bytes of the record log (0: none) */
+	/* the state's layout: offsets in the state memfd */
+	uint64_t state_size;
+	uint64_t st_fns_off;	/* struct ms_fn_state[nfns] */
+	uint64_t st_rules_off;	/* struct ms_rule_state[nrules] */
+	uint64_t st_expects_off;	/* struct ms_count_state[nexpects] */
+	uint64_t st_orders_off;	/* struct ms_count_state[norders] */
+	uint64_t st_events_off;	/* struct ms_event[events_cap] */
+	uint64_t st_pids_off;	/* int32_t[pids_cap]: processes announced */
+	uint64_t st_rec_off;	/* the record log, rec_cap bytes */
+};
+
+/*
+ * The state's header: what every process of the tree updates, with
+ * atomic operations.  token is the driver's, random per run: a state
+ * wiped or replaced shows as another token.
+ */
+struct ms_state_hdr {
+	uint64_t token;
+	uint32_t magic;		/* MS_STATE_MAGIC */
+	uint32_t abi;
+	uint64_t size;
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
 	uint32_t failures;	/* failed checks recorded by the shims */
@@ -72,6 +104,31 @@ struct ms_chan_hdr {
 	uint64_t rec_next;	/* next free byte of the record log; > rec_cap: full */
 	uint32_t rec_seq;	/* calls recorded, for their order */
 	uint32_t rec_dropped;	/* calls not recorded: the log was full */
+	uint32_t trace_lost;	/* --trace lines that could not be written */
+	uint32_t reserved[13];
+};
+
+/* Per function (a cache line each, so that threads calling different
+ * functions do not share the calls counter's line). */
+struct ms_fn_state {
+	uint32_t calls;		/* armed calls seen; module functions: mock() calls */
+	uint32_t bound;		/* declared functions: processes that found a */
+				/* definition to stand in for */
+	uint32_t reserved[14];
+};
+
+/* Per rule, a cache line each: threads taking turns of different rules
+ * (unrelated queues) never write a line another one reads. */
+struct ms_rule_state {
+	uint32_t consumed;	/* turns taken */
+	int32_t logged_pid;	/* the last process that logged a turn of it */
+	uint32_t reserved[14];
+};
+
+/* Per expectation and call-order entry. */
+struct ms_count_state {
+	uint32_t consumed;
+	uint32_t reserved;
 };
 
 enum ms_fn_flags {
@@ -116,19 +173,14 @@ struct ms_chan_dyn {
 };
 
 /* Per catalog function: its rules are rules[first_rule .. +nrules), its
- * expectations expects[first_expect .. +nexpects).  A cache line each, so
- * that threads calling different functions do not share the calls
- * counter's line (the table starts on a 64-byte boundary). */
+ * expectations expects[first_expect .. +nexpects). */
 struct ms_chan_fn {
 	uint32_t first_rule;
 	uint32_t nrules;
 	uint32_t first_expect;
 	uint32_t nexpects;
 	uint32_t flags;		/* enum ms_fn_flags */
-	uint32_t calls;		/* (shared) armed calls seen; module functions: mock() calls */
-	uint32_t bound;		/* (shared) declared functions: processes that found */
-				/* a definition to stand in for */
-	uint32_t reserved[9];
+	uint32_t reserved[3];
 };
 
 enum ms_rule_kind {
@@ -153,12 +205,8 @@ enum ms_rule_flags {
 #define MS_COUNT_MAYBE (-2)
 #define MS_NONE8 0xffu
 
-/*
- * Two cache lines: what every call reads, written once by mockrun, then
- * what the calls write.  Rules sit 64-aligned (after the function table),
- * so threads taking turns of different rules (unrelated queues) never
- * write a line another one reads.
- */
+/* What every call of the function reads; its counters are the state's
+ * struct ms_rule_state of the same index. */
 struct ms_rule {
 	uint32_t fn;		/* catalog id */
 	uint16_t kind;		/* enum ms_rule_kind */
@@ -175,11 +223,8 @@ struct ms_rule {
 	uint32_t src;		/* pool: source name ("-e#1", "spec.mock") */
 	uint32_t line, col;
 	uint32_t text;		/* pool: the statement as written */
-	/* the second line */
 	uint64_t delay_ns;
-	uint32_t consumed;	/* (shared) turns taken */
-	int32_t logged_pid;	/* (shared) the last process that logged a turn of it */
-	uint8_t reserved[48];
+	uint8_t reserved[56];	/* room for conditions (when=) without a new layout */
 };
 
 enum ms_out_kind_chan {
@@ -259,8 +304,6 @@ struct ms_expect {
 	uint32_t data, len;	/* STRING/MEMORY: pool bytes; SET: len int64s */
 	uint32_t in_glob, from_glob;
 	uint32_t src, line, col, text;
-	uint32_t consumed;	/* (shared) */
-	uint32_t reserved1;
 };
 
 enum ms_order_kind {
@@ -276,7 +319,6 @@ struct ms_order {
 	int32_t count;		/* MS_ORD_CALL: > 0 */
 	uint32_t in_glob, from_glob;
 	uint32_t src, line, col, text;
-	uint32_t consumed;	/* (shared) */
 };
 
 enum ms_event_type {
@@ -387,8 +429,11 @@ static inline const struct ms_rec_out *ms_rec_next(const struct ms_rec_out *o)
 	return (const struct ms_rec_out *)((const char *)(o + 1) + ms_rec_pad(o->len));
 }
 _Static_assert(sizeof(struct ms_event) == 256, "event layout");
-_Static_assert(sizeof(struct ms_rule) == 128 && offsetof(struct ms_rule, delay_ns) == 64,
-	       "rule layout: two cache lines, the shared counters in the second");
+_Static_assert(sizeof(struct ms_rule) == 128, "rule layout");
+_Static_assert(sizeof(struct ms_rule_state) == 64 && sizeof(struct ms_fn_state) == 64,
+	       "state layout: a cache line per rule and per function");
+_Static_assert(sizeof(struct ms_chan_hdr) % 8 == 0 && sizeof(struct ms_state_hdr) % 64 == 0,
+	       "header layout");
 _Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
 
 /* A rule with nothing but a value (and errno) to give: no outputs or
@@ -416,8 +461,19 @@ static inline const char *ms_chan_str(const struct ms_chan_hdr *h, uint32_t off)
 	return off ? (const char *)h + h->pool_off + off : NULL;
 }
 
-/* Checks every offset, count and index of a mapping of `size` bytes.
- * Returns NULL when it is valid, else a static reason. */
+static inline void *ms_state_at(const struct ms_state_hdr *st, uint64_t off)
+{
+	return (char *)st + off;
+}
+
+/* Checks every offset, count and index of a spec of `size` bytes, and
+ * the state layout it names.  Returns NULL when it is valid, else a
+ * static reason. */
 const char *ms_channel_validate(const void *map, uint64_t size);
+/* Checks a state of `size` bytes against the validated spec h: NULL, or
+ * a static reason. */
+const char *ms_state_validate(const struct ms_chan_hdr *h, const void *state, uint64_t size);
+/* Writes the header of a zeroed state of h->state_size bytes. */
+void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token);
 
 #endif

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,19 +15,27 @@
 
 #define MAX_NAMED 8
 
+static void tamper_line(FILE *out, const struct ms_report_in *s, const char *prefix);
+
 /*
- * Static data (statements, strings) comes from the driver's own snapshot
- * of the channel as written; only the counters and the events come from
- * the shared mapping, which the program could have scribbled over.
+ * Static data (statements, strings) comes from the spec, which is sealed;
+ * the counters and the events from a private copy of the state, audited
+ * once (ms_report_take_state): the programs could have written anything
+ * there, and every field read below has been bounded.
  */
 static const struct ms_chan_hdr *hdr(const struct ms_report_in *s)
 {
-	return s->snapshot;
+	return s->spec;
 }
 
-static const struct ms_chan_hdr *live(const struct ms_report_in *s)
+static const struct ms_state_hdr *live(const struct ms_report_in *s)
 {
-	return s->map;
+	return s->state;
+}
+
+const struct ms_state_hdr *ms_report_state(const struct ms_report_in *s)
+{
+	return s->state;
 }
 
 static const struct ms_rule *rule_at(const struct ms_report_in *s, uint32_t i)
@@ -36,7 +45,7 @@ static const struct ms_rule *rule_at(const struct ms_report_in *s, uint32_t i)
 
 static const struct ms_event *event_at(const struct ms_report_in *s, uint32_t i)
 {
-	return (const struct ms_event *)ms_chan_at(live(s), hdr(s)->events_off) + i;
+	return (const struct ms_event *)ms_state_at(live(s), hdr(s)->st_events_off) + i;
 }
 
 static uint32_t nevents(const struct ms_report_in *s)
@@ -44,6 +53,23 @@ static uint32_t nevents(const struct ms_report_in *s)
 	uint32_t n = live(s)->events_next;
 
 	return n < hdr(s)->events_cap ? n : hdr(s)->events_cap;
+}
+
+static uint32_t rule_consumed(const struct ms_report_in *s, uint32_t i)
+{
+	return ((const struct ms_rule_state *)ms_state_at(live(s), hdr(s)->st_rules_off))[i].consumed;
+}
+
+static uint32_t expect_consumed(const struct ms_report_in *s, uint32_t i)
+{
+	return ((const struct ms_count_state *)ms_state_at(live(s), hdr(s)->st_expects_off))[i]
+		.consumed;
+}
+
+static uint32_t order_consumed(const struct ms_report_in *s, uint32_t i)
+{
+	return ((const struct ms_count_state *)ms_state_at(live(s), hdr(s)->st_orders_off))[i]
+		.consumed;
 }
 
 static const struct ms_expect *expect_at(const struct ms_report_in *s, uint32_t i)
@@ -150,20 +176,17 @@ static struct item item_at(const struct ms_report_in *s, uint32_t i)
 	if (i < h->nrules) {
 		const struct ms_rule *r = rule_at(s, i);
 
-		it = (struct item){ IT_RULE, i, r->fn, r->count,
-				    ((const struct ms_rule *)ms_chan_at(live(s), h->rules_off))[i].consumed,
+		it = (struct item){ IT_RULE, i, r->fn, r->count, rule_consumed(s, i),
 				    r->src, r->line, r->col, r->text, r->kind };
 	} else if ((i -= h->nrules) < h->nexpects) {
 		const struct ms_expect *x = expect_at(s, i);
 
-		it = (struct item){ IT_EXPECT, i, x->fn, x->count,
-				    ((const struct ms_expect *)ms_chan_at(live(s), h->expects_off))[i].consumed,
+		it = (struct item){ IT_EXPECT, i, x->fn, x->count, expect_consumed(s, i),
 				    x->src, x->line, x->col, x->text, x->kind };
 	} else {
 		const struct ms_order *o = order_at(s, i -= h->nexpects);
 
-		it = (struct item){ IT_ORDER, i, o->fn, o->count,
-				    ((const struct ms_order *)ms_chan_at(live(s), h->orders_off))[i].consumed,
+		it = (struct item){ IT_ORDER, i, o->fn, o->count, order_consumed(s, i),
 				    o->src, o->line, o->col, o->text, o->kind };
 	}
 	return it;
@@ -220,9 +243,27 @@ unsigned ms_report_consumed(const struct ms_report_in *s)
 	return n;
 }
 
+/*
+ * Failed checks, counted from the failure events themselves; the
+ * counter adds only the ones the full log had no room for.  A tampered
+ * state is a failure whatever it says.
+ */
+static unsigned failed_checks(const struct ms_report_in *s)
+{
+	uint32_t shown = failure_events(s);
+
+	if (live(s)->events_next > hdr(s)->events_cap && live(s)->failures > shown)
+		return live(s)->failures;
+	return shown;
+}
+
 unsigned ms_report_failures(const struct ms_report_in *s)
 {
-	return live(s)->failures + ms_report_leftovers(s);
+	uint64_t n = (uint64_t)failed_checks(s) + ms_report_leftovers(s);
+
+	if (s->tampered && n == 0)
+		n = 1;
+	return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 }
 
 /* The executable a pid had at event i: the latest attach before it. */
@@ -599,14 +640,14 @@ static struct item *sorted_items(const struct ms_report_in *s)
  * statements could never apply. */
 static void unbound_declared(const struct ms_report_in *s, FILE *out, const char *prefix)
 {
-	const struct ms_chan_fn *fns = ms_chan_at(live(s), hdr(s)->fns_off);
+	const struct ms_fn_state *fns = ms_state_at(live(s), hdr(s)->st_fns_off);
 	uint32_t attached = live(s)->attached;
 
 	for (uint32_t i = 0; attached && i < hdr(s)->ndyn; i++) {
 		const struct ms_chan_dyn *d = dyn_at(s, MS_FN_COUNT + i);
 
 		if (!d || d->kind != MS_DYN_DECLARED ||
-		    __atomic_load_n(&fns[MS_FN_COUNT + i].bound, __ATOMIC_RELAXED))
+		    fns[MS_FN_COUNT + i].bound)
 			continue;
 		if (attached == 1)
 			fprintf(out, "%swarning: mock %s: no loaded object of the program exports %s()\n",
@@ -628,6 +669,13 @@ static void report_text(struct ms_report_in *s, FILE *out)
 	struct item *items = sorted_items(s);
 
 	describe_status(s, status, sizeof(status));
+	if (s->tampered) {
+		tamper_line(out, s, "");
+		fprintf(out, "mockshim: %s %s\n", s->program, status);
+		fprintf(out, "mockshim: FAILED: no verdict: the channel was tampered with\n");
+		free(items);
+		return;
+	}
 	processes(s, procs, sizeof(procs));
 	if (s->verbosity >= MOCKSHIM_NORMAL || failures) {
 		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", s->program, status,
@@ -666,9 +714,9 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			failure_text(out, s, e, i, "    ");
 		}
 	}
-	if (live(s)->failures > shown)
+	if (failed_checks(s) > shown)
 		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
-			live(s)->failures - shown, h->events_cap);
+			failed_checks(s) - shown, h->events_cap);
 	for (uint32_t i = 0; items && i < n; i++)
 		if (leftover(&items[i]))
 			leftover_text(out, s, &items[i], "    ");
@@ -731,7 +779,12 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 	struct item *items = sorted_items(s);
 	char status[160];
 
-	fprintf(out, "TAP version 14\n1..%u\n", n + 1);
+	fprintf(out, "TAP version 14\n");
+	if (s->tampered) {
+		fputs("Bail out! ", out);
+		tamper_line(out, s, "");
+	}
+	fprintf(out, "1..%u\n", n + 1);
 	unbound_declared(s, out, "# ");
 	for (uint32_t i = 0; items && i < n; i++) {
 		const struct item *it = &items[i];
@@ -758,9 +811,9 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 	}
 	describe_status(s, status, sizeof(status));
 	fprintf(out, "%s %u - %s %s, %u failed check%s in the program\n",
-		live(s)->failures ? "not ok" : "ok", ++k, s->program, status, live(s)->failures,
-		live(s)->failures == 1 ? "" : "s");
-	if (live(s)->failures) {
+		failed_checks(s) ? "not ok" : "ok", ++k, s->program, status, failed_checks(s),
+		failed_checks(s) == 1 ? "" : "s");
+	if (failed_checks(s)) {
 		char *msg = failures_text(s, "  ");
 
 		if (msg) {
@@ -800,6 +853,11 @@ static void report_json(struct ms_report_in *s, FILE *out)
 
 	fprintf(out, "{\"program\":");
 	ms_json_text(out, s->program);
+	fprintf(out, ",\"tampered\":");
+	if (s->tampered)
+		ms_json_text(out, s->tampered);
+	else
+		fputs("null", out);
 	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
 		     "\"exec_errno\":%d,\"failures\":%u,\"processes\":[",
 		res->exited ? "true" : "false", res->exit_status, res->signal,
@@ -852,25 +910,157 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		first = 0;
 	}
 	fprintf(out, "],\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
-		live(s)->failures > failure_events(s) ? live(s)->failures - failure_events(s) : 0,
+		failed_checks(s) > failure_events(s) ? failed_checks(s) - failure_events(s) : 0,
 		live(s)->events_next > h->events_cap ? live(s)->events_next - h->events_cap : 0);
 	free(items);
 }
 
-/* Event strings are NUL-terminated before anything prints them: every
- * process has exited, and what they left is data, not trusted. */
-static void terminate_event_strings(struct ms_report_in *s)
-{
-	for (uint32_t i = 0; i < nevents(s); i++) {
-		struct ms_event *e = (struct ms_event *)event_at(s, i);
+/* ---- the audit of the state ---- */
 
+static void tamper(struct ms_report_in *s, int32_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void tamper(struct ms_report_in *s, int32_t pid, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->tampered)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	s->tampered = s->why;
+	s->tamper_pid = pid > 0 ? pid : 0;
+}
+
+/* Whether event e's statement index fits what its type and kind name. */
+static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
+{
+	switch (e->type) {
+	case MS_EV_ATTACH:
+	case MS_EV_WARN:
+		return 1;
+	case MS_EV_CONSUME:
+		return e->rule < h->nrules &&
+		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].fn == e->fn;
+	case MS_EV_FAIL:
+		switch (e->kind) {
+		case MS_FAIL_OUTPUT_NULL:
+			return e->rule < h->nrules;
+		case MS_FAIL_MOCK_EMPTY:
+			return e->rule < h->nrules || e->rule == UINT32_MAX;
+		case MS_FAIL_CHECK:
+		case MS_FAIL_NO_EXPECT:
+			return e->rule < h->nexpects;
+		case MS_FAIL_ORDER:
+		case MS_FAIL_ORDER_EXTRA:
+		case MS_FAIL_NO_CALL:
+			return e->rule < h->norders;
+		default:
+			return 0;
+		}
+	default:
+		return 0;
+	}
+}
+
+static void audit(struct ms_report_in *s, uint64_t token)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	struct ms_state_hdr *st = s->state;
+	struct ms_event *ev = ms_state_at(st, h->st_events_off);
+	uint32_t n, fails = 0, attaches = 0, incomplete = 0;
+
+	if (st->token != token || st->magic != MS_STATE_MAGIC || st->abi != MS_CHAN_ABI ||
+	    st->size != s->state_size)
+		tamper(s, 0, "its header was overwritten");
+	n = st->events_next < h->events_cap ? st->events_next : h->events_cap;
+	for (uint32_t i = 0; i < h->events_cap; i++) {
+		struct ms_event *e = &ev[i];
+
+		if (i >= n) {
+			if (e->state || e->type)
+				tamper(s, e->pid, "event %u lies past the end of the log (%u)", i, n);
+			/* nothing past the end is ever read */
+			continue;
+		}
 		e->caller[MS_EV_CALLER - 1] = '\0';
 		e->sym[MS_EV_SYM - 1] = '\0';
 		if (e->type != MS_EV_FAIL)
 			e->text[MS_EV_TEXT - 1] = '\0';
-		if (e->at > e->len)
-			e->at = e->len;
+		if (e->state == 0) {
+			/* claimed, never completed: a process died writing it */
+			incomplete++;
+			continue;
+		}
+		if (e->state != 1 || (e->type != MS_EV_ATTACH && e->fn >= h->nfns) ||
+		    !event_rule_ok(h, e) || e->at > e->len || e->param >= MS_MAX_PARAMS) {
+			tamper(s, e->pid, "event %u is not one a shim writes", i);
+			e->state = 0; /* never read again */
+			continue;
+		}
+		fails += e->type == MS_EV_FAIL;
+		attaches += e->type == MS_EV_ATTACH;
 	}
+	if (st->failures < fails)
+		tamper(s, 0, "%u failure events, but the failure count says %u", fails, st->failures);
+	else if (st->events_next <= h->events_cap && st->failures > fails + incomplete)
+		tamper(s, 0, "the failure count says %u, but there are %u failure events",
+		       st->failures, fails);
+	if (st->attached < attaches)
+		tamper(s, 0, "%u processes announced, but the count says %u", attaches, st->attached);
+	if (st->order_cursor > h->norders)
+		tamper(s, 0, "the call-order cursor is past its end");
+	for (uint32_t i = 0; i < h->nrules; i++) {
+		const struct ms_rule *r = rule_at(s, i);
+
+		if (r->count > 0 && rule_consumed(s, i) > (uint32_t)r->count)
+			tamper(s, 0, "%s:%u: %u turns taken of a count of %d", str(s, r->src), r->line,
+			       rule_consumed(s, i), r->count);
+	}
+	for (uint32_t i = 0; i < h->nexpects; i++) {
+		const struct ms_expect *x = expect_at(s, i);
+
+		if (x->count > 0 && expect_consumed(s, i) > (uint32_t)x->count)
+			tamper(s, 0, "%s:%u: %u checks taken of a count of %d", str(s, x->src), x->line,
+			       expect_consumed(s, i), x->count);
+	}
+	for (uint32_t i = 0; i < h->norders; i++) {
+		const struct ms_order *o = order_at(s, i);
+
+		if (o->kind == MS_ORD_CALL && order_consumed(s, i) > (uint32_t)o->count)
+			tamper(s, 0, "%s:%u: %u calls taken of a count of %d", str(s, o->src), o->line,
+			       order_consumed(s, i), o->count);
+	}
+}
+
+int ms_report_take_state(struct ms_report_in *s, const void *state, uint64_t size, uint64_t token)
+{
+	s->state = malloc(size ? size : 1);
+	if (!s->state)
+		return -ENOMEM;
+	memcpy(s->state, state, size);
+	s->state_size = size;
+	s->tampered = NULL;
+	audit(s, token);
+	return 0;
+}
+
+void ms_report_release(struct ms_report_in *s)
+{
+	free(s->state);
+	s->state = NULL;
+}
+
+/* The first line of every text report of a tampered run. */
+static void tamper_line(FILE *out, const struct ms_report_in *s, const char *prefix)
+{
+	if (s->tamper_pid)
+		fprintf(out, "%smockshim: the channel was tampered with by %s[%d]: %s\n", prefix,
+			exe_of(s, s->tamper_pid, nevents(s)), s->tamper_pid, s->tampered);
+	else
+		fprintf(out, "%smockshim: the channel was tampered with by an unknown process: %s\n",
+			prefix, s->tampered);
 }
 
 void ms_xml_text(FILE *out, const char *p)
@@ -899,7 +1089,7 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 {
 	uint32_t n = nitems(s);
 	struct item *items = sorted_items(s);
-	unsigned failed = live(s)->failures ? 1 : 0;
+	unsigned failed = failed_checks(s) ? 1 : 0;
 	char status[160];
 
 	for (uint32_t i = 0; items && i < n; i++)
@@ -936,11 +1126,11 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 	fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
 	ms_xml_text(out, s->program);
 	fprintf(out, " %s\">", status);
-	if (live(s)->failures) {
+	if (failed_checks(s)) {
 		char *msg = failures_text(s, "    ");
 
 		if (msg) {
-			fprintf(out, "<failure message=\"%u failed checks\">", live(s)->failures);
+			fprintf(out, "<failure message=\"%u failed checks\">", failed_checks(s));
 			ms_xml_text(out, msg);
 			fprintf(out, "</failure>");
 			free(msg);
@@ -952,9 +1142,8 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 
 int ms_report_write(struct ms_report_in *s, FILE *out, int format)
 {
-	if (!s->map || !s->snapshot)
+	if (!s->spec || !s->state)
 		return -EINVAL;
-	terminate_event_strings(s);
 	switch (format) {
 	case MOCKSHIM_REPORT_TEXT:
 		report_text(s, out);

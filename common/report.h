@@ -7,19 +7,36 @@
 #define MS_REPORT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "mockshim/driver.h"
 
 struct ms_report_in {
-	void *map;		/* the shared channel: counters and events */
-	void *snapshot;		/* the channel as written, up to the events */
+	const void *spec;	/* the spec: sealed, nobody could change it */
+	void *state;		/* a private copy of the state, audited */
+	uint64_t state_size;
+	const char *tampered;	/* why the state cannot be trusted, or NULL */
+	int32_t tamper_pid;	/* the process an impossible event names, or 0 */
+	char why[160];
 	const char *program;
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
 	char **still_running;	/* "name[pid]" at a timeout */
 	size_t nstill_running;
 };
+
+/*
+ * Takes a private copy of the state (size bytes at live, which the
+ * programs may still be writing) into r and audits it: every index and
+ * length is bounded, strings terminated, and what no shim can write
+ * (a wrong token, counts beyond their statement's, failures without
+ * events, events past the log's end) sets r->tampered.  0 or -ENOMEM.
+ */
+int ms_report_take_state(struct ms_report_in *r, const void *live, uint64_t size,
+			 uint64_t token);
+const struct ms_state_hdr *ms_report_state(const struct ms_report_in *r);
+void ms_report_release(struct ms_report_in *r);
 
 /* Writes the report (enum mockshim_report_format); 0 or -errno. */
 int ms_report_write(struct ms_report_in *r, FILE *out, int format);

@@ -97,8 +97,26 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 size_t ms_format_diag(char *buf, size_t cap, const char *src, const char *text, size_t len,
 		      const struct ms_diag *d);
 
-/* The channel that carries spec, with room for events_cap events. */
+/* The channel that carries spec, with room for events_cap events: the
+ * spec's bytes, and the state's. */
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
+uint64_t ms_channel_state_size(const struct ms_spec *spec, uint32_t events_cap);
+/* The session's two memfds, made by ms_channel_create(): the spec sealed
+ * and mapped read-only, the state sealed against resizing and mapped
+ * writable, its header written with token. */
+struct ms_chan_pair {
+	int spec_fd, state_fd;	/* close-on-exec */
+	const struct ms_chan_hdr *spec;
+	struct ms_state_hdr *state;
+	uint64_t spec_size, state_size;
+};
+/* 0 or -errno (nothing left open then); raw system calls only. */
+int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		      uint64_t token, struct ms_chan_pair *out);
+/* Unmaps both (the descriptors are the caller's to close). */
+void ms_channel_unmap(struct ms_chan_pair *p);
+/* Whether memfd fd carries the seals of the spec (state 0) or the state. */
+uint32_t ms_channel_seals_ok(long fd, int state);
 /* Lays spec out in map (size bytes, zeroed), rules and expectations grouped
  * by function, call-order entries as declared; flags: enum ms_chan_flags. */
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,

@@ -388,7 +388,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 
 /* Counts this process in the bound count of each declared function it
  * has a definition of, once. */
-static void count_bound(struct ms_chan_fn *fns)
+static void count_bound(struct ms_fn_state *fns)
 {
 	for (uint32_t i = 0; i < ndecl; i++) {
 		if (dyn[i].kind != MS_DYN_DECLARED || counted[i])
@@ -552,15 +552,15 @@ void *ms_dlopen_for(const char *file, int flags, const void *caller)
 	return ms_real.dlopen.fn(file, flags);
 }
 
-static struct ms_chan_fn *bound_fns;
+static struct ms_fn_state *bound_fns;
 
-void ms_decl_bind(struct ms_chan_hdr *h)
+void ms_decl_bind(const struct ms_chan_hdr *h)
 {
 	if (!h || !h->ndyn)
 		return;
 	dyn = ms_chan_at(h, h->dyn_off);
 	dyn_pool = ms_chan_at(h, h->pool_off);
-	bound_fns = ms_chan_at(h, h->fns_off);
+	bound_fns = ms_state_at(ms_state(), h->st_fns_off);
 	ndecl = h->ndyn < MS_DECL_MAX ? h->ndyn : MS_DECL_MAX;
 	nstubs = ndecl;
 	ms_guard_enter();

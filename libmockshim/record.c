@@ -76,7 +76,8 @@ static uint32_t bytes_written(const struct ms_fn_meta *m, const struct ms_out_de
 	return (uint32_t)(n > MAX_BYTES ? MAX_BYTES : n);
 }
 
-void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64_t ret, int err)
+void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+		    const uint64_t *a, int64_t ret, int err)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct piece pc[MS_MAX_PARAMS + 1];
@@ -90,7 +91,7 @@ void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64
 	uint64_t cap;
 	char *p, *log = ms_record_log(&cap);
 
-	if (!h || !log || !m)
+	if (!h || !st || !log || !m)
 		return;
 	failed = ms_call_failed(m, ret);
 	for (unsigned i = 0; !failed && i < m->nouts; i++) {
@@ -191,14 +192,14 @@ dup:;
 	}
 	/* cap and log are the validated ones; rec_next is the programs' to
 	 * move, so its value is checked, not trusted */
-	off = __atomic_fetch_add(&h->rec_next, size, __ATOMIC_RELAXED);
+	off = __atomic_fetch_add(&st->rec_next, size, __ATOMIC_RELAXED);
 	if (off > cap || size > cap - off || off % 8) {
-		__atomic_fetch_add(&h->rec_dropped, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&st->rec_dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	r = (struct ms_rec *)(log + off);
 	r->size = size;
-	r->seq = __atomic_fetch_add(&h->rec_seq, 1, __ATOMIC_RELAXED);
+	r->seq = __atomic_fetch_add(&st->rec_seq, 1, __ATOMIC_RELAXED);
 	r->fn = (uint16_t)id;
 	r->nouts = (uint16_t)n;
 	r->pid = (int32_t)syscall(SYS_getpid);

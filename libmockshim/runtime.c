@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,14 +43,23 @@ __thread int ms_binding __attribute__((tls_model("initial-exec")));
 __thread unsigned ms_guard __attribute__((tls_model("initial-exec")));
 static __thread int32_t t_pid, t_tid __attribute__((tls_model("initial-exec")));
 
-static struct ms_chan_hdr *chan;
-static struct ms_chan_hdr *live;	/* chan, once attached (release) */
-static struct ms_chan_fn *fns;
-static struct ms_rule *rules;
+/* The spec, read-only (sealed), and the tables in it; the state, which
+ * every process writes, and its sections.  Indices the state holds are
+ * bounded where they are read: another process may have written them. */
+static const struct ms_chan_hdr *chan;
+static const struct ms_chan_hdr *live;	/* chan, once attached (release) */
+static struct ms_state_hdr *st;
+static const struct ms_chan_fn *fns;
+static struct ms_fn_state *fst;
+static const struct ms_rule *rules;
+static struct ms_rule_state *rst;
 static const struct ms_out *outs;
-static struct ms_expect *expects;
-static struct ms_order *orders;
+static const struct ms_expect *expects;
+static struct ms_count_state *xst;
+static const struct ms_order *orders;
+static struct ms_count_state *ost;
 static struct ms_event *events;
+static int32_t *pids;
 static const char *pool;
 static char exe_name[64];
 static int32_t my_pid;		/* the pid that last wrote an event */
@@ -148,13 +158,12 @@ static void read_exe_name(void)
 /* Records pid in the channel's table: 1 if it was not there yet. */
 static int register_pid(int32_t pid)
 {
-	int32_t *pids = ms_chan_at(chan, chan->pids_off);
-	uint32_t n = __atomic_load_n(&chan->npids, __ATOMIC_ACQUIRE), slot;
+	uint32_t n = __atomic_load_n(&st->npids, __ATOMIC_ACQUIRE), slot;
 
 	for (uint32_t i = 0; i < n && i < chan->pids_cap; i++)
 		if (__atomic_load_n(&pids[i], __ATOMIC_RELAXED) == pid)
 			return 0;
-	slot = __atomic_fetch_add(&chan->npids, 1, __ATOMIC_ACQ_REL);
+	slot = __atomic_fetch_add(&st->npids, 1, __ATOMIC_ACQ_REL);
 	if (slot < chan->pids_cap)
 		__atomic_store_n(&pids[slot], pid, __ATOMIC_RELEASE);
 	return 1;
@@ -173,12 +182,12 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 
 	/* a full log costs no syscall */
 	if (type == MS_EV_CONSUME &&
-	    __atomic_load_n(&chan->events_next, __ATOMIC_RELAXED) >= chan->events_cap / 4 * 3) {
-		__atomic_fetch_add(&chan->consume_dropped, 1, __ATOMIC_RELAXED);
+	    __atomic_load_n(&st->events_next, __ATOMIC_RELAXED) >= chan->events_cap / 4 * 3) {
+		__atomic_fetch_add(&st->consume_dropped, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	if (__atomic_load_n(&chan->events_next, __ATOMIC_RELAXED) >= chan->events_cap) {
-		__atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&st->events_next, __ATOMIC_RELAXED) >= chan->events_cap) {
+		__atomic_fetch_add(&st->events_next, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	pid = (int32_t)syscall(SYS_getpid);
@@ -190,7 +199,7 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 	if (type != MS_EV_ATTACH && pid != last &&
 	    __atomic_compare_exchange_n(&my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
 	    register_pid(pid)) {
-		__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&st->attached, 1, __ATOMIC_RELAXED);
 		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
 		if (e) {
 			e->value = 1;
@@ -198,7 +207,7 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
 		}
 	}
-	i = __atomic_fetch_add(&chan->events_next, 1, __ATOMIC_RELAXED);
+	i = __atomic_fetch_add(&st->events_next, 1, __ATOMIC_RELAXED);
 	if (i >= chan->events_cap)
 		return NULL;
 	e = &events[i];
@@ -234,10 +243,10 @@ static void log_consume(unsigned id, uint32_t ri, uint32_t call, int64_t value, 
 {
 	struct ms_event *e;
 
-	if (__atomic_load_n(&rules[ri].logged_pid, __ATOMIC_RELAXED) ==
+	if (__atomic_load_n(&rst[ri].logged_pid, __ATOMIC_RELAXED) ==
 	    __atomic_load_n(&log_key, __ATOMIC_RELAXED))
 		return;
-	__atomic_store_n(&rules[ri].logged_pid, __atomic_load_n(&self_pid, __ATOMIC_RELAXED),
+	__atomic_store_n(&rst[ri].logged_pid, __atomic_load_n(&self_pid, __ATOMIC_RELAXED),
 			 __ATOMIC_RELAXED);
 	e = ev_begin(MS_EV_CONSUME, id, ri, call);
 	if (e) {
@@ -263,24 +272,33 @@ static void warn_unmocked(const char *path, const char *why)
 		NULL);
 }
 
-/* MS_CHAN_FD_ENV's "FD:INODE": the descriptor, if it is still open here
- * and still the channel mockrun passed; -1 otherwise (closed, or reused
- * for another file), and the path is tried. */
-static long inherited_channel(struct stat *st)
+/*
+ * One part of MS_CHAN_FD_ENV's "FD:INODE,FD:INODE" at *v (advanced past
+ * it): the descriptor, if it is still open here and still the memfd
+ * mockrun passed; -1 otherwise (closed, or reused for another file), and
+ * the path is tried.
+ */
+static long inherited_fd(const char **v, struct stat *sb)
 {
-	const char *v = ms_env(MS_CHAN_FD_ENV);
 	unsigned long long fd = 0, ino = 0;
+	const char *p = *v;
+	int ok;
 
-	if (!v)
+	if (!p)
 		return -1;
-	for (; *v >= '0' && *v <= '9' && fd < 1u << 20; v++)
-		fd = fd * 10 + (unsigned)(*v - '0');
-	if (*v++ != ':')
-		return -1;
-	for (; *v >= '0' && *v <= '9' && ino < UINT64_MAX / 10; v++)
-		ino = ino * 10 + (unsigned)(*v - '0');
-	if (*v || fd >= 1u << 20 || syscall(SYS_fstat, (long)fd, st) != 0 ||
-	    (unsigned long long)st->st_ino != ino || !S_ISREG(st->st_mode))
+	for (; *p >= '0' && *p <= '9' && fd < 1u << 20; p++)
+		fd = fd * 10 + (unsigned)(*p - '0');
+	ok = *p == ':';
+	if (ok)
+		p++;
+	for (; *p >= '0' && *p <= '9' && ino < UINT64_MAX / 10; p++)
+		ino = ino * 10 + (unsigned)(*p - '0');
+	ok = ok && (*p == ',' || !*p);
+	while (*p && *p != ',')
+		p++;
+	*v = *p == ',' ? p + 1 : NULL;
+	if (!ok || fd >= 1u << 20 || syscall(SYS_fstat, (long)fd, sb) != 0 ||
+	    (unsigned long long)sb->st_ino != ino || !S_ISREG(sb->st_mode))
 		return -1;
 	return (long)fd;
 }
@@ -294,15 +312,86 @@ char *ms_record_log(uint64_t *cap)
 	return rec_log;
 }
 
+/*
+ * Maps one of the two memfds: by the inherited descriptor fdv names,
+ * else by the path (n bytes at path).  The spec (state 0) read-only and
+ * the state writable, each only with the seals that keep it from
+ * changing under us (the spec) or shrinking (either: no SIGBUS), and at
+ * the size fstat says.  NULL with *why set.
+ */
+static void *map_part(const char *path, size_t n, const char **fdv, int state, uint64_t *size,
+		      const char **why)
+{
+	char buf[256];
+	struct stat sb;
+	long fd = inherited_fd(fdv, &sb);
+	int owned = fd < 0;
+	void *map = NULL;
+
+	*why = NULL;
+	if (owned) {
+		if (n >= sizeof(buf)) {
+			*why = "path too long";
+			return NULL;
+		}
+		memcpy(buf, path, n);
+		buf[n] = '\0';
+		fd = syscall(SYS_openat, AT_FDCWD, buf, (long)((state ? O_RDWR : O_RDONLY) | O_CLOEXEC));
+		if (fd < 0) {
+			*why = strerrorname_np(errno) ? strerrorname_np(errno) : "cannot open";
+			return NULL;
+		}
+		if (syscall(SYS_fstat, fd, &sb) != 0)
+			sb.st_size = 0;
+	}
+	{
+		uint32_t magic = 0;
+		long off = state ? (long)offsetof(struct ms_state_hdr, magic) : 0L;
+
+		if (sb.st_size < (off_t)(state ? sizeof(struct ms_state_hdr) : sizeof(struct ms_chan_hdr)))
+			*why = "too small to be a channel";
+		else if (syscall(SYS_pread64, fd, &magic, sizeof(magic), off) != (long)sizeof(magic) ||
+			 magic != (state ? MS_STATE_MAGIC : MS_CHAN_MAGIC))
+			*why = "bad magic";
+		else if (!ms_channel_seals_ok(fd, state))
+			*why = "not a sealed mockshim channel";
+	}
+	if (!*why) {
+		map = (void *)syscall(SYS_mmap, NULL, (size_t)sb.st_size,
+				      (long)(state ? PROT_READ | PROT_WRITE : PROT_READ), (long)MAP_SHARED,
+				      fd, (off_t)0);
+		if (map == MAP_FAILED) {
+			map = NULL;
+			*why = "mmap failed";
+		}
+	}
+	/* an inherited descriptor stays open, for the programs this one execs */
+	if (owned)
+		syscall(SYS_close, fd);
+	*size = (uint64_t)sb.st_size;
+	return map;
+}
+
+/*
+ * In a secure-execution process (setuid, setgid, file capabilities) the
+ * shim is inert, as the loader ignores its own LD_ variables there: no
+ * MOCKSHIM* variable is read, no channel attached, no file opened by a
+ * name the environment gave.  The parent that exec'd it said so already
+ * (ms_exec_check).
+ */
+static int secure_exec(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
 static void attach(void)
 {
 	int expect = ATTACH_NONE;
 	static char standalone_path[64];
-	const char *path, *why;
-	struct stat st;
-	void *map;
-	long fd;
-	int owned;
+	const char *path, *comma, *fdv, *why = NULL, *shown;
+	const struct ms_chan_hdr *h = NULL;
+	struct ms_state_hdr *state = NULL;
+	uint64_t size = 0, state_size = 0;
 
 	if (!__atomic_compare_exchange_n(&attach_state, &expect, ATTACH_BUSY, 0,
 					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
@@ -312,72 +401,59 @@ static void attach(void)
 		__atomic_store_n(&attach_state, ATTACH_NONE, __ATOMIC_RELEASE);
 		return;
 	}
+	if (secure_exec())
+		goto done;
 	path = ms_env(MS_CHAN_ENV);
-	fd = -1;
-	if (path && *path) {
-		/* the descriptor that goes with the path mockrun, or a
-		 * standalone parent, set */
-		fd = inherited_channel(&st);
-	} else {
+	if (!path || !*path) {
 		path = ms_standalone_channel(standalone_path, sizeof(standalone_path));
 		if (!path)
 			goto done;
-		/* the owner too maps its new channel by the descriptor: there
-		 * may be no /proc */
-		fd = inherited_channel(&st);
 	}
-	owned = fd < 0;
-	if (owned) {
-		fd = syscall(SYS_openat, AT_FDCWD, path, O_RDWR | O_CLOEXEC);
-		if (fd < 0) {
-			warn_unmocked(path, strerrorname_np(errno) ? strerrorname_np(errno)
-								  : "cannot open");
-			goto done;
-		}
-		if (syscall(SYS_fstat, fd, &st) != 0)
-			st.st_size = 0;
+	shown = path;
+	/* the descriptors that go with the paths mockrun, or a standalone
+	 * parent, set */
+	fdv = ms_env(MS_CHAN_FD_ENV);
+	comma = strchr(path, ',');
+	h = map_part(path, comma ? (size_t)(comma - path) : slen(path), &fdv, 0, &size, &why);
+	if (!h)
+		goto fail;
+	if (!comma) {
+		why = "no state (not SPEC,STATE)";
+		goto fail;
 	}
-	if (st.st_size < (off_t)sizeof(struct ms_chan_hdr)) {
-		if (owned)
-			syscall(SYS_close, fd);
-		warn_unmocked(path, "too small to be a channel");
-		goto done;
-	}
-	map = (void *)syscall(SYS_mmap, NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-			      MAP_SHARED, fd, (off_t)0);
-	/* an inherited descriptor stays open, for the programs this one execs */
-	if (owned)
-		syscall(SYS_close, fd);
-	if (map == MAP_FAILED) {
-		warn_unmocked(path, "mmap failed");
-		goto done;
-	}
-	why = ms_channel_validate(map, (uint64_t)st.st_size);
-	if (why) {
-		syscall(SYS_munmap, map, (size_t)st.st_size);
-		warn_unmocked(path, why);
-		goto done;
-	}
-	rec_log = ((struct ms_chan_hdr *)map)->rec_cap
-			  ? (char *)map + ((struct ms_chan_hdr *)map)->rec_off
-			  : NULL;
-	rec_cap = ((struct ms_chan_hdr *)map)->rec_cap;
-	fns = ms_chan_at(map, ((struct ms_chan_hdr *)map)->fns_off);
-	rules = ms_chan_at(map, ((struct ms_chan_hdr *)map)->rules_off);
-	outs = ms_chan_at(map, ((struct ms_chan_hdr *)map)->outs_off);
-	expects = ms_chan_at(map, ((struct ms_chan_hdr *)map)->expects_off);
-	orders = ms_chan_at(map, ((struct ms_chan_hdr *)map)->orders_off);
-	events = ms_chan_at(map, ((struct ms_chan_hdr *)map)->events_off);
-	pool = ms_chan_at(map, ((struct ms_chan_hdr *)map)->pool_off);
+	why = ms_channel_validate(h, size);
+	if (why)
+		goto fail;
+	state = map_part(comma + 1, slen(comma + 1), &fdv, 1, &state_size, &why);
+	if (!state)
+		goto fail;
+	why = ms_state_validate(h, state, state_size);
+	if (why)
+		goto fail;
+	rec_log = h->rec_cap ? ms_state_at(state, h->st_rec_off) : NULL;
+	rec_cap = h->rec_cap;
+	fns = ms_chan_at(h, h->fns_off);
+	rules = ms_chan_at(h, h->rules_off);
+	outs = ms_chan_at(h, h->outs_off);
+	expects = ms_chan_at(h, h->expects_off);
+	orders = ms_chan_at(h, h->orders_off);
+	pool = ms_chan_at(h, h->pool_off);
+	fst = ms_state_at(state, h->st_fns_off);
+	rst = ms_state_at(state, h->st_rules_off);
+	xst = ms_state_at(state, h->st_expects_off);
+	ost = ms_state_at(state, h->st_orders_off);
+	events = ms_state_at(state, h->st_events_off);
+	pids = ms_state_at(state, h->st_pids_off);
 	read_exe_name();
-	chan = map;
+	chan = h;
+	st = state;
 	my_pid = (int32_t)syscall(SYS_getpid);
 	__atomic_store_n(&self_pid, my_pid, __ATOMIC_RELAXED);
 	__atomic_store_n(&log_key, (chan->flags & MS_CHAN_LOG_CALLS) ? -1 : my_pid,
 			 __ATOMIC_RELAXED);
 	register_pid(my_pid);
 	ms_trace_open(chan, pool);
-	__atomic_fetch_add(&chan->attached, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->attached, 1, __ATOMIC_RELAXED);
 	{
 		struct ms_event *e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
 
@@ -386,8 +462,16 @@ static void attach(void)
 			ev_commit(e);
 		}
 	}
-	if ((chan->flags & MS_CHAN_STANDALONE) && chan->owner_pid == my_pid)
+	if ((chan->flags & MS_CHAN_STANDALONE) &&
+	    __atomic_load_n(&st->owner_pid, __ATOMIC_RELAXED) == my_pid)
 		ms_standalone_owner();
+	goto done;
+fail:
+	if (h)
+		syscall(SYS_munmap, h, (size_t)size);
+	if (state)
+		syscall(SYS_munmap, state, (size_t)state_size);
+	warn_unmocked(shown, why);
 done:
 	__atomic_store_n(&live, chan, __ATOMIC_RELEASE);
 	__atomic_store_n(&attach_state, ATTACH_DONE, __ATOMIC_RELEASE);
@@ -405,9 +489,14 @@ void ms_guard_leave(void)
 	ms_guard--;
 }
 
-struct ms_chan_hdr *ms_channel(void)
+const struct ms_chan_hdr *ms_channel(void)
 {
 	return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE ? chan : NULL;
+}
+
+struct ms_state_hdr *ms_state(void)
+{
+	return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE ? st : NULL;
 }
 
 const char *ms_exe_name(void)
@@ -727,7 +816,7 @@ static void record_failure(unsigned id, uint32_t idx, uint32_t call, const void 
 	const char *obj;
 	int saved = errno;
 
-	__atomic_fetch_add(&chan->failures, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->failures, 1, __ATOMIC_RELAXED);
 	e = ev_begin(MS_EV_FAIL, id, idx, call);
 	if (e) {
 		e->kind = f->kind;
@@ -979,7 +1068,7 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t cal
 	int scoped = 0;
 
 	for (uint32_t j = 0; j < f->nexpects; j++) {
-		struct ms_expect *y = &expects[f->first_expect + j];
+		const struct ms_expect *y = &expects[f->first_expect + j];
 
 		if (y->param != param)
 			continue;
@@ -987,7 +1076,7 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t cal
 		if (!in_scope(y->in_glob, y->from_glob, caller))
 			continue;
 		scoped = 1;
-		if (claim_turn(&y->consumed, y->count)) {
+		if (claim_turn(&xst[f->first_expect + j].consumed, y->count)) {
 			taken = f->first_expect + j;
 			break;
 		}
@@ -1018,12 +1107,12 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 	/* one pass: each parameter takes the first expectation in scope with
 	 * a turn left; a parameter that found none is reported by check_param */
 	for (uint32_t xi = f->first_expect, end = xi + f->nexpects; xi < end; xi++) {
-		struct ms_expect *y = &expects[xi];
+		const struct ms_expect *y = &expects[xi];
 		uint32_t bit = 1u << y->param;
 
 		if ((done & bit) || !in_scope(y->in_glob, y->from_glob, caller))
 			continue;
-		if (!claim_turn(&y->consumed, y->count)) {
+		if (!claim_turn(&xst[xi].consumed, y->count)) {
 			missing |= bit;
 			continue;
 		}
@@ -1038,10 +1127,10 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 	}
 }
 
-static int order_done(const struct ms_order *o)
+static int order_done(uint32_t i)
 {
-	return o->kind != MS_ORD_CALL ||
-	       __atomic_load_n(&o->consumed, __ATOMIC_RELAXED) >= (uint32_t)o->count;
+	return orders[i].kind != MS_ORD_CALL ||
+	       __atomic_load_n(&ost[i].consumed, __ATOMIC_RELAXED) >= (uint32_t)orders[i].count;
 }
 
 /* The position in the expected sequence of entry c's next call. */
@@ -1052,7 +1141,7 @@ static uint32_t expected_position(uint32_t c)
 	for (uint32_t i = 0; i < c; i++)
 		if (orders[i].kind == MS_ORD_CALL)
 			p += (uint32_t)orders[i].count;
-	return p + __atomic_load_n(&orders[c].consumed, __ATOMIC_RELAXED);
+	return p + __atomic_load_n(&ost[c].consumed, __ATOMIC_RELAXED);
 }
 
 /*
@@ -1072,7 +1161,7 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 			    in_scope(orders[i].in_glob, orders[i].from_glob, caller)) {
 				struct failure fl = { .kind = MS_FAIL_NO_CALL };
 
-				__atomic_fetch_add(&orders[i].consumed, 1, __ATOMIC_RELAXED);
+				__atomic_fetch_add(&ost[i].consumed, 1, __ATOMIC_RELAXED);
 				record_failure(id, i, call, caller, &fl);
 				break;
 			}
@@ -1088,15 +1177,15 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 	}
 	if (!scoped)
 		return;
-	seq = __atomic_add_fetch(&chan->order_seq, 1, __ATOMIC_RELAXED);
+	seq = __atomic_add_fetch(&st->order_seq, 1, __ATOMIC_RELAXED);
 	for (;;) {
-		uint32_t c = __atomic_load_n(&chan->order_cursor, __ATOMIC_ACQUIRE);
-		struct ms_order *o;
+		uint32_t c = __atomic_load_n(&st->order_cursor, __ATOMIC_ACQUIRE);
+		const struct ms_order *o;
 
-		while (c < n && order_done(&orders[c])) {
-			__atomic_compare_exchange_n(&chan->order_cursor, &c, c + 1, 0, __ATOMIC_ACQ_REL,
+		while (c < n && order_done(c)) {
+			__atomic_compare_exchange_n(&st->order_cursor, &c, c + 1, 0, __ATOMIC_ACQ_REL,
 						    __ATOMIC_ACQUIRE);
-			c = __atomic_load_n(&chan->order_cursor, __ATOMIC_ACQUIRE);
+			c = __atomic_load_n(&st->order_cursor, __ATOMIC_ACQUIRE);
 		}
 		if (c >= n) {
 			if (!(f->flags & MS_FF_IGNORED)) {
@@ -1108,7 +1197,7 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 		}
 		o = &orders[c];
 		if (o->fn == id && in_scope(o->in_glob, o->from_glob, caller)) {
-			if (claim_turn(&o->consumed, o->count))
+			if (claim_turn(&ost[c].consumed, o->count))
 				return;
 			continue; /* someone took the last turn: look again */
 		}
@@ -1126,8 +1215,8 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 			o = &orders[j];
 			if (o->kind == MS_ORD_CALL && o->fn == id &&
 			    in_scope(o->in_glob, o->from_glob, caller) &&
-			    claim_turn(&o->consumed, o->count)) {
-				__atomic_compare_exchange_n(&chan->order_cursor, &c, j, 0,
+			    claim_turn(&ost[j].consumed, o->count)) {
+				__atomic_compare_exchange_n(&st->order_cursor, &c, j, 0,
 							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 				break;
 			}
@@ -1446,7 +1535,7 @@ int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 	int err = errno;
 
 	if (fns[id].flags & MS_FF_RECORD)
-		ms_record_call(chan, id, a, ret, err);
+		ms_record_call(chan, st, id, a, ret, err);
 	if (fns[id].flags & MS_FF_TRACED)
 		ms_trace_call(id, a, ret, err, NULL);
 	errno = err;
@@ -1512,11 +1601,11 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 }
 
 /* A turn of a lean rule (ms_rule_lean): its value, and errno. */
-static inline int take(unsigned id, struct ms_rule *r, int64_t *ret, const void *caller,
+static inline int take(unsigned id, const struct ms_rule *r, int64_t *ret, const void *caller,
 		       uint32_t call)
 {
 	*ret = r->value;
-	if (ms_unlikely(__atomic_load_n(&r->logged_pid, __ATOMIC_RELAXED) !=
+	if (ms_unlikely(__atomic_load_n(&rst[r - rules].logged_pid, __ATOMIC_RELAXED) !=
 			__atomic_load_n(&log_key, __ATOMIC_RELAXED)))
 		return log_turn(id, (uint32_t)(r - rules), call, caller, r->value,
 				r->flags & MS_RF_ERRNO ? r->err : -1);
@@ -1547,9 +1636,9 @@ static uint64_t skip_key(unsigned id, const void *caller)
  * function unnumbered, as a call in= leaves out never reaches the shim.
  * Lean functions (MS_FF_LEAN) number nothing: nothing would show it.
  */
-static inline uint32_t number_call(struct ms_chan_fn *f)
+static inline uint32_t number_call(unsigned id)
 {
-	return __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
+	return __atomic_add_fetch(&fst[id].calls, 1, __ATOMIC_RELAXED);
 }
 
 /* The rules of function id from ri on, with in= and from= checked; call
@@ -1561,14 +1650,14 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 	int scoped = 0;
 
 	for (uint32_t end = f->first_rule + f->nrules; ri < end; ri++) {
-		struct ms_rule *r = &rules[ri];
+		const struct ms_rule *r = &rules[ri];
 
 		if (!in_scope(r->in_glob, r->from_glob, caller))
 			continue;
 		scoped = 1;
-		if (claim_turn(&r->consumed, r->count)) {
+		if (claim_turn(&rst[ri].consumed, r->count)) {
 			if (!call)
-				call = number_call(&fns[id]);
+				call = number_call(id);
 			return (f->flags & MS_FF_TRACED) || !ms_rule_plain(r)
 				       ? answer(ri, a, ret, caller, call)
 				       : take(id, r, ret, caller, call);
@@ -1594,14 +1683,14 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 						    const void *caller, uint32_t call)
 {
 	const struct ms_chan_fn *f = &fns[id];
-	struct ms_expect *y;
+	const struct ms_expect *y;
 
 	/* the checks keep errno: record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
 	if (!f->flags && f->nexpects == 1 &&
 	    (y = &expects[f->first_expect], !(y->in_glob | y->from_glob)) &&
 	    y->kind == MS_X_VALUE) {
-		if (!claim_turn(&y->consumed, y->count))
+		if (!claim_turn(&xst[f->first_expect].consumed, y->count))
 			check_param(id, y->param, a[y->param], call, caller);
 		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
 			check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
@@ -1615,30 +1704,33 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 
 static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)
 {
-	struct ms_chan_fn *f = &fns[id];
-	struct ms_rule *r, *end;
+	const struct ms_chan_fn *f = &fns[id];
+	const struct ms_rule *r, *end;
+	struct ms_rule_state *rs;
 
 	/* no call numbers, and no write to the function's shared line */
 	if (ms_likely(f->flags == MS_FF_LEAN)) {
-		for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++)
-			if (claim_turn(&r->consumed, r->count))
+		for (r = rules + f->first_rule, end = r + f->nrules, rs = rst + f->first_rule; r < end;
+		     r++, rs++)
+			if (claim_turn(&rs->consumed, r->count))
 				return take(id, r, ret, caller, 0);
 		return 0;
 	}
 	if (ms_unlikely(f->flags | f->nexpects))
-		return decide_checked(id, a, ret, caller, number_call(f));
+		return decide_checked(id, a, ret, caller, number_call(id));
 	if (__atomic_load_n(&t_skip, __ATOMIC_RELAXED) == skip_key(id, caller))
 		return 0;
-	for (r = rules + f->first_rule, end = r + f->nrules; r < end; r++) {
+	for (r = rules + f->first_rule, end = r + f->nrules, rs = rst + f->first_rule; r < end;
+	     r++, rs++) {
 		if (ms_likely(r->lean)) {
-			if (claim_turn(&r->consumed, r->count))
-				return take(id, r, ret, caller, number_call(f));
+			if (claim_turn(&rs->consumed, r->count))
+				return take(id, r, ret, caller, number_call(id));
 			continue;
 		}
 		if (r->in_glob | r->from_glob)
 			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
-		if (claim_turn(&r->consumed, r->count))
-			return answer((uint32_t)(r - rules), a, ret, caller, number_call(f));
+		if (claim_turn(&rs->consumed, r->count))
+			return answer((uint32_t)(r - rules), a, ret, caller, number_call(id));
 	}
 	return 0;
 }
@@ -1762,18 +1854,18 @@ static uintmax_t mock_pop(const char *func, const void *caller, int want_double)
 	int saved = errno, id = handler_id(func);
 	uintmax_t v = 0;
 	uint32_t last = UINT32_MAX, pop;
-	struct ms_chan_fn *f;
+	const struct ms_chan_fn *f;
 
 	if (id < 0)
 		return 0;
 	f = &fns[id];
-	pop = __atomic_add_fetch(&f->calls, 1, __ATOMIC_RELAXED);
+	pop = number_call((unsigned)id);
 	for (uint32_t k = 0; k < f->nrules; k++) {
 		uint32_t ri = f->first_rule + k;
-		struct ms_rule *r = &rules[ri];
+		const struct ms_rule *r = &rules[ri];
 
 		last = ri;
-		if (!in_scope(r->in_glob, r->from_glob, caller) || !claim_turn(&r->consumed, r->count))
+		if (!in_scope(r->in_glob, r->from_glob, caller) || !claim_turn(&rst[ri].consumed, r->count))
 			continue;
 		v = (r->flags & MS_RF_STRVAL) ? (uintmax_t)(uintptr_t)(pool + r->value_str)
 					      : (uintmax_t)r->value;

@@ -44,6 +44,7 @@
 struct statx;
 
 struct ms_chan_hdr;
+struct ms_state_hdr;
 
 #define MS_EXPORT __attribute__((visibility("default")))
 #define MS_HIDDEN __attribute__((visibility("hidden")))
@@ -157,7 +158,8 @@ MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int er
 			     const char *mocked_by);
 /* --record: logs a real call of recorded function id, its result and
  * what it wrote (record.c).  err is the errno it left. */
-MS_HIDDEN void ms_record_call(struct ms_chan_hdr *h, unsigned id, const uint64_t *a, int64_t ret,
+MS_HIDDEN void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+			      const uint64_t *a, int64_t ret,
 			      int err);
 /* The record log as validated at attach (the header is shared: a
  * program could change it since), or NULL. */
@@ -175,7 +177,7 @@ MS_HIDDEN int ms_applies_here(unsigned id);
 /* Declared prototypes (declared.c): at attach, points the GOT entries of
  * the declared functions a statement applies to at their stubs; after a
  * dlopen, those of the objects it loaded.  ms_decl_active(): any are. */
-MS_HIDDEN void ms_decl_bind(struct ms_chan_hdr *h);
+MS_HIDDEN void ms_decl_bind(const struct ms_chan_hdr *h);
 MS_HIDDEN void ms_decl_loaded(void);
 /* The real dlopen as the loader would do it for caller: a bare name is
  * looked for in caller's DT_RPATH or DT_RUNPATH, not the shim's, and
@@ -192,8 +194,10 @@ extern int ms_boot_used MS_HIDDEN;
 MS_HIDDEN void ms_guard_enter(void);
 MS_HIDDEN void ms_guard_leave(void);
 
-/* The attached channel (NULL: none) and this program's basename. */
-MS_HIDDEN struct ms_chan_hdr *ms_channel(void);
+/* The attached channel's spec and state (NULL: none), and this program's
+ * basename. */
+MS_HIDDEN const struct ms_chan_hdr *ms_channel(void);
+MS_HIDDEN struct ms_state_hdr *ms_state(void);
 MS_HIDDEN const char *ms_exe_name(void);
 MS_HIDDEN const char *ms_env(const char *key);
 

@@ -112,14 +112,35 @@ static char *read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/* A descriptor moved to FD_FLOOR or above, not close-on-exec: programs
+ * this one execs attach by it.  "FD:INODE" into fdv. */
+static long inheritable(long fd, char *fdv, size_t cap)
+{
+	long high = syscall(SYS_fcntl, fd, (long)F_DUPFD, (long)FD_FLOOR);
+	struct stat sb;
+
+	if (high >= 0) {
+		syscall(SYS_close, fd);
+		fd = high;
+	} else {
+		syscall(SYS_fcntl, fd, (long)F_SETFD, 0L);
+	}
+	if (syscall(SYS_fstat, fd, &sb) == 0)
+		snprintf(fdv, cap, "%ld:%llu", fd, (unsigned long long)sb.st_ino);
+	else
+		fdv[0] = '\0';
+	return fd;
+}
+
 const char *ms_standalone_channel(char *path, unsigned long cap)
 {
 	const char *stmts = ms_env("MOCKSHIM"), *file = ms_env("MOCKSHIM_FILE");
 	struct ms_spec spec;
-	struct ms_chan_hdr *h;
-	uint64_t size;
-	long fd, high;
+	struct ms_chan_pair pair;
+	uint64_t token = 0;
 	const char *ret = NULL;
+	char fdv[2][48], both[100];
+	long sfd, tfd;
 
 	if ((!stmts || !*stmts) && (!file || !*file))
 		return NULL;
@@ -141,44 +162,26 @@ const char *ms_standalone_channel(char *path, unsigned long cap)
 	}
 	if (stmts && *stmts)
 		parse_or_die(&spec, "MOCKSHIM", stmts, strlen(stmts));
-	size = ms_channel_size(&spec, STANDALONE_EVENTS);
-	fd = syscall(SYS_memfd_create, "mockshim", 0);
-	if (fd < 0 || syscall(SYS_ftruncate, fd, (off_t)size) != 0)
+	syscall(SYS_getrandom, &token, sizeof(token), 0L);
+	if (ms_channel_create(&spec, STANDALONE_EVENTS, MS_CHAN_STANDALONE, token, &pair) != 0)
 		goto out;
-	h = (void *)syscall(SYS_mmap, NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			    (off_t)0);
-	if (h == MAP_FAILED)
-		goto out;
-	ms_channel_write(&spec, h, size, STANDALONE_EVENTS, MS_CHAN_STANDALONE);
-	h->owner_pid = (int32_t)syscall(SYS_getpid);
-	syscall(SYS_munmap, h, (size_t)size);
-	/* Not close-on-exec: programs this one execs attach by it. */
-	high = syscall(SYS_fcntl, fd, F_DUPFD, (long)FD_FLOOR);
-	if (high >= 0) {
-		syscall(SYS_close, fd);
-		fd = high;
-	}
-	snprintf(path, cap, "/proc/self/fd/%ld", fd);
+	pair.state->owner_pid = (int32_t)syscall(SYS_getpid);
+	ms_channel_unmap(&pair);
+	sfd = inheritable(pair.spec_fd, fdv[0], sizeof(fdv[0]));
+	tfd = inheritable(pair.state_fd, fdv[1], sizeof(fdv[1]));
+	snprintf(path, cap, "/proc/self/fd/%ld,/proc/self/fd/%ld", sfd, tfd);
 	setenv(MS_CHAN_ENV, path, 1);
-	{
-		struct stat st;
-		char fdv[48];
-
-		if (syscall(SYS_fstat, fd, &st) == 0) {
-			snprintf(fdv, sizeof(fdv), "%ld:%llu", fd, (unsigned long long)st.st_ino);
-			setenv(MS_CHAN_FD_ENV, fdv, 1);
-		} else {
-			unsetenv(MS_CHAN_FD_ENV);
-		}
+	if (fdv[0][0] && fdv[1][0]) {
+		snprintf(both, sizeof(both), "%s,%s", fdv[0], fdv[1]);
+		setenv(MS_CHAN_FD_ENV, both, 1);
+	} else {
+		unsetenv(MS_CHAN_FD_ENV);
 	}
 	ret = path;
 out:
-	if (!ret) {
+	if (!ret)
 		ms_diag("warning: standalone mode: cannot create the channel; the program runs unmocked",
 			NULL);
-		if (fd >= 0)
-			syscall(SYS_close, fd);
-	}
 	ms_spec_fini(&spec);
 	ms_guard_leave();
 	return ret;
@@ -190,7 +193,8 @@ static int report_fd = -1;
 
 static void report_at_exit(int status, void *arg)
 {
-	struct ms_chan_hdr *h = ms_channel();
+	const struct ms_chan_hdr *h = ms_channel();
+	struct ms_state_hdr *live = ms_state();
 	const char *dest = ms_env("MOCKSHIM_REPORT");
 	struct ms_report_in in;
 	FILE *out = NULL;
@@ -198,17 +202,21 @@ static void report_at_exit(int status, void *arg)
 
 	(void)arg;
 	/* forked children inherit this handler: only the owner reports */
-	if (!h || h->owner_pid != (int32_t)syscall(SYS_getpid))
+	if (!h || !live || live->owner_pid != (int32_t)syscall(SYS_getpid))
 		return;
 	ms_guard_enter();
 	memset(&in, 0, sizeof(in));
-	in.map = h;
-	in.snapshot = h; /* the program is the only writer here */
+	in.spec = h;
 	in.program = ms_exe_name();
 	in.result.exited = 1;
 	in.result.exit_status = status;
-	in.result.processes = h->attached;
 	in.verbosity = MOCKSHIM_NORMAL;
+	/* a copy: children that outlive us may still write the state */
+	if (ms_report_take_state(&in, live, h->state_size, live->token) != 0) {
+		ms_guard_leave();
+		return;
+	}
+	in.result.processes = ms_report_state(&in)->attached;
 	if (dest && *dest) {
 		out = fopen(dest, "we");
 		if (!out)
@@ -224,10 +232,15 @@ static void report_at_exit(int status, void *arg)
 		fclose(out);
 	}
 	failures = ms_report_failures(&in);
+	if (in.tampered) {
+		fflush(NULL);
+		syscall(SYS_exit_group, 125);
+	}
 	if (failures && status == 0) {
 		fflush(NULL);
 		syscall(SYS_exit_group, 123);
 	}
+	ms_report_release(&in);
 	ms_guard_leave();
 }
 

@@ -229,6 +229,7 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 		put_c(&o, ')');
 	}
 	o.buf[o.n++] = '\n';
-	syscall(SYS_write, trace_fd, o.buf, o.n);
+	if (syscall(SYS_write, trace_fd, o.buf, o.n) != (long)o.n && ms_state())
+		__atomic_fetch_add(&ms_state()->trace_lost, 1, __ATOMIC_RELAXED);
 	errno = saved;
 }

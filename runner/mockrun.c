@@ -464,12 +464,15 @@ int main(int argc, char **argv)
 			goto fail;
 		}
 	}
-	if (res.timed_out)
+	/* A tampered state gives no verdict: 125, whatever the program did.
+	 * After a signal mockrun forwarded, the status is still the
+	 * program's own (128+N only if the signal killed it), as timeout(1). */
+	if (res.tampered)
+		rc = EXIT_MOCKRUN;
+	else if (res.timed_out)
 		rc = EXIT_TIMEOUT;
 	else if (res.signal)
 		rc = 128 + res.signal;
-	else if (res.driver_signal)
-		rc = 128 + res.driver_signal;
 	else if (res.failures)
 		rc = (int)error_exitcode;
 	else

@@ -296,19 +296,21 @@ static void put_out(FILE *f, const struct ms_fn_meta *m, const struct ms_rec_out
 
 int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 {
-	const struct ms_chan_hdr *h = s->map;
+	const struct ms_chan_hdr *h = s->view.spec;
+	const struct ms_state_hdr *st = s->view.state;
 	const char *log;
 	uint64_t used;
 	const struct ms_rec **recs = NULL;
 	size_t n = 0, cap = 0, incomplete = 0;
 
 	s->error[0] = '\0';
-	if (!s->ran || !h || !h->rec_cap) {
+	if (!s->ran || !h || !st || !h->rec_cap) {
 		snprintf(s->error, sizeof(s->error), "no recorded run (set_record, then run)\n");
 		return -EINVAL;
 	}
-	log = (const char *)h + h->rec_off;
-	used = h->rec_next < h->rec_cap ? h->rec_next : h->rec_cap;
+	/* the audited copy of the state: the programs can no longer change it */
+	log = ms_state_at(st, h->st_rec_off);
+	used = st->rec_next < h->rec_cap ? st->rec_next : h->rec_cap;
 
 	for (uint64_t off = 0; off + sizeof(struct ms_rec) <= used;) {
 		const struct ms_rec *r = (const struct ms_rec *)(log + off);
@@ -332,12 +334,13 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 		}
 		off += r->size;
 	}
-	qsort(recs, n, sizeof(*recs), by_seq);
+	if (n)
+		qsort(recs, n, sizeof(*recs), by_seq);
 	fprintf(f, "# recorded by mockrun --record: %zu calls of %s; replay with mockrun -f FILE\n",
 		n, s->program ? s->program : "the program");
-	if (h->rec_dropped || incomplete)
+	if (st->rec_dropped || incomplete)
 		fprintf(f, "# %u calls not recorded (the log holds %llu MiB), %zu incomplete\n",
-			h->rec_dropped, (unsigned long long)(h->rec_cap >> 20), incomplete);
+			st->rec_dropped, (unsigned long long)(h->rec_cap >> 20), incomplete);
 	for (size_t i = 0; i < n; i++) {
 		const struct ms_rec *r = recs[i];
 		const struct ms_fn_meta *m = ms_catalog_get(r->fn);

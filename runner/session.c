@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,21 +39,20 @@ struct mockshim_session *mockshim_session_create(void)
 	ms_spec_init(&s->spec, realloc, free);
 	s->spec.module_fn = ms_session_module_stmt;
 	s->spec.module_ctx = s;
-	s->memfd = -1;
+	s->chan.spec_fd = s->chan.state_fd = -1;
 	s->events_cap = DEFAULT_EVENTS;
 	return s;
 }
 
 static void release_run(struct mockshim_session *s)
 {
-	if (s->map)
-		munmap(s->map, s->map_size);
-	s->map = NULL;
-	free(s->snapshot);
-	s->snapshot = NULL;
-	if (s->memfd >= 0)
-		close(s->memfd);
-	s->memfd = -1;
+	ms_report_release(&s->view);
+	ms_channel_unmap(&s->chan);
+	if (s->chan.spec_fd >= 0)
+		close(s->chan.spec_fd);
+	if (s->chan.state_fd >= 0)
+		close(s->chan.state_fd);
+	s->chan.spec_fd = s->chan.state_fd = -1;
 	for (size_t i = 0; i < s->nstill_running; i++)
 		free(s->still_running[i]);
 	free(s->still_running);
@@ -517,27 +517,11 @@ static ssize_t drain(int fd, struct buffer *b)
 
 static int make_channel(struct mockshim_session *s)
 {
-	uint64_t size = ms_channel_size(&s->spec, s->events_cap);
-
-	s->memfd = memfd_create("mockshim", MFD_CLOEXEC);
-	if (s->memfd < 0)
-		return -errno;
-	if (ftruncate(s->memfd, (off_t)size) != 0)
-		return -errno;
-	s->map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, s->memfd, 0);
-	if (s->map == MAP_FAILED) {
-		s->map = NULL;
-		return -errno;
-	}
-	s->map_size = size;
-	ms_channel_write(&s->spec, s->map, size, s->events_cap,
-			 s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0));
-	/* everything before the events: what the programs only read */
-	s->snapshot = malloc(((struct ms_chan_hdr *)s->map)->events_off);
-	if (!s->snapshot)
-		return -ENOMEM;
-	memcpy(s->snapshot, s->map, ((struct ms_chan_hdr *)s->map)->events_off);
-	return 0;
+	if (getrandom(&s->token, sizeof(s->token), 0) != (ssize_t)sizeof(s->token))
+		s->token = (uint64_t)now_ms() ^ ((uint64_t)getpid() << 32);
+	return ms_channel_create(&s->spec, s->events_cap,
+				 s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
+				 s->token, &s->chan);
 }
 
 int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *const envp[],
@@ -545,10 +529,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 {
 	sigset_t mask, old;
 	struct sigaction ign = { .sa_handler = SIG_IGN }, old_ttou;
-	char chan_path[64], chan_fd[48];
+	char chan_path[96], chan_fd[100];
 	char **env = NULL;
-	int inherit_fd = -1;
-	struct stat chan_st;
+	int inherit_fd[2] = { -1, -1 };
 	int errpipe[2] = { -1, -1 }, sfd = -1, r = 0, tty = -1, exec_err = 0;
 	int io[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } }; /* stdin, stdout, stderr */
 	struct sigaction ign_pipe = { .sa_handler = SIG_IGN }, old_pipe;
@@ -582,21 +565,31 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	r = make_channel(s);
 	if (r < 0)
 		goto out;
-	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d", (int)getpid(), s->memfd);
+	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d,/proc/%d/fd/%d", (int)getpid(),
+		 s->chan.spec_fd, (int)getpid(), s->chan.state_fd);
 	/* The program also inherits the channel as a descriptor (close-on-exec
 	 * cleared in the child): a process in a sandbox with its own /proc, or
 	 * none, cannot open the path.  A process that closes every descriptor
 	 * still has the path. */
-	inherit_fd = fcntl(s->memfd, F_DUPFD_CLOEXEC, MS_CHAN_FD_FLOOR);
-	if (inherit_fd >= 0 && fstat(inherit_fd, &chan_st) == 0)
-		snprintf(chan_fd, sizeof(chan_fd), "%d:%llu", inherit_fd,
-			 (unsigned long long)chan_st.st_ino);
-	else if (inherit_fd >= 0) {
-		close(inherit_fd);
-		inherit_fd = -1;
+	{
+		struct stat sb[2];
+
+		inherit_fd[0] = fcntl(s->chan.spec_fd, F_DUPFD_CLOEXEC, MS_CHAN_FD_FLOOR);
+		inherit_fd[1] = fcntl(s->chan.state_fd, F_DUPFD_CLOEXEC, MS_CHAN_FD_FLOOR);
+		if (inherit_fd[0] >= 0 && inherit_fd[1] >= 0 && fstat(inherit_fd[0], &sb[0]) == 0 &&
+		    fstat(inherit_fd[1], &sb[1]) == 0) {
+			snprintf(chan_fd, sizeof(chan_fd), "%d:%llu,%d:%llu", inherit_fd[0],
+				 (unsigned long long)sb[0].st_ino, inherit_fd[1],
+				 (unsigned long long)sb[1].st_ino);
+		} else {
+			for (int i = 0; i < 2; i++)
+				if (inherit_fd[i] >= 0)
+					close(inherit_fd[i]);
+			inherit_fd[0] = inherit_fd[1] = -1;
+		}
 	}
 	env = child_env(envp ? envp : environ, s->shim_path, s->modules, s->nmodules, chan_path,
-			inherit_fd >= 0 ? chan_fd : NULL);
+			inherit_fd[0] >= 0 ? chan_fd : NULL);
 	if (!env) {
 		r = -ENOMEM;
 		goto out;
@@ -655,8 +648,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		}
 		sigaction(SIGPIPE, &old_pipe, NULL);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		if (inherit_fd >= 0)
-			fcntl(inherit_fd, F_SETFD, 0);
+		for (int i = 0; i < 2; i++)
+			if (inherit_fd[i] >= 0)
+				fcntl(inherit_fd[i], F_SETFD, 0);
 		if ((io[0][0] >= 0 && dup2(io[0][0], 0) < 0) || (io[1][1] >= 0 && dup2(io[1][1], 1) < 0) ||
 		    (io[2][1] >= 0 && dup2(io[2][1], 2) < 0) || (s->cwd && chdir(s->cwd) != 0)) {
 			e = errno;
@@ -781,7 +775,14 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			s->result.signal = WTERMSIG(status);
 		}
 	}
-	s->result.processes = ((struct ms_chan_hdr *)s->map)->attached;
+	/* Every process of the tree has exited: what they left in the state
+	 * is copied once and audited, and the report reads only that copy. */
+	s->view.spec = s->chan.spec;
+	r = ms_report_take_state(&s->view, s->chan.state, s->chan.state_size, s->token);
+	if (r < 0)
+		goto out;
+	s->result.processes = ms_report_state(&s->view)->attached;
+	s->result.tampered = s->view.tampered != NULL;
 	{
 		struct ms_report_in in = ms_session_report_in(s);
 
@@ -802,22 +803,32 @@ out:
 		close(errpipe[0]);
 	if (errpipe[1] >= 0)
 		close(errpipe[1]);
-	free_child_env(env, inherit_fd >= 0 ? 3 : 2);
-	if (inherit_fd >= 0)
-		close(inherit_fd);
-	/* The memfd goes now: nothing of the session survives the run but the
-	 * mapping, which the report reads. */
-	if (s->memfd >= 0)
-		close(s->memfd);
-	s->memfd = -1;
+	free_child_env(env, inherit_fd[0] >= 0 ? 3 : 2);
+	for (int i = 0; i < 2; i++)
+		if (inherit_fd[i] >= 0)
+			close(inherit_fd[i]);
+	/* The memfds go now: nothing of the session survives the run but the
+	 * spec's mapping and the state's audited copy, which the report reads. */
+	if (s->chan.state) {
+		munmap(s->chan.state, s->chan.state_size);
+		s->chan.state = NULL;
+	}
+	if (s->chan.spec_fd >= 0)
+		close(s->chan.spec_fd);
+	if (s->chan.state_fd >= 0)
+		close(s->chan.state_fd);
+	s->chan.spec_fd = s->chan.state_fd = -1;
 	return r;
 }
 
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 {
 	struct ms_report_in in = {
-		.map = s->map,
-		.snapshot = s->snapshot,
+		.spec = s->view.spec,
+		.state = s->view.state,
+		.state_size = s->view.state_size,
+		.tampered = s->view.tampered,
+		.tamper_pid = s->view.tamper_pid,
 		.program = s->program,
 		.result = s->result,
 		.verbosity = s->verbosity,

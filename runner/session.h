@@ -35,10 +35,9 @@ struct mockshim_session {
 	int ran;
 	struct mockshim_result result;
 	char *program;
-	int memfd;
-	void *map;		/* the shared channel */
-	void *snapshot;		/* the channel as written, private */
-	uint64_t map_size;
+	struct ms_chan_pair chan;	/* the spec (sealed) and the state memfds */
+	uint64_t token;		/* the state's, random per run */
+	struct ms_report_in view;	/* the spec and an audited copy of the state */
 	struct buffer out[2];	/* captured stdout, stderr */
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;

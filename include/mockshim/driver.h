@@ -57,6 +57,8 @@ struct mockshim_result {
 	unsigned leftovers;	/**< of them: statements not used up (values, expectations, calls) */
 	unsigned processes;	/**< processes whose shim attached */
 	unsigned consumed;	/**< turns taken, by all statements */
+	int tampered;		/**< the run's shared state was found changed in a way no
+				     shim writes it: no verdict (mockrun exits 125) */
 };
 
 /** Creates an empty session; NULL when out of memory. */

@@ -314,15 +314,19 @@ t "LD_PRELOAD is appended to, not replaced"
 run env LD_PRELOAD="$LIBNOTHING" "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" getenv LD_PRELOAD
 want_rc 0; want_out "getenv: $LIBNOTHING:$SHIM"; done_t
 
-t "the program inherits the channel once, at the descriptor MOCKSHIM_CHANNEL_FD names, and nothing else"
+t "the program inherits the spec and the state once each, at the descriptors MOCKSHIM_CHANNEL_FD names, and nothing else"
 run "$M" -q -e 'will_return_maybe(getuid, 1)' sh -c 'echo "$MOCKSHIM_CHANNEL_FD"; ls -l /proc/self/fd'
 want_rc 0
-fd=${out%%:*}
-[ "$fd" -ge 500 ] 2>/dev/null || problem "MOCKSHIM_CHANNEL_FD is [${out%%$'\n'*}], not FD:INODE at 500 or above"
-[ "$(grep -c memfd <<<"$out")" = 1 ] || problem "not exactly one channel fd: $out"
-grep -q " $fd -> /memfd:mockshim" <<<"$out" || problem "fd $fd is not the channel: $out"
-# stdin, stdout, stderr, ls's directory, the channel: nothing of mockrun's
-[ "$(grep -c -- ' -> ' <<<"$out")" = 5 ] || problem "other descriptors leaked: $out"
+fds=${out%%$'\n'*}
+sfd=${fds%%:*}
+tfd=${fds#*,}; tfd=${tfd%%:*}
+[ "$sfd" -ge 500 ] 2>/dev/null && [ "$tfd" -ge 500 ] 2>/dev/null ||
+	problem "MOCKSHIM_CHANNEL_FD is [$fds], not FD:INODE,FD:INODE at 500 or above"
+[ "$(grep -c memfd <<<"$out")" = 2 ] || problem "not exactly two channel fds: $out"
+grep -q " $sfd -> /memfd:mockshim-spec" <<<"$out" || problem "fd $sfd is not the spec: $out"
+grep -q " $tfd -> /memfd:mockshim-state" <<<"$out" || problem "fd $tfd is not the state: $out"
+# stdin, stdout, stderr, ls's directory, the two memfds: nothing of mockrun's
+[ "$(grep -c -- ' -> ' <<<"$out")" = 6 ] || problem "other descriptors leaked: $out"
 done_t
 
 # Sandboxes: a process that cannot see mockrun in /proc attaches by the
@@ -358,12 +362,23 @@ rm -f "$T/grandchild"
 run "$M" -q -e 'will_return_maybe(getuid, 1)' "$PROBE" daemon 300 "$T/grandchild"
 want_rc 0; [ -e "$T/grandchild" ] || problem "mockrun returned before the grandchild finished"; done_t
 
-t "a program that overwrites the channel cannot crash or mislead the report"
+t "a program that overwrites the shared state cannot crash or mislead the report: no verdict, 125"
 run "$M" -e 'will_return(getuid, 5); expect_string(open, pathname, "/dev/null")' "$PROBE" scribble
-want_rc 123; want_out "scribbled: 1"
-want_err_has "  -e#1:1:1: will_return(getuid, 5): "
-want_err_has "  -e#1:1:25: expect_string(open, pathname, \"/dev/null\"): "
-want_err_has "FAILED"; done_t
+want_rc 125; want_out "scribbled: 1"
+want_err_has "mockshim: the channel was tampered with"
+want_err_has "FAILED: no verdict"
+want_err_lacks "all checks passed"; done_t
+
+t "the spec cannot be written, truncated, remapped writable or unsealed by the program"
+run "$M" -q -e 'will_return(getuid, 5)' "$PROBE" attack-spec
+want_rc 0
+want_out "write: EPERM
+ftruncate: EPERM
+mmap-write: EPERM
+mprotect: EACCES
+state-ftruncate: EPERM
+seal-state: EPERM
+getuid: 5"; done_t
 
 t "an invalid channel: warn once, run unmocked"
 head -c 4096 /dev/zero | tr '\0' x > "$T/bogus"

@@ -404,7 +404,8 @@ int main(int argc, char **argv)
 		execvp(argv[3], argv + 3);
 		return 127;
 	} else if (strcmp(cmd, "scribble") == 0) {
-		/* a hostile program: overwrites the whole channel mapping */
+		/* a hostile program: overwrites the whole state mapping (the
+		 * spec is mapped read-only: writing it would be a SIGSEGV) */
 		FILE *maps = fopen("/proc/self/maps", "r");
 		char line[512];
 		int done = 0;
@@ -412,12 +413,38 @@ int main(int argc, char **argv)
 		while (maps && fgets(line, sizeof(line), maps)) {
 			unsigned long lo, hi;
 
-			if (strstr(line, "memfd:mockshim") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
+			if (strstr(line, "memfd:mockshim-state") && sscanf(line, "%lx-%lx", &lo, &hi) == 2) {
 				memset((void *)lo, 'x', hi - lo);
 				done = 1;
 			}
 		}
 		printf("scribbled: %d\n", done);
+	} else if (strcmp(cmd, "attack-spec") == 0) {
+		/* every way a program could change the sealed spec, or shrink
+		 * the state, from the descriptors it inherits: each must fail */
+		const char *v = getenv("MOCKSHIM_CHANNEL_FD");
+		int sfd = v ? atoi(v) : -1, tfd = v && strchr(v, ',') ? atoi(strchr(v, ',') + 1) : -1;
+		FILE *maps = fopen("/proc/self/maps", "r");
+		char line[512];
+		void *spec = NULL;
+		struct stat sb;
+
+#define SAY(what, ok) printf("%s: %s\n", what, (ok) ? "succeeded" : strerrorname_np(errno))
+		SAY("write", write(sfd, "x", 1) == 1);
+		SAY("ftruncate", ftruncate(sfd, 0) == 0);
+		fstat(sfd, &sb);
+		SAY("mmap-write", mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, sfd, 0) != MAP_FAILED);
+		while (maps && fgets(line, sizeof(line), maps)) {
+			unsigned long lo, hi;
+
+			if (strstr(line, "memfd:mockshim-spec") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+				spec = (void *)lo;
+		}
+		SAY("mprotect", spec && mprotect(spec, 4096, PROT_READ | PROT_WRITE) == 0);
+		SAY("state-ftruncate", ftruncate(tfd, 0) == 0);
+		SAY("seal-state", fcntl(tfd, F_ADD_SEALS, F_SEAL_WRITE) == 0);
+#undef SAY
+		printf("getuid: %u\n", getuid());
 	} else if (strcmp(cmd, "vfork") == 0) {
 		/* a vfork child that calls getuid before it exits */
 		pid_t pid = vfork();

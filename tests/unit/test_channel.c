@@ -73,7 +73,8 @@ static void test_valid(void **state)
 	assert_int_equal(fns[MS_ID_write].nrules, 0);
 	assert_string_equal(ms_chan_str(h, rules[fns[MS_ID_open].first_rule].in_glob), "cat");
 	assert_int_equal(h->events_cap, 16);
-	assert_true(h->events_off + 16 * sizeof(struct ms_event) <= f->size);
+	assert_true(h->st_events_off + 16 * sizeof(struct ms_event) <= h->state_size);
+	assert_int_equal(h->st_rules_off % 64, 0);
 	/* the lean marks: a plain value for any caller, and the functions
 	 * that have nothing else */
 	assert_true(rules[fns[MS_ID_getuid].first_rule].lean);
@@ -162,8 +163,13 @@ static void test_header_checks(void **state)
 	CORRUPT(pool_size, (uint32_t)f->size, "out of bounds");
 	CORRUPT(events_cap, 1u << 30, "out of bounds");
 	CORRUPT(fns_off, 0, "overlaps the header");
-	CORRUPT(events_off, h_first_rules(f), "sections overlap");
 	CORRUPT(pool_off, h_first_rules(f), "sections overlap");
+	/* the state's layout, which the shims write through */
+	CORRUPT(state_size, 64, "state out of bounds");
+	CORRUPT(st_fns_off, 0, "state out of bounds");
+	CORRUPT(st_rules_off, 8, "state out of bounds");
+	CORRUPT(st_events_off, ((struct ms_chan_hdr *)f->map)->st_rules_off, "state out of bounds");
+	CORRUPT(st_pids_off, ((struct ms_chan_hdr *)f->map)->state_size, "state out of bounds");
 	assert_non_null(ms_channel_validate(f->map, sizeof(struct ms_chan_hdr) - 1));
 	assert_null(ms_channel_validate(f->map, f->size));
 }
@@ -316,19 +322,21 @@ static void test_record_region(void **state)
 	spec->recorded[MS_ID_read] = 1;
 	spec->record_cap = 4096;
 	size = ms_channel_size(spec, 16);
-	assert_int_equal(size, f->size + 4096);
+	assert_int_equal(size, f->size);
+	assert_int_equal(ms_channel_state_size(spec, 16),
+			 ((const struct ms_chan_hdr *)f->map)->state_size + 4096);
 	map = calloc(1, size);
 	assert_non_null(map);
 	ms_channel_write(spec, map, size, 16, 0);
 	h = map;
 	assert_int_equal(h->rec_cap, 4096);
-	assert_true(h->rec_off + h->rec_cap == size);
+	assert_true(h->st_rec_off + h->rec_cap == h->state_size);
 	assert_true(((const struct ms_chan_fn *)ms_chan_at(h, h->fns_off))[MS_ID_read].flags &
 		    MS_FF_RECORD);
 	assert_null(ms_channel_validate(map, size));
-	h->rec_off = h->pids_off; /* over the pid table */
+	h->st_rec_off = h->st_pids_off; /* over the pid table */
 	assert_non_null(ms_channel_validate(map, size));
-	h->rec_off = size - 4096 + 8; /* past the end */
+	h->st_rec_off = h->state_size - 4096 + 8; /* past the end */
 	assert_non_null(ms_channel_validate(map, size));
 	free(map);
 }
