@@ -964,6 +964,25 @@ static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
 	}
 }
 
+/* The bytes a failed string or memory check carries, as check_bytes()
+ * writes them: a string from its start, up to the bound; memory of the
+ * expectation's length, shown from an offset within it. */
+static int check_event_ok(const struct ms_report_in *s, const struct ms_event *e)
+{
+	const struct ms_expect *x = expect_at(s, e->rule);
+
+	switch (x->kind) {
+	case MS_X_STRING:
+	case MS_X_NOT_STRING:
+		return e->at == 0 && e->len <= MS_STRING_BOUND + 256;
+	case MS_X_MEMORY:
+	case MS_X_NOT_MEMORY:
+		return e->len == x->len && e->at <= x->len;
+	default:
+		return 1;
+	}
+}
+
 static void audit(struct ms_report_in *s, uint64_t token)
 {
 	const struct ms_chan_hdr *h = hdr(s);
@@ -994,7 +1013,8 @@ static void audit(struct ms_report_in *s, uint64_t token)
 			continue;
 		}
 		if (e->state != 1 || (e->type != MS_EV_ATTACH && e->fn >= h->nfns) ||
-		    !event_rule_ok(h, e) || e->at > e->len || e->param >= MS_MAX_PARAMS) {
+		    !event_rule_ok(h, e) || e->at > e->len || e->param >= MS_MAX_PARAMS ||
+		    (e->type == MS_EV_FAIL && e->kind == MS_FAIL_CHECK && !check_event_ok(s, e))) {
 			tamper(s, e->pid, "event %u is not one a shim writes", i);
 			e->state = 0; /* never read again */
 			continue;
@@ -1002,6 +1022,14 @@ static void audit(struct ms_report_in *s, uint64_t token)
 		fails += e->type == MS_EV_FAIL;
 		attaches += e->type == MS_EV_ATTACH;
 	}
+	/* a log that overflowed has every slot claimed */
+	if (st->events_next > h->events_cap)
+		for (uint32_t i = 0; i < h->events_cap; i++)
+			if (!ev[i].type) {
+				tamper(s, 0, "the log says %u events, but slot %u was never claimed",
+				       st->events_next, i);
+				break;
+			}
 	if (st->failures < fails)
 		tamper(s, 0, "%u failure events, but the failure count says %u", fails, st->failures);
 	else if (st->events_next <= h->events_cap && st->failures > fails + incomplete)
@@ -1096,7 +1124,7 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 		failed += leftover(&items[i]);
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
 	ms_xml_text(out, s->program);
-	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"0\">\n", n + 1, failed);
+	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"%d\">\n", n + 1, failed, s->tampered ? 1 : 0);
 	for (uint32_t i = 0; items && i < n; i++) {
 		const struct item *it = &items[i];
 		char name[512];
@@ -1126,6 +1154,11 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 	fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
 	ms_xml_text(out, s->program);
 	fprintf(out, " %s\">", status);
+	if (s->tampered) {
+		fprintf(out, "<error message=\"no verdict: the channel was tampered with\">");
+		ms_xml_text(out, s->tampered);
+		fprintf(out, "</error>");
+	}
 	if (failed_checks(s)) {
 		char *msg = failures_text(s, "    ");
 

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A hostile program under test: it finds the channel the shim mapped
+ * (by /proc/self/maps) and attacks it one way per command.  Each attack
+ * must end in a report that says so (or that nothing changed), never in
+ * a crash of mockrun, a lost report or a false pass.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "channel.h"
+
+static const struct ms_chan_hdr *spec;
+static struct ms_state_hdr *st;
+
+static void find_channel(void)
+{
+	FILE *maps = fopen("/proc/self/maps", "r");
+	char line[512];
+
+	while (maps && fgets(line, sizeof(line), maps)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		if (strstr(line, "memfd:mockshim-spec"))
+			spec = (const void *)lo;
+		else if (strstr(line, "memfd:mockshim-state"))
+			st = (void *)lo;
+	}
+	if (maps)
+		fclose(maps);
+	if (!spec || !st) {
+		fprintf(stderr, "attack: no channel mapped\n");
+		exit(2);
+	}
+}
+
+static struct ms_event *events(void)
+{
+	return ms_state_at(st, spec->st_events_off);
+}
+
+/* The last failure event the shim wrote. */
+static struct ms_event *last_failure(void)
+{
+	struct ms_event *e = events();
+
+	for (uint32_t i = st->events_next < spec->events_cap ? st->events_next : spec->events_cap;
+	     i-- > 0;)
+		if (e[i].type == MS_EV_FAIL)
+			return &e[i];
+	fprintf(stderr, "attack: no failure event\n");
+	exit(2);
+}
+
+static int fd_of(int which)
+{
+	const char *v = getenv("MOCKSHIM_CHANNEL_FD");
+
+	if (!v || (which && !strchr(v, ',')))
+		return -1;
+	return atoi(which ? strchr(v, ',') + 1 : v);
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "";
+
+	/* the shim attached in its constructor; a failed check first, where
+	 * the attack needs one (the spec expects open("expected")) */
+	if (strncmp(cmd, "fail-", 5) == 0)
+		close(open("actual", O_RDONLY));
+	find_channel();
+	if (strcmp(cmd, "truncate") == 0) {
+		/* neither memfd can shrink: no SIGBUS, in us or in mockrun */
+		int a = ftruncate(fd_of(0), 0), ea = errno, b = ftruncate(fd_of(1), 0), eb = errno;
+		pid_t pid;
+
+		printf("spec: %s, state: %s\n", a ? strerrorname_np(ea) : "truncated",
+		       b ? strerrorname_np(eb) : "truncated");
+		pid = fork();
+		if (pid == 0)
+			_exit(getpid() == 5 ? 0 : 1); /* a child of the tree still mocked */
+		waitpid(pid, &a, 0);
+		printf("child: %s\n", WIFEXITED(a) && WEXITSTATUS(a) == 0 ? "mocked" : "not mocked");
+	} else if (strcmp(cmd, "fail-zero-count") == 0) {
+		st->failures = 0;
+	} else if (strcmp(cmd, "fail-erase") == 0) {
+		/* the failure event made into a consume event: the count stays */
+		last_failure()->type = MS_EV_CONSUME;
+	} else if (strcmp(cmd, "fail-rule") == 0) {
+		last_failure()->rule = 0x7fffffff;
+	} else if (strcmp(cmd, "fail-at") == 0) {
+		struct ms_event *e = last_failure();
+
+		e->at = 0xffffff00u;
+		e->len = 0xffffffffu;
+	} else if (strcmp(cmd, "fail-kind") == 0) {
+		last_failure()->kind = 0x7777;
+	} else if (strcmp(cmd, "consumed") == 0) {
+		struct ms_rule_state *r = ms_state_at(st, spec->st_rules_off);
+		struct ms_count_state *x = ms_state_at(st, spec->st_expects_off);
+
+		for (uint32_t i = 0; i < spec->nrules; i++)
+			r[i].consumed = 1000;
+		for (uint32_t i = 0; i < spec->nexpects; i++)
+			x[i].consumed = 1000;
+	} else if (strcmp(cmd, "wipe") == 0) {
+		memset(st, 0, spec->state_size);
+	} else if (strcmp(cmd, "past-end") == 0) {
+		struct ms_event *e = &events()[spec->events_cap - 1];
+
+		e->type = MS_EV_FAIL;
+		e->state = 1;
+	} else if (strcmp(cmd, "events-next") == 0) {
+		st->events_next = 0xffffffffu;
+	} else if (strcmp(cmd, "cursor") == 0) {
+		st->order_cursor = 0xfffffff0u;
+		st->npids = 0xffffffffu;
+	} else if (strcmp(cmd, "fail-strings") == 0) {
+		/* unterminated strings in every event: the report bounds them */
+		struct ms_event *e = events();
+
+		for (uint32_t i = 0; i < st->events_next && i < spec->events_cap; i++) {
+			memset(e[i].caller, 'c', sizeof(e[i].caller));
+			memset(e[i].sym, 's', sizeof(e[i].sym));
+			memset(e[i].text, 't', sizeof(e[i].text));
+		}
+	} else if (strcmp(cmd, "getpid") == 0) {
+		printf("getpid: %d\n", getpid() == 5);
+	} else {
+		fprintf(stderr, "attack: unknown command %s\n", cmd);
+		return 2;
+	}
+	return 0;
+}

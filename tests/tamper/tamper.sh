@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# A program under test that attacks the channel: it can neither crash
+# mockrun, nor lose the report, nor turn a failed run into a pass.  Each
+# attack either changes nothing (the spec is sealed, the state cannot
+# shrink) or ends in "the channel was tampered with", no verdict, 125.
+# With TAMPER_VALGRIND=1, mockrun itself runs under memcheck: reading a
+# tampered state must touch no byte out of bounds.
+. "$(dirname "$0")/../lib.sh"
+
+M=("$MOCKRUN")
+if [ "${TAMPER_VALGRIND:-0}" = 1 ]; then
+	if ! command -v valgrind >/dev/null || [ "${SANITIZE:-none}" != none ]; then
+		skip_t "tamper under valgrind" "no valgrind, or a sanitized build"
+		finish
+		exit
+	fi
+	export TMPDIR=$T
+	M=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$MOCKRUN")
+fi
+A=$ATTACK
+FAIL='expect_string(open, pathname, "expected")'
+
+t "truncating either memfd fails: no SIGBUS, and the tree stays mocked"
+run "${M[@]}" -e 'will_return_always(getpid, 5)' "$A" truncate
+want_rc 0; want_out "spec: EPERM, state: EPERM
+child: mocked"; want_err_has "all checks passed"; done_t
+
+for attack in fail-zero-count fail-erase fail-rule fail-at fail-kind; do
+	t "$attack: a failed run cannot be made to pass or crash the report"
+	run "${M[@]}" -e "$FAIL" "$A" "$attack"
+	want_rc 125; want_err_has "mockshim: the channel was tampered with"
+	want_err_has "FAILED: no verdict"; want_err_lacks "all checks passed"; done_t
+done
+
+t "an offset past a memory expectation's bytes is caught, not read"
+run "${M[@]}" -e 'expect_memory(open, pathname, "expected", 8)' "$A" fail-at
+want_rc 125; want_err_has "tampered with"; done_t
+
+t "every report format survives a forged event, and -o still gets its file"
+for fmt in text tap json junit; do
+	rm -f "$T/r.$fmt"
+	run "${M[@]}" --report "$fmt" -o "$T/r.$fmt" -e "$FAIL" "$A" fail-rule
+	want_rc 125
+	grep -q "tampered" "$T/r.$fmt" 2>/dev/null || problem "$fmt: no tamper verdict in the -o file: $(head -c 300 "$T/r.$fmt" 2>/dev/null)"
+done; done_t
+
+t "turns counted past their statement's count: tampered, not '1000 of 1 used'"
+run "${M[@]}" -e 'will_return(getpid, 5); expect_any(close, fd)' "$A" consumed
+want_rc 125; want_err_has "tampered with"; want_err_lacks "1000 of 1"; done_t
+
+t "a wiped state (another token) is tampered"
+run "${M[@]}" -e 'will_return(getpid, 5)' "$A" wipe
+want_rc 125; want_err_has "its header was overwritten"; done_t
+
+t "an event written past the end of the log is tampered"
+run "${M[@]}" -e 'will_return_maybe(getpid, 5)' "$A" past-end
+want_rc 125; want_err_has "past the end of the log"; done_t
+
+t "an event count past an unfilled log is tampered"
+run "${M[@]}" -e 'will_return_maybe(getpid, 5)' "$A" events-next
+want_rc 125; want_err_has "tampered with"; done_t
+
+t "a call-order cursor and pid count out of range: the shim bounds them, the report says so"
+run "${M[@]}" -e 'expect_function_call(getpid); will_return_maybe(getpid, 5)' "$A" cursor
+want_rc 125; want_err_has "call-order cursor"; done_t
+
+t "unterminated strings in events are bounded, and the failure still reported"
+run "${M[@]}" -e "$FAIL" "$A" fail-strings
+want_rc 123; want_err_has "error: open() call 1"
+line=$(printf '%s\n' "$err" | awk '{ if (length($0) > n) n = length($0) } END { print n }')
+[ "$line" -lt 400 ] || problem "a line of $line bytes"; done_t
+
+t "a signal mockrun forwards keeps the program's own exit status"
+"${M[@]}" -q -e 'will_return_maybe(getpid, 5)' sh -c 'trap "exit 3" TERM; while :; do sleep 0.05; done' \
+	>/dev/null 2>"$T/sig.err" &
+pid=$!
+for _ in $(seq 50); do
+	pgrep -P "$pid" >/dev/null && break
+	sleep 0.1
+done
+sleep 0.3
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+err=$(cat "$T/sig.err")
+want_rc 3; done_t
+
+finish
