@@ -179,6 +179,12 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
 							       : MS_FF_NO_CALL;
 	}
+	fns[MS_ID_execve].flags |= MS_FF_EXEC;
+	fns[MS_ID_execvp].flags |= MS_FF_EXEC;
+	fns[MS_ID_posix_spawn].flags |= MS_FF_EXEC;
+	fns[MS_ID_posix_spawnp].flags |= MS_FF_EXEC;
+	fns[MS_ID_system].flags |= MS_FF_EXEC;
+	fns[MS_ID_popen].flags |= MS_FF_EXEC;
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
 		if (fn_is_lean(h, &fns[fn], rules))
 			fns[fn].flags = MS_FF_LEAN;

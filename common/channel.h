@@ -141,6 +141,19 @@ enum ms_fn_flags {
 					/* the shim answers without numbering calls */
 	MS_FF_RECORD = 1u << 5,		/* --record-fns: each real call's result */
 					/* goes to the record log */
+	MS_FF_EXEC = 1u << 6,		/* the exec family: armed in every attached */
+					/* process, to name escapes (ms_exec_check) */
+};
+
+/* MS_EV_WARN kinds: a program started unmocked (text: its path; param:
+ * 1 spawned, 0 exec'd in place). */
+enum ms_escape {
+	MS_ESC_STATIC = 1,	/* statically linked: LD_PRELOAD cannot reach it */
+	MS_ESC_SETUID,		/* setuid or setgid: secure execution, the shim is inert */
+	MS_ESC_CAPS,		/* file capabilities: the same */
+	MS_ESC_32BIT,		/* a 32-bit program: a 64-bit shim cannot load */
+	MS_ESC_NO_PRELOAD,	/* its environment drops the shim from LD_PRELOAD */
+	MS_ESC_NO_CHANNEL,	/* its environment drops the channel */
 };
 
 /* Flags whose real calls the shim follows up (ms_consult returns 2). */
@@ -326,7 +339,7 @@ enum ms_event_type {
 				 * value 0: at start (exec), 1: a forked child */
 	MS_EV_CONSUME,		/* a rule took a turn: rule, value */
 	MS_EV_FAIL,		/* a failed check: kind says which, see below */
-	MS_EV_WARN,		/* something the user should know: text */
+	MS_EV_WARN,		/* something the user should know: kind (enum ms_escape), text */
 };
 
 /*

@@ -16,6 +16,7 @@
 #define MAX_NAMED 8
 
 static void tamper_line(FILE *out, const struct ms_report_in *s, const char *prefix);
+static void put_escaped(FILE *f, const unsigned char *p, size_t n);
 
 /*
  * Static data (statements, strings) comes from the spec, which is sealed;
@@ -360,6 +361,79 @@ static void processes(const struct ms_report_in *s, char *buf, size_t cap)
 	}
 }
 
+/* ---- programs that ran unmocked ---- */
+
+static const char *escape_why(unsigned kind)
+{
+	switch (kind) {
+	case MS_ESC_STATIC:
+		return "is static: nothing in it was mocked (LD_PRELOAD cannot reach it)";
+	case MS_ESC_SETUID:
+		return "is setuid or setgid: nothing in it was mocked (the shim is inert in "
+		       "secure execution)";
+	case MS_ESC_CAPS:
+		return "has file capabilities: nothing in it was mocked (secure execution)";
+	case MS_ESC_32BIT:
+		return "is a 32-bit program: nothing in it was mocked";
+	case MS_ESC_NO_PRELOAD:
+		return "ran with an environment without the shim in LD_PRELOAD (a cleared "
+		       "environment?): nothing in it was mocked";
+	case MS_ESC_NO_CHANNEL:
+		return "ran with an environment without MOCKSHIM_CHANNEL: nothing in it was mocked";
+	default:
+		return "ran unmocked";
+	}
+}
+
+/* Text from the program, for a terminal: printable ASCII as it is, any
+ * other byte as \xNN (no escape sequence, no forged line). */
+static void put_plain(FILE *f, const char *p)
+{
+	for (; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c >= 0x7f || c == '\\')
+			fprintf(f, "\\x%02x", c);
+		else
+			fputc(c, f);
+	}
+}
+
+/* One line per distinct program and reason: "sh[41] started
+ * /bin/busybox, which is static: ..." (and how often, if more). */
+static void escapes(const struct ms_report_in *s, FILE *out, const char *prefix)
+{
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+		unsigned more = 0;
+		int first = 1;
+
+		if (e->state != 1 || e->type != MS_EV_WARN)
+			continue;
+		for (uint32_t k = 0; k < nevents(s) && first; k++) {
+			const struct ms_event *o = event_at(s, k);
+
+			if (o->state == 1 && o->type == MS_EV_WARN && o->kind == e->kind &&
+			    strcmp(o->text, e->text) == 0) {
+				if (k < i)
+					first = 0;
+				else if (k > i)
+					more++;
+			}
+		}
+		if (!first)
+			continue;
+		fprintf(out, "%swarning: `", prefix);
+		put_plain(out, e->text);
+		fprintf(out, "` (%s by ", e->param ? "started" : "exec'd");
+		put_plain(out, exe_of(s, e->pid, i));
+		fprintf(out, "[%d]) %s", e->pid, escape_why(e->kind));
+		if (more)
+			fprintf(out, " (%u more time%s)", more, more == 1 ? "" : "s");
+		fputc('\n', out);
+	}
+}
+
 /* ---- failure messages ---- */
 
 static void put_escaped(FILE *f, const unsigned char *p, size_t n)
@@ -686,6 +760,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 				     "static or setuid, or it cleared LD_PRELOAD\n");
 	}
 	unbound_declared(s, out, "mockshim: ");
+	escapes(s, out, "mockshim: ");
 	if (s->verbosity >= MOCKSHIM_NORMAL && items) {
 		for (uint32_t i = 0; i < n; i++) {
 			count_str(status, sizeof(status), &items[i]);
@@ -786,6 +861,7 @@ static void report_tap(struct ms_report_in *s, FILE *out)
 	}
 	fprintf(out, "1..%u\n", n + 1);
 	unbound_declared(s, out, "# ");
+	escapes(s, out, "# ");
 	for (uint32_t i = 0; items && i < n; i++) {
 		const struct item *it = &items[i];
 		char *msg = NULL;
@@ -869,6 +945,22 @@ static void report_json(struct ms_report_in *s, FILE *out)
 			continue;
 		fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
 		ms_json_text(out, e->text);
+		fputc('}', out);
+		first = 0;
+	}
+	fprintf(out, "],\"escapes\":[");
+	first = 1;
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state != 1 || e->type != MS_EV_WARN)
+			continue;
+		fprintf(out, "%s{\"pid\":%d,\"by\":", first ? "" : ",", e->pid);
+		ms_json_text(out, exe_of(s, e->pid, i));
+		fprintf(out, ",\"program\":");
+		ms_json_text(out, e->text);
+		fprintf(out, ",\"how\":\"%s\",\"why\":", e->param ? "spawn" : "exec");
+		ms_json_text(out, escape_why(e->kind));
 		fputc('}', out);
 		first = 0;
 	}

@@ -174,6 +174,18 @@ static int register_pid(int32_t pid)
  * full.  Consume events leave the last quarter of the log to failures.
  * The caller fills the rest and calls ev_commit().
  */
+static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call);
+
+struct ms_event *ms_ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
+{
+	return chan ? ev_begin(type, fn, rule, call) : NULL;
+}
+
+void ms_ev_commit(struct ms_event *e)
+{
+	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+}
+
 static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
 {
 	int32_t pid, last;
@@ -384,6 +396,19 @@ static int secure_exec(void)
 	return getauxval(AT_SECURE) != 0;
 }
 
+static char chan_env[256];	/* MOCKSHIM_CHANNEL, as attached by */
+static int preload_env;		/* LD_PRELOAD named a libmockshim then */
+
+const char *ms_channel_env(void)
+{
+	return chan && chan_env[0] ? chan_env : NULL;
+}
+
+int ms_preloaded_by_env(void)
+{
+	return preload_env;
+}
+
 static void attach(void)
 {
 	int expect = ATTACH_NONE;
@@ -445,6 +470,12 @@ static void attach(void)
 	events = ms_state_at(state, h->st_events_off);
 	pids = ms_state_at(state, h->st_pids_off);
 	read_exe_name();
+	copy_str(chan_env, sizeof(chan_env), slen(path) < sizeof(chan_env) ? path : "");
+	{
+		const char *pre = ms_env("LD_PRELOAD");
+
+		preload_env = pre && strstr(pre, "mockshim");
+	}
 	chan = h;
 	st = state;
 	my_pid = (int32_t)syscall(SYS_getpid);
@@ -531,7 +562,7 @@ int ms_applies_here(unsigned fn)
 {
 	const struct ms_chan_fn *f = &fns[fn];
 
-	if (f->flags & MS_FF_AFTER)
+	if (f->flags & (MS_FF_AFTER | MS_FF_EXEC))
 		return 1;
 	for (uint32_t k = 0; k < f->nrules; k++)
 		if (in_here(rules[f->first_rule + k].in_glob))
@@ -1672,7 +1703,7 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, uint32_t call,
 						const void *caller)
 {
-	if (fns[id].flags)
+	if (fns[id].flags & ~MS_FF_EXEC)
 		check_order(id, call, caller);
 	if (fns[id].nexpects)
 		check_params(id, a, call, caller);
@@ -1696,6 +1727,15 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 			check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
 	} else {
 		check_all(id, a, call, caller);
+	}
+	if (ms_unlikely(f->flags & MS_FF_EXEC)) {
+		/* the program it starts, if the call goes to the real function */
+		int r = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call)
+				  : f->flags & MS_FF_AFTER ? 2 : 0;
+
+		if (r != 1)
+			ms_exec_check(id, a);
+		return r;
 	}
 	if (!f->nrules)
 		return f->flags & MS_FF_AFTER ? 2 : 0;

@@ -167,6 +167,18 @@ MS_HIDDEN char *ms_record_log(uint64_t *cap);
 /* After a real call that ms_consult() returned 2 for: records and traces
  * it, and returns ret. */
 MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+/* Events of the channel (runtime.c): a slot, or NULL when none is free
+ * or nothing is attached; committed once filled. */
+struct ms_event;
+MS_HIDDEN struct ms_event *ms_ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call);
+MS_HIDDEN void ms_ev_commit(struct ms_event *e);
+/* Before an exec or spawn (the exec family's armed path, escape.c):
+ * warns of a program that will run unmocked, and why. */
+MS_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
+/* MOCKSHIM_CHANNEL as this process attached by it (NULL: none), and
+ * whether its LD_PRELOAD named the shim then. */
+MS_HIDDEN const char *ms_channel_env(void);
+MS_HIDDEN int ms_preloaded_by_env(void);
 /* Copies up to n bytes of the program's memory, fault-safely: the count. */
 MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
 
