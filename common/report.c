@@ -334,6 +334,9 @@ static void describe_status(const struct ms_report_in *s, char *buf, size_t n)
 
 	if (r->exec_errno)
 		snprintf(buf, n, "could not be started: %s", strerror(r->exec_errno));
+	else if (r->timed_out && s->done_before_timeout && r->exited)
+		snprintf(buf, n, "exited with status %d (its descendants did not, by the timeout)",
+			 r->exit_status);
 	else if (r->timed_out)
 		snprintf(buf, n, "timed out and was killed%s%s", sig ? " by SIG" : "", sig ? sig : "");
 	else if (r->signal)

@@ -22,6 +22,7 @@ struct ms_report_in {
 	const char *program;
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
+	int done_before_timeout;	/* the program itself had exited when it expired */
 	char **still_running;	/* "name[pid]" at a timeout */
 	size_t nstill_running;
 };

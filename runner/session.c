@@ -27,6 +27,10 @@
 
 #define DEFAULT_EVENTS 8192
 #define KILL_GRACE_MS 2000
+/* A descendant stopped this long (not the program itself, which stops as
+ * a job does) keeps the run from ending: say so. */
+#define STOPPED_WARN_MS 2000
+#define MAX_STOPPED 16
 
 extern char **environ;
 
@@ -446,6 +450,26 @@ static void kill_tree(pid_t pgid, int sig)
 		kill(pids[i], sig);
 }
 
+/* /proc/PID/comm, or "?" (control characters replaced: it is the
+ * program's to set). */
+static void comm_of(pid_t pid, char *comm, size_t cap)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	snprintf(comm, cap, "?");
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, (int)cap, f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	for (char *c = comm; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c == 0x7f)
+			*c = '?';
+}
+
 static void note_still_running(struct mockshim_session *s)
 {
 	pid_t pids[256];
@@ -455,16 +479,9 @@ static void note_still_running(struct mockshim_session *s)
 	if (!s->still_running)
 		return;
 	for (size_t i = 0; i < n; i++) {
-		char path[64], comm[64] = "?";
-		FILE *f;
+		char comm[64];
 
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pids[i]);
-		f = fopen(path, "re");
-		if (f) {
-			if (fgets(comm, sizeof(comm), f))
-				comm[strcspn(comm, "\n")] = '\0';
-			fclose(f);
-		}
+		comm_of(pids[i], comm, sizeof(comm));
 		if (asprintf(&s->still_running[s->nstill_running], "%s[%d]", comm, (int)pids[i]) >= 0)
 			s->nstill_running++;
 	}
@@ -539,12 +556,18 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	pid_t child = -1;
 	int64_t deadline = -1, kill_at = -1;
 	int main_done = 0, status = 0;
+	struct {
+		pid_t pid;
+		int64_t since;	/* < 0: warned */
+	} stopped[MAX_STOPPED];
+	size_t nstopped = 0;
 	ssize_t got;
 
 	if (!argv || !argv[0])
 		return -EINVAL;
 	release_run(s);
 	memset(&s->result, 0, sizeof(s->result));
+	s->done_before_timeout = 0;
 	s->program = strdup(argv[0]);
 	if (!s->program)
 		return -ENOMEM;
@@ -706,19 +729,42 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 				job_stopped(tty, child);
 				continue;
 			}
-			if (WIFSTOPPED(st))
+			if (WIFSTOPPED(st)) {
+				if (nstopped < MAX_STOPPED) {
+					stopped[nstopped].pid = p;
+					stopped[nstopped++].since = now_ms();
+				}
 				continue;
+			}
+			for (size_t i = 0; i < nstopped; i++)
+				if (stopped[i].pid == p)
+					stopped[i] = stopped[--nstopped];
 			if (p == child) {
 				status = st;
 				main_done = 1;
 			}
 		}
+		for (size_t i = 0; i < nstopped; i++) {
+			char comm[64];
+
+			if (stopped[i].since < 0 || t - stopped[i].since < STOPPED_WARN_MS)
+				continue;
+			stopped[i].since = -1;
+			comm_of(stopped[i].pid, comm, sizeof(comm));
+			fprintf(stderr, "mockshim: warning: %s[%d] is stopped (SIGSTOP): the run ends when "
+					"it does; SIGCONT or kill it, or use --timeout\n",
+				comm, (int)stopped[i].pid);
+		}
 		if (p < 0 && errno == ECHILD && io[1][0] < 0 && io[2][0] < 0)
 			break;
 		if (deadline >= 0 && t >= deadline && !s->result.timed_out) {
 			s->result.timed_out = 1;
+			s->done_before_timeout = main_done;
 			note_still_running(s);
 			kill_tree(child, SIGTERM);
+			/* a stopped process takes its SIGTERM when continued, as
+			 * timeout(1) does it */
+			kill_tree(child, SIGCONT);
 			kill_at = t + KILL_GRACE_MS;
 		}
 		if (kill_at >= 0 && t >= kill_at) {
@@ -729,6 +775,11 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			wait_ms = kill_at - t;
 		else if (deadline >= 0)
 			wait_ms = deadline - t;
+		for (size_t i = 0; i < nstopped; i++)
+			if (stopped[i].since >= 0 &&
+			    (wait_ms < 0 || stopped[i].since + STOPPED_WARN_MS - t < wait_ms))
+				wait_ms = stopped[i].since + STOPPED_WARN_MS - t > 0
+						  ? stopped[i].since + STOPPED_WARN_MS - t : 0;
 		if (poll(pfd, 4, wait_ms < 0 ? -1 : (int)(wait_ms > INT_MAX ? INT_MAX : wait_ms)) < 0 &&
 		    errno != EINTR)
 			break;
@@ -832,6 +883,7 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.program = s->program,
 		.result = s->result,
 		.verbosity = s->verbosity,
+		.done_before_timeout = s->done_before_timeout,
 		.still_running = s->still_running,
 		.nstill_running = s->nstill_running,
 	};

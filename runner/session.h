@@ -39,6 +39,7 @@ struct mockshim_session {
 	uint64_t token;		/* the state's, random per run */
 	struct ms_report_in view;	/* the spec and an audited copy of the state */
 	struct buffer out[2];	/* captured stdout, stderr */
+	int done_before_timeout;	/* the program had exited when the timeout expired */
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;
 };
