@@ -296,18 +296,24 @@ static void put_out(FILE *f, const struct ms_fn_meta *m, const struct ms_rec_out
 
 int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 {
-	const struct ms_chan_hdr *h = s->view.spec;
-	const struct ms_state_hdr *st = s->view.state;
+	s->error[0] = '\0';
+	if (!s->ran || !s->view.spec || !s->view.state || !s->view.spec->rec_cap) {
+		snprintf(s->error, sizeof(s->error), "no recorded run (set_record, then run)\n");
+		return -EINVAL;
+	}
+	return ms_record_write(s->view.spec, s->view.state, s->program, f);
+}
+
+int ms_record_write(const struct ms_chan_hdr *h, const struct ms_state_hdr *st, const char *program,
+		    FILE *f)
+{
 	const char *log;
 	uint64_t used;
 	const struct ms_rec **recs = NULL;
 	size_t n = 0, cap = 0, incomplete = 0;
 
-	s->error[0] = '\0';
-	if (!s->ran || !h || !st || !h->rec_cap) {
-		snprintf(s->error, sizeof(s->error), "no recorded run (set_record, then run)\n");
+	if (!h->rec_cap)
 		return -EINVAL;
-	}
 	/* the audited copy of the state: the programs can no longer change it */
 	log = ms_state_at(st, h->st_rec_off);
 	used = st->rec_next < h->rec_cap ? st->rec_next : h->rec_cap;
@@ -337,7 +343,7 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 	if (n)
 		qsort(recs, n, sizeof(*recs), by_seq);
 	fprintf(f, "# recorded by mockrun --record: %zu calls of %s; replay with mockrun -f FILE\n",
-		n, s->program ? s->program : "the program");
+		n, program ? program : "the program");
 	if (st->rec_dropped || incomplete)
 		fprintf(f, "# %u calls not recorded (the log holds %llu MiB), %zu incomplete\n",
 			st->rec_dropped, (unsigned long long)(h->rec_cap >> 20), incomplete);

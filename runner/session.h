@@ -40,12 +40,19 @@ struct mockshim_session {
 	struct ms_report_in view;	/* the spec and an audited copy of the state */
 	struct buffer out[2];	/* captured stdout, stderr */
 	int done_before_timeout;	/* the program had exited when the timeout expired */
+	char **unattached;	/* "name[pid]": orphans reaped that never attached */
+	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;
 };
 
 /* The spec's module_fn: module "path" statements. */
 int ms_session_module_stmt(void *ctx, const char *src, const char *path, char *msg, size_t cap);
+
+/* --record: the spec that replays the calls logged in the state (an
+ * audited copy) of a run of spec h; 0 or -errno (record.c). */
+int ms_record_write(const struct ms_chan_hdr *h, const struct ms_state_hdr *st, const char *program,
+		    FILE *f);
 
 /* The report's view of the last run. */
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s);

@@ -62,6 +62,12 @@ static struct ms_event *last_failure(void)
 	exit(2);
 }
 
+static void on_term(int sig)
+{
+	(void)sig;
+	_exit(3);
+}
+
 static int fd_of(int which)
 {
 	const char *v = getenv("MOCKSHIM_CHANNEL_FD");
@@ -135,6 +141,17 @@ int main(int argc, char **argv)
 			memset(e[i].sym, 's', sizeof(e[i].sym));
 			memset(e[i].text, 't', sizeof(e[i].text));
 		}
+	} else if (strcmp(cmd, "trap-term") == 0) {
+		/* exits 3 on SIGTERM: the status mockrun must keep */
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = on_term;
+		sigaction(SIGTERM, &sa, NULL);
+		printf("ready\n");
+		fflush(stdout);
+		for (;;)
+			pause();
 	} else if (strcmp(cmd, "getpid") == 0) {
 		printf("getpid: %d\n", getpid() == 5);
 	} else {

@@ -8,6 +8,11 @@
 # without its setuid bit is mocked, which shows the shim was loaded.
 . "$(dirname "$0")/../lib.sh"
 
+if [ "${SANITIZE:-none}" != none ]; then
+	skip_t "a setuid program ignores MOCKSHIM*" "a sanitized shim cannot load into the uninstrumented setpriv and env"
+	finish
+	exit
+fi
 if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null || ! command -v setpriv >/dev/null; then
 	skip_t "a setuid program ignores MOCKSHIM*" "not root, or unshare/setpriv not permitted"
 	finish

@@ -72,14 +72,12 @@ line=$(printf '%s\n' "$err" | awk '{ if (length($0) > n) n = length($0) } END { 
 [ "$line" -lt 400 ] || problem "a line of $line bytes"; done_t
 
 t "a signal mockrun forwards keeps the program's own exit status"
-"${M[@]}" -q -e 'will_return_maybe(getpid, 5)' sh -c 'trap "exit 3" TERM; while :; do sleep 0.05; done' \
-	>/dev/null 2>"$T/sig.err" &
+"${M[@]}" -q -e 'will_return_maybe(getpid, 5)' "$A" trap-term >"$T/sig.out" 2>"$T/sig.err" &
 pid=$!
-for _ in $(seq 50); do
-	pgrep -P "$pid" >/dev/null && break
+for _ in $(seq 100); do
+	[ -s "$T/sig.out" ] && break
 	sleep 0.1
 done
-sleep 0.3
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
