@@ -764,6 +764,15 @@ static void report_text(struct ms_report_in *s, FILE *out)
 	}
 	unbound_declared(s, out, "mockshim: ");
 	escapes(s, out, "mockshim: ");
+	for (size_t i = 0; i < s->nunattached; i++)
+		fprintf(out, "mockshim: warning: %s, an orphan of the tree, never attached: nothing in it "
+			     "was mocked (static or setuid, or started without LD_PRELOAD)\n",
+			s->unattached[i]);
+	if (s->unattached_more)
+		fprintf(out, "mockshim: warning: %zu more orphans never attached\n", s->unattached_more);
+	if (live(s)->trace_lost)
+		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the trace "
+			     "is incomplete\n", live(s)->trace_lost, live(s)->trace_lost == 1 ? "" : "s");
 	if (s->verbosity >= MOCKSHIM_NORMAL && items) {
 		for (uint32_t i = 0; i < n; i++) {
 			count_str(status, sizeof(status), &items[i]);

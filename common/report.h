@@ -12,8 +12,11 @@
 
 #include "mockshim/driver.h"
 
+struct ms_chan_hdr;
+struct ms_state_hdr;
+
 struct ms_report_in {
-	const void *spec;	/* the spec: sealed, nobody could change it */
+	const struct ms_chan_hdr *spec;	/* the spec: sealed, nobody could change it */
 	void *state;		/* a private copy of the state, audited */
 	uint64_t state_size;
 	const char *tampered;	/* why the state cannot be trusted, or NULL */
@@ -23,6 +26,8 @@ struct ms_report_in {
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
 	int done_before_timeout;	/* the program itself had exited when it expired */
+	char **unattached;	/* "name[pid]": orphans the driver reaped that never attached */
+	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at a timeout */
 	size_t nstill_running;
 };

@@ -156,17 +156,30 @@ static void read_exe_name(void)
 }
 
 /* Records pid in the channel's table: 1 if it was not there yet. */
-static int register_pid(int32_t pid)
+/*
+ * Records pid in the channel's table.  A forked child is entered at the
+ * fork as -pid (it carries the shim, so mockrun does not call it
+ * unmocked), and announced (pid, an attach event) by its first event;
+ * announce 0 enters it only.  Returns 1 when pid is to be announced now.
+ */
+static int register_pid(int32_t pid, int announce)
 {
 	uint32_t n = __atomic_load_n(&st->npids, __ATOMIC_ACQUIRE), slot;
 
-	for (uint32_t i = 0; i < n && i < chan->pids_cap; i++)
-		if (__atomic_load_n(&pids[i], __ATOMIC_RELAXED) == pid)
+	for (uint32_t i = 0; i < n && i < chan->pids_cap; i++) {
+		int32_t v = __atomic_load_n(&pids[i], __ATOMIC_RELAXED);
+
+		if (v == pid)
 			return 0;
+		if (v == -pid)
+			return announce && __atomic_compare_exchange_n(&pids[i], &v, pid, 0,
+								       __ATOMIC_ACQ_REL,
+								       __ATOMIC_RELAXED);
+	}
 	slot = __atomic_fetch_add(&st->npids, 1, __ATOMIC_ACQ_REL);
 	if (slot < chan->pids_cap)
-		__atomic_store_n(&pids[slot], pid, __ATOMIC_RELEASE);
-	return 1;
+		__atomic_store_n(&pids[slot], announce ? pid : -pid, __ATOMIC_RELEASE);
+	return announce;
 }
 
 /*
@@ -210,7 +223,7 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 	 * that it was announced already. */
 	if (type != MS_EV_ATTACH && pid != last &&
 	    __atomic_compare_exchange_n(&my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
-	    register_pid(pid)) {
+	    register_pid(pid, 1)) {
 		__atomic_fetch_add(&st->attached, 1, __ATOMIC_RELAXED);
 		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
 		if (e) {
@@ -482,7 +495,7 @@ static void attach(void)
 	__atomic_store_n(&self_pid, my_pid, __ATOMIC_RELAXED);
 	__atomic_store_n(&log_key, (chan->flags & MS_CHAN_LOG_CALLS) ? -1 : my_pid,
 			 __ATOMIC_RELAXED);
-	register_pid(my_pid);
+	register_pid(my_pid, 1);
 	ms_trace_open(chan, pool);
 	__atomic_fetch_add(&st->attached, 1, __ATOMIC_RELAXED);
 	{
@@ -601,6 +614,10 @@ static void forked(void)
 {
 	int32_t pid = (int32_t)syscall(SYS_getpid);
 
+	/* announced in the pid table at once: mockrun, reaping an orphan,
+	 * tells the processes that ran unmocked by it */
+	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && chan)
+		register_pid(pid, 0);
 	__atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&log_key, __ATOMIC_RELAXED) != -1)
 		__atomic_store_n(&log_key, pid, __ATOMIC_RELAXED);

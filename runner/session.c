@@ -57,6 +57,11 @@ static void release_run(struct mockshim_session *s)
 	if (s->chan.state_fd >= 0)
 		close(s->chan.state_fd);
 	s->chan.spec_fd = s->chan.state_fd = -1;
+	for (size_t i = 0; i < s->nunattached; i++)
+		free(s->unattached[i]);
+	free(s->unattached);
+	s->unattached = NULL;
+	s->nunattached = s->unattached_more = 0;
 	for (size_t i = 0; i < s->nstill_running; i++)
 		free(s->still_running[i]);
 	free(s->still_running);
@@ -470,6 +475,35 @@ static void comm_of(pid_t pid, char *comm, size_t cap)
 			*c = '?';
 }
 
+/* pid, an orphan mockrun reaps, if its shim never announced it. */
+static void note_unattached(struct mockshim_session *s, pid_t pid)
+{
+	const struct ms_chan_hdr *h = s->chan.spec;
+	const struct ms_state_hdr *st = s->chan.state;
+	const int32_t *pids = ms_state_at(st, h->st_pids_off);
+	uint32_t n = __atomic_load_n(&st->npids, __ATOMIC_ACQUIRE);
+	char comm[64], **v;
+
+	/* -pid: a forked child that carried the shim, never announced */
+	for (uint32_t i = 0; i < n && i < h->pids_cap; i++)
+		if (__atomic_load_n(&pids[i], __ATOMIC_RELAXED) == (int32_t)pid ||
+		    __atomic_load_n(&pids[i], __ATOMIC_RELAXED) == -(int32_t)pid)
+			return;
+	if (n > h->pids_cap)
+		return; /* the table is full: it may have attached */
+	if (s->nunattached >= 32) {
+		s->unattached_more++;
+		return;
+	}
+	comm_of(pid, comm, sizeof(comm));
+	v = realloc(s->unattached, (s->nunattached + 1) * sizeof(*v));
+	if (!v)
+		return;
+	s->unattached = v;
+	if (asprintf(&v[s->nunattached], "%s[%d]", comm, (int)pid) >= 0)
+		s->nunattached++;
+}
+
 static void note_still_running(struct mockshim_session *s)
 {
 	pid_t pids[256];
@@ -724,6 +758,26 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		pid_t p;
 		int st;
 
+		/* A descendant that exited, looked at before it is reaped (its
+		 * comm is still there): one that never attached ran unmocked. */
+		for (;;) {
+			siginfo_t wi;
+
+			memset(&wi, 0, sizeof(wi));
+			if (waitid(P_ALL, 0, &wi, WEXITED | WNOHANG | WNOWAIT) != 0 || wi.si_pid <= 0)
+				break;
+			if (wi.si_pid != child)
+				note_unattached(s, wi.si_pid);
+			if (waitpid(wi.si_pid, &st, WNOHANG) != wi.si_pid)
+				break;
+			for (size_t i = 0; i < nstopped; i++)
+				if (stopped[i].pid == wi.si_pid)
+					stopped[i] = stopped[--nstopped];
+			if (wi.si_pid == child) {
+				status = st;
+				main_done = 1;
+			}
+		}
 		while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
 			if (p == child && WIFSTOPPED(st)) {
 				job_stopped(tty, child);
@@ -884,6 +938,9 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.result = s->result,
 		.verbosity = s->verbosity,
 		.done_before_timeout = s->done_before_timeout,
+		.unattached = s->unattached,
+		.nunattached = s->nunattached,
+		.unattached_more = s->unattached_more,
 		.still_running = s->still_running,
 		.nstill_running = s->nstill_running,
 	};

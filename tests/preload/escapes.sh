@@ -61,12 +61,21 @@ want_rc 0; want_err_lacks "warning"
 run "$M" -e "$Q; will_fail(execve, EACCES)" sh -c "exec '$PROBE_STATIC'"
 want_err_lacks "warning"; done_t
 
+t "an orphan mockrun reaps that carried the shim is not called unmocked"
+run "$M" -e "$Q" sh -c "(sleep 0.2; true) & sleep 0.1 & true"
+want_rc 0; want_err_lacks "warning"; done_t
+
 if command -v busybox >/dev/null && ! ldd "$(command -v busybox)" >/dev/null 2>&1; then
 	t "busybox-static run from a shell is named"
 	run "$M" -e "$Q" sh -c "busybox true"
 	want_err_has "$(command -v busybox)\` (exec'd by dash["; want_err_has "is static"; done_t
+
+	t "an orphan of a static program, reaped by mockrun, is named as never attached"
+	run "$M" -e "$Q" busybox sh -c "(sleep 0.2; true) & true"
+	want_err_has "an orphan of the tree, never attached: nothing in it was mocked"; done_t
 else
 	skip_t "busybox-static run from a shell is named" "no static busybox installed"
+	skip_t "an orphan of a static program is named as never attached" "no static busybox installed"
 fi
 
 finish
