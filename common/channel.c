@@ -18,7 +18,7 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, expects, orders, dyn, pool, size;
+	uint64_t fns, rules, outs, expects, orders, conds, dyn, pool, size;
 	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_size;
 };
 
@@ -31,7 +31,8 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
 	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
-	l->dyn = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
+	l->conds = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
+	l->dyn = align8(l->conds + (uint64_t)spec->nconds * sizeof(struct ms_cond));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
 	l->size = align8(l->pool + spec->pool_len + 1);
 	/* the state: counters on lines of their own (64-aligned), so that a
@@ -113,6 +114,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->nexpects = spec->nexpects;
 	h->orders_off = (uint32_t)l.orders;
 	h->norders = spec->norders;
+	h->conds_off = (uint32_t)l.conds;
+	h->nconds = spec->nconds;
 	h->dyn_off = (uint32_t)l.dyn;
 	h->ndyn = spec->ndyn;
 	h->pool_off = (uint32_t)l.pool;
@@ -193,6 +196,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		       spec->norders * sizeof(struct ms_order));
 	if (spec->nouts)
 		memcpy(ms_chan_at(h, h->outs_off), spec->outs, spec->nouts * sizeof(struct ms_out));
+	if (spec->nconds)
+		memcpy(ms_chan_at(h, h->conds_off), spec->conds, spec->nconds * sizeof(struct ms_cond));
 	if (spec->pool_len)
 		memcpy(ms_chan_at(h, h->pool_off), spec->pool, spec->pool_len);
 	((char *)ms_chan_at(h, h->pool_off))[spec->pool_len] = '\0';
@@ -344,6 +349,40 @@ static const char *declared_rule_ok(const struct ms_chan_hdr *h, const struct ms
 	return NULL;
 }
 
+/* when(): the conditions [first, +n) of a statement of function fn. */
+static const char *conds_ok(const struct ms_chan_hdr *h, uint32_t fn, uint32_t first, uint32_t n)
+{
+	const struct ms_cond *c = (const void *)((const char *)h + h->conds_off);
+	unsigned np = nparams_of(h, fn);
+
+	if (first > h->nconds || n > h->nconds - first)
+		return "conditions out of bounds";
+	/* a handler module's functions: the shim never sees their arguments */
+	if (n && fn >= MS_FN_COUNT && dyn_of(h, fn)->kind == MS_DYN_MODULE)
+		return "conditions on a module function";
+	for (uint32_t i = first; i < first + n; i++) {
+		const struct ms_cond *k = &c[i];
+		int str_op = k->op == MS_C_GLOB || k->op == MS_C_NOGLOB || k->op == MS_C_STREQ ||
+			     k->op == MS_C_STRNE;
+
+		if (!k->op || k->op > MS_C_NOTNULL || k->arg > MS_CA_ADDR || k->param >= np ||
+		    !pool_ok(h, k->str))
+			return "bad condition";
+		if (str_op != (k->arg != MS_CA_INT) && !(k->arg == MS_CA_STR && (k->op == MS_C_ISNULL ||
+									k->op == MS_C_NOTNULL)))
+			return "bad condition (operator and argument)";
+		if (str_op && !k->str)
+			return "bad condition (no string)";
+		if (k->arg == MS_CA_INT && k->psize != 1 && k->psize != 2 && k->psize != 4 &&
+		    k->psize != 8)
+			return "bad condition (size)";
+		if (k->op == MS_C_IN && (!k->nset || k->set > h->pool_size ||
+					 (uint64_t)k->nset * 8 > h->pool_size - k->set))
+			return "bad condition (set)";
+	}
+	return NULL;
+}
+
 static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
 {
 	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
@@ -374,6 +413,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->outs_off, h->nouts, sizeof(*outs)) ||
 	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
 	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
+	    !range_ok(size, h->conds_off, h->nconds, sizeof(struct ms_cond)) ||
 	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
@@ -388,10 +428,11 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			(uint64_t)h->outs_off + (uint64_t)h->nouts * sizeof(*outs),
 			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
 			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
+			(uint64_t)h->conds_off + (uint64_t)h->nconds * sizeof(struct ms_cond),
 			(uint64_t)h->dyn_off + (uint64_t)h->ndyn * sizeof(struct ms_chan_dyn),
 		};
 		const uint64_t starts[] = { h->fns_off, h->rules_off, h->outs_off, h->expects_off,
-					    h->orders_off, h->dyn_off, h->pool_off };
+					    h->orders_off, h->conds_off, h->dyn_off, h->pool_off };
 
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
 			if (starts[i] < ends[i])
@@ -478,6 +519,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if (!pool_ok(h, x->in_glob) || !pool_ok(h, x->from_glob) || !pool_ok(h, x->src) ||
 		    !pool_ok(h, x->text))
 			return "expectation string out of bounds";
+		if (conds_ok(h, x->fn, x->cond_first, x->ncond))
+			return conds_ok(h, x->fn, x->cond_first, x->ncond);
 	}
 	for (uint32_t i = 0; i < h->norders; i++) {
 		const struct ms_order *o = &orders[i];
@@ -488,6 +531,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if (!pool_ok(h, o->in_glob) || !pool_ok(h, o->from_glob) || !pool_ok(h, o->src) ||
 		    !pool_ok(h, o->text))
 			return "call-order string out of bounds";
+		if (conds_ok(h, o->fn, o->cond_first, o->ncond))
+			return conds_ok(h, o->fn, o->cond_first, o->ncond);
 	}
 	for (uint32_t i = 0; i < h->nrules; i++) {
 		const struct ms_rule *r = &rules[i];
@@ -505,6 +550,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
 		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
 			return "rule string out of bounds";
+		if (conds_ok(h, r->fn, r->cond_first, r->ncond))
+			return conds_ok(h, r->fn, r->cond_first, r->ncond);
 		/* argument indices must exist: the shim's argument arrays hold
 		 * exactly the function's parameters */
 		np = nparams_of(h, r->fn);

@@ -71,6 +71,7 @@ struct ms_chan_hdr {
 	uint32_t events_cap;	/* struct ms_event slots in the state */
 	uint32_t pids_cap;	/* int32_t slots in the state */
 	uint32_t reserved0;
+	uint32_t conds_off, nconds;	/* struct ms_cond[nconds]: when() */
 	uint64_t rec_cap;	/* --record: bytes of the record log (0: none) */
 	/* the state's layout: offsets in the state memfd */
 	uint64_t state_size;
@@ -122,13 +123,14 @@ struct ms_fn_state {
 struct ms_rule_state {
 	uint32_t consumed;	/* turns taken */
 	int32_t logged_pid;	/* the last process that logged a turn of it */
-	uint32_t reserved[14];
+	uint32_t passed;	/* calls its when() passed by */
+	uint32_t reserved[13];
 };
 
 /* Per expectation and call-order entry. */
 struct ms_count_state {
 	uint32_t consumed;
-	uint32_t reserved;
+	uint32_t passed;	/* calls its when() passed by */
 };
 
 enum ms_fn_flags {
@@ -237,7 +239,9 @@ struct ms_rule {
 	uint32_t line, col;
 	uint32_t text;		/* pool: the statement as written */
 	uint64_t delay_ns;
-	uint8_t reserved[56];	/* room for conditions (when=) without a new layout */
+	uint32_t cond_first;	/* when(): conds[cond_first .. +ncond) all hold */
+	uint32_t ncond;
+	uint8_t reserved[48];
 };
 
 enum ms_out_kind_chan {
@@ -317,6 +321,7 @@ struct ms_expect {
 	uint32_t data, len;	/* STRING/MEMORY: pool bytes; SET: len int64s */
 	uint32_t in_glob, from_glob;
 	uint32_t src, line, col, text;
+	uint32_t cond_first, ncond;	/* when() */
 };
 
 enum ms_order_kind {
@@ -332,7 +337,45 @@ struct ms_order {
 	int32_t count;		/* MS_ORD_CALL: > 0 */
 	uint32_t in_glob, from_glob;
 	uint32_t src, line, col, text;
+	uint32_t cond_first, ncond;	/* when() */
 };
+
+/*
+ * when(COND, ...): a call whose arguments do not satisfy every condition
+ * passes the statement by.  An integer parameter (psize bytes, psigned)
+ * is compared with value or the set; a string's bytes, an fd's path
+ * (/proc/self/fd/N) or a socket address ("10.0.0.1:443") with str.
+ */
+enum ms_cond_op {
+	MS_C_EQ = 1, MS_C_NE, MS_C_LT, MS_C_LE, MS_C_GT, MS_C_GE,
+	MS_C_ANYBITS,		/* PARAM & FLAGS */
+	MS_C_NOBITS,		/* !(PARAM & FLAGS) */
+	MS_C_IN,		/* PARAM in {A, B}: set, nset int64s in the pool */
+	MS_C_GLOB, MS_C_NOGLOB,	/* ~, !~ (str) */
+	MS_C_STREQ, MS_C_STRNE,	/* == "exact", != "exact" */
+	MS_C_ISNULL, MS_C_NOTNULL,	/* == NULL, != NULL */
+};
+
+enum ms_cond_arg {
+	MS_CA_INT = 0,		/* the argument's integer value */
+	MS_CA_STR,		/* a string the argument points to */
+	MS_CA_FD,		/* the path the fd refers to */
+	MS_CA_ADDR,		/* the struct sockaddr the argument points to */
+};
+
+struct ms_cond {
+	uint8_t op;		/* enum ms_cond_op */
+	uint8_t arg;		/* enum ms_cond_arg */
+	uint8_t param;
+	uint8_t psize;		/* MS_CA_INT: 1, 2, 4 or 8 */
+	uint8_t psigned;
+	uint8_t reserved[3];
+	int64_t value;
+	uint32_t str;		/* pool: the glob or string */
+	uint32_t set, nset;	/* pool offset of nset int64s */
+	uint32_t reserved1;
+};
+_Static_assert(sizeof(struct ms_cond) == 32, "cond layout");
 
 enum ms_event_type {
 	MS_EV_ATTACH = 1,	/* a process attached: text = executable basename;
@@ -340,6 +383,10 @@ enum ms_event_type {
 	MS_EV_CONSUME,		/* a rule took a turn: rule, value */
 	MS_EV_FAIL,		/* a failed check: kind says which, see below */
 	MS_EV_WARN,		/* something the user should know: kind (enum ms_escape), text */
+	MS_EV_PASSBY,		/* one of the first calls an aimed statement passed by:
+				 * kind 0 rules, 1 expects, 2 orders; rule: its index;
+				 * param: the first condition that did not hold, its
+				 * argument in value or text */
 };
 
 /*
@@ -364,9 +411,11 @@ enum ms_event_flags {
 	MS_EVF_FAULT = 1u << 1,		/* the pointer could not be read */
 	MS_EVF_TRUNCATED = 1u << 2,	/* the actual bytes go on beyond text */
 	MS_EVF_UNTERMINATED = 1u << 3,	/* no NUL within the bound */
+	MS_EVF_TEXT = 1u << 4,		/* MS_EV_PASSBY: the argument seen is text */
 };
 
 #define MS_EV_TEXT 96
+#define MS_PASSBY_LOGGED 16	/* MS_EV_PASSBY events per statement, at most */
 #define MS_EV_CALLER 64
 #define MS_EV_SYM 40
 #define MS_STRING_BOUND 4096	/* bytes of a string parameter read at most */
@@ -461,7 +510,7 @@ static inline int ms_rule_plain(const struct ms_rule *r)
  * this, the validator checks it. */
 static inline uint8_t ms_rule_lean(const struct ms_rule *r)
 {
-	return ms_rule_plain(r) && !r->in_glob && !r->from_glob;
+	return ms_rule_plain(r) && !r->in_glob && !r->from_glob && !r->ncond;
 }
 
 static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)

@@ -39,6 +39,7 @@ void ms_spec_fini(struct ms_spec *spec)
 	spec->free_fn(spec->outs);
 	spec->free_fn(spec->expects);
 	spec->free_fn(spec->orders);
+	spec->free_fn(spec->conds);
 	for (uint32_t i = 0; i < spec->ndyn; i++)
 		spec->free_fn(spec->dyn[i]);
 	spec->free_fn(spec->dyn);
@@ -114,7 +115,7 @@ uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n)
 
 /* ---- lexer ---- */
 
-enum tok_type { T_EOF, T_SEP, T_IDENT, T_INT, T_DBL, T_STR, T_PUNCT };
+enum tok_type { T_EOF, T_SEP, T_IDENT, T_INT, T_DBL, T_STR, T_PUNCT, T_OP };
 
 struct tok {
 	enum tok_type type;
@@ -273,6 +274,17 @@ static int next(struct parser *ps)
 			return fail_tok(ps, t, "unterminated string");
 		p++;
 		t->type = T_STR;
+	} else if ((*p == '=' || *p == '!' || *p == '<' || *p == '>') && p + 1 < ps->end &&
+		   p[1] == '=') {
+		/* when(): ==, !=, <=, >= */
+		t->type = T_OP;
+		p += 2;
+	} else if (*p == '!' && p + 1 < ps->end && p[1] == '~') {
+		t->type = T_OP;
+		p += 2;
+	} else if (strchr("<>~&!", *p)) {
+		t->type = T_OP;
+		p++;
 	} else if (strchr("(),={}.*|-", *p)) {
 		if (*p == '(' || *p == '{')
 			ps->depth++;
@@ -420,6 +432,16 @@ struct arg {
 	struct val v;
 };
 
+#define MAX_CONDS 8
+
+/* when(PARAM OP VALUE, ...): one condition, as written. */
+struct cond_src {
+	struct tok param;
+	char op[3];		/* "==" "!=" "<" "<=" ">" ">=" "~" "!~" "&" "!&" "in" */
+	uint32_t op_line, op_col;
+	struct val v;
+};
+
 struct stmt {
 	struct tok name;
 	struct tok fn;
@@ -427,6 +449,11 @@ struct stmt {
 	unsigned nargs;
 	struct arg args[MAX_ARGS];
 	struct val fieldvals[MAX_ARGS][MAX_FIELDS];
+	int has_when;
+	uint32_t when_line, when_col;
+	unsigned nconds;
+	struct cond_src conds[MAX_CONDS];
+	struct val condfields[MAX_CONDS][MAX_FIELDS];
 };
 
 static const char *kind_name(enum val_kind k)
@@ -733,12 +760,100 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 	return 0;
 }
 
+static int tok_op(const struct tok *t, const char *op)
+{
+	return t->type == T_OP && t->n == strlen(op) && memcmp(t->s, op, t->n) == 0;
+}
+
+/* when(COND, ...) after the statement's other arguments: the current
+ * token is `when`. */
+static int parse_when(struct parser *ps, struct stmt *st, char *scratch)
+{
+	struct tok *t = &ps->tok;
+
+	if (st->has_when)
+		return fail_tok(ps, t, "a statement takes one when(...); join its conditions with ','");
+	st->has_when = 1;
+	st->when_line = t->line;
+	st->when_col = t->col;
+	if (next(ps))
+		return -1;
+	if (!is_punct(t, '('))
+		return fail_tok(ps, t, "expected '(' after 'when'");
+	if (next(ps))
+		return -1;
+	if (is_punct(t, ')'))
+		return fail_tok(ps, t, "when() needs a condition: PARAM == VALUE, PARAM ~ \"GLOB\", ...");
+	for (;;) {
+		struct cond_src *c;
+		int negbits = 0;
+
+		if (st->nconds == MAX_CONDS)
+			return fail_tok(ps, t, "too many conditions (at most %d)", MAX_CONDS);
+		c = &st->conds[st->nconds];
+		memset(c, 0, sizeof(*c));
+		if (tok_op(t, "!")) {
+			/* !(PARAM & FLAGS) */
+			negbits = 1;
+			if (next(ps))
+				return -1;
+			if (!is_punct(t, '('))
+				return fail_tok(ps, t, "expected '(' after '!': !(PARAM & FLAGS)");
+			if (next(ps))
+				return -1;
+		}
+		if (t->type != T_IDENT)
+			return fail_tok(ps, t, "expected a parameter name in when()");
+		c->param = *t;
+		if (next(ps))
+			return -1;
+		c->op_line = t->line;
+		c->op_col = t->col;
+		if (tok_is(t, "in") && !negbits) {
+			memcpy(c->op, "in", 3);
+		} else if (t->type == T_OP && !negbits &&
+			   (tok_op(t, "==") || tok_op(t, "!=") || tok_op(t, "<") || tok_op(t, "<=") ||
+			    tok_op(t, ">") || tok_op(t, ">=") || tok_op(t, "~") || tok_op(t, "!~") ||
+			    tok_op(t, "&"))) {
+			memcpy(c->op, t->s, t->n);
+		} else if (negbits && tok_op(t, "&")) {
+			memcpy(c->op, "!&", 3);
+		} else {
+			return fail_tok(ps, t, negbits ? "expected '&': !(PARAM & FLAGS)"
+						       : "expected an operator (== != < <= > >= ~ !~ & in) "
+							 "after '%.*s'",
+					(int)c->param.n, c->param.s);
+		}
+		if (next(ps))
+			return -1;
+		if (parse_value(ps, &c->v, st->condfields[st->nconds], scratch))
+			return -1;
+		st->nconds++;
+		if (negbits) {
+			if (!is_punct(t, ')'))
+				return fail_tok(ps, t, "expected ')' to close !(PARAM & FLAGS)");
+			if (next(ps))
+				return -1;
+		}
+		if (is_punct(t, ',')) {
+			if (next(ps))
+				return -1;
+			continue;
+		}
+		if (!is_punct(t, ')'))
+			return fail_tok(ps, t, "expected ',' or ')' in when()");
+		return next(ps);
+	}
+}
+
 static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 {
 	struct tok *t = &ps->tok;
 
 	st->name = *t;
 	st->start = t->s;
+	st->has_when = 0;
+	st->nconds = 0;
 	if (next(ps))
 		return -1;
 	if (!is_punct(t, '('))
@@ -765,6 +880,26 @@ static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 			if (next(ps))
 				return -1;
 		} else {
+			if (tok_is(t, "when")) {
+				const char *save_p = ps->p, *save_ls = ps->line_start;
+				uint32_t save_line = ps->line;
+				int save_depth = ps->depth;
+				struct tok w = *t;
+
+				if (next(ps))
+					return -1;
+				ps->p = save_p;
+				ps->line_start = save_ls;
+				ps->line = save_line;
+				ps->depth = save_depth;
+				if (is_punct(t, '(')) {
+					*t = w;
+					if (parse_when(ps, st, scratch))
+						return -1;
+					goto after_arg;
+				}
+				*t = w;
+			}
 			if (is_punct(t, '*')) {
 				a->deref = 1;
 				if (next(ps))
@@ -801,6 +936,7 @@ static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 				return -1;
 			st->nargs++;
 		}
+after_arg:
 		if (is_punct(t, ',')) {
 			if (next(ps))
 				return -1;
@@ -1425,6 +1561,150 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct stmt *st, int fn,
 			 struct arg **pos, unsigned npos, uint32_t in_glob, uint32_t from_glob);
 
+static int is_int_class(const struct ms_type *t);
+
+/* An integer parameter that holds a file descriptor: ~ matches its path. */
+static int is_fd_param(const struct ms_param *p)
+{
+	size_t n = strlen(p->name);
+
+	return n >= 2 && ((p->name[n - 2] == 'f' && p->name[n - 1] == 'd') ||
+			  strncmp(p->name, "fd_", 3) == 0);
+}
+
+/* when(...): the statement's conditions, appended to the spec. */
+static int compile_conds(struct parser *ps, const struct stmt *st, const struct ms_fn_meta *m,
+			 uint32_t *first, uint32_t *n)
+{
+	struct ms_spec *spec = ps->spec;
+	char list[200];
+
+	*first = spec->nconds;
+	*n = 0;
+	if (!st->has_when)
+		return 0;
+	if (m->handler)
+		return fail_at(ps, st->when_line, st->when_col,
+			       "%s() comes from a handler module: the shim never sees its arguments, "
+			       "so when() cannot test them (test them in the handler)",
+			       m->name);
+	param_list(m, list, sizeof(list));
+	for (unsigned i = 0; i < st->nconds; i++) {
+		const struct cond_src *cs = &st->conds[i];
+		const struct val *v = &cs->v;
+		const char *op = cs->op;
+		struct ms_cond c;
+		const struct ms_param *p;
+		int pi = ms_catalog_param(m, cs->param.s, cs->param.n), isint, isstr, isfd, isaddr, out;
+
+		memset(&c, 0, sizeof(c));
+		if (pi < 0)
+			return fail_tok(ps, &cs->param, "%s() has no parameter '%.*s' (parameters: %s)",
+					m->name, (int)cs->param.n, cs->param.s, list);
+		if (v->kind == V_IDENT)
+			return unknown_name(ps, v);
+		p = &m->params[pi];
+		out = find_out(m, pi) != NULL;
+		isint = is_int_class(&p->type);
+		isstr = p->type.tclass == MS_T_STR && !out;
+		isfd = isint && is_fd_param(p);
+		isaddr = p->type.tclass == MS_T_PTR && !out && strstr(p->type.text, "sockaddr");
+		c.param = (uint8_t)pi;
+		c.psize = isint && (p->type.size == 1 || p->type.size == 2 || p->type.size == 4)
+				  ? p->type.size : 8;
+		c.psigned = p->type.tclass == MS_T_INT;
+		if (p->type.tclass == MS_T_DOUBLE)
+			return fail_tok(ps, &cs->param,
+					"'%s' is a double: when() tests integers, strings, fds and "
+					"addresses",
+					p->name);
+		if (!strcmp(op, "==") || !strcmp(op, "!=")) {
+			int eq = op[0] == '=';
+
+			if (v->kind == V_NULL && !isint) {
+				c.op = eq ? MS_C_ISNULL : MS_C_NOTNULL;
+				c.arg = isaddr ? MS_CA_ADDR : MS_CA_STR;
+			} else if (v->kind == V_STR && (isstr || isaddr)) {
+				c.op = eq ? MS_C_STREQ : MS_C_STRNE;
+				c.arg = isaddr ? MS_CA_ADDR : MS_CA_STR;
+				c.str = v->str;
+			} else if (isint && (v->kind == V_INT || v->kind == V_BOOL)) {
+				c.op = eq ? MS_C_EQ : MS_C_NE;
+				c.value = v->i;
+			} else if (isint) {
+				return fail_at(ps, v->line, v->col,
+					       "'%s' is %s: %s takes an integer, not %s", p->name,
+					       p->type.text, op, kind_name(v->kind));
+			} else {
+				return fail_at(ps, v->line, v->col,
+					       "'%s' is %s%s: %s takes %s or NULL, not %s", p->name,
+					       p->type.text, out ? " (an output)" : "", op,
+					       isstr || isaddr ? "a string" : "NULL", kind_name(v->kind));
+			}
+		} else if (op[0] == '<' || op[0] == '>') {
+			if (!isint)
+				return fail_at(ps, cs->op_line, cs->op_col,
+					       "'%s' compares integers; '%s' is %s", op, p->name,
+					       p->type.text);
+			if (v->kind != V_INT)
+				return fail_at(ps, v->line, v->col, "'%s' takes an integer, not %s", op,
+					       kind_name(v->kind));
+			c.op = !strcmp(op, "<") ? MS_C_LT : !strcmp(op, "<=") ? MS_C_LE
+			       : !strcmp(op, ">") ? MS_C_GT : MS_C_GE;
+			c.value = v->i;
+		} else if (op[0] == '~' || !strcmp(op, "!~")) {
+			if (!isstr && !isfd && !isaddr)
+				return fail_at(ps, cs->op_line, cs->op_col,
+					       "'%s' matches strings, fd parameters by their path and socket "
+					       "addresses; '%s' is %s%s",
+					       op, p->name, p->type.text,
+					       out ? ", an output of the call" : isint ? ", not an fd" : "");
+			if (v->kind != V_STR)
+				return fail_at(ps, v->line, v->col, "'%s' takes a glob string, not %s", op,
+					       kind_name(v->kind));
+			c.op = op[0] == '~' ? MS_C_GLOB : MS_C_NOGLOB;
+			c.arg = isstr ? MS_CA_STR : isfd ? MS_CA_FD : MS_CA_ADDR;
+			c.str = v->str;
+		} else if (!strcmp(op, "&") || !strcmp(op, "!&")) {
+			if (!isint)
+				return fail_tok(ps, &cs->param, "'&' tests the bits of an integer; '%s' is %s",
+						p->name, p->type.text);
+			if (v->kind != V_INT)
+				return fail_at(ps, v->line, v->col, "'&' takes flags, not %s",
+					       kind_name(v->kind));
+			c.op = op[0] == '&' ? MS_C_ANYBITS : MS_C_NOBITS;
+			c.value = v->i;
+		} else {
+			int64_t set[MAX_FIELDS];
+
+			if (!isint)
+				return fail_at(ps, cs->op_line, cs->op_col,
+					       "'in' tests an integer against a set; '%s' is %s", p->name,
+					       p->type.text);
+			if (v->kind != V_STRUCT || !v->nfields)
+				return fail_at(ps, v->line, v->col, "'in' takes a set: {A, B, ...}");
+			for (unsigned k = 0; k < v->nfields; k++) {
+				const struct val *e = v->fields[k].v;
+
+				if (v->fields[k].name || (e->kind != V_INT && e->kind != V_BOOL))
+					return fail_at(ps, e->line, e->col, "a set holds integers, not %s",
+						       v->fields[k].name ? "a named field" : kind_name(e->kind));
+				set[k] = e->i;
+			}
+			c.op = MS_C_IN;
+			c.nset = v->nfields;
+			if (pool_store(ps, set, 8 * v->nfields, &c.set))
+				return -1;
+		}
+		if (ms_spec_grow(spec, (void **)&spec->conds, &spec->cap_conds, spec->nconds + 1,
+				 sizeof(c)))
+			return (ps->err = -ENOMEM), -1;
+		spec->conds[spec->nconds++] = c;
+	}
+	*n = st->nconds;
+	return 0;
+}
+
 static int compile(struct parser *ps, struct stmt *st)
 {
 	const struct stmt_kind *sk = NULL;
@@ -1525,10 +1805,22 @@ static int compile(struct parser *ps, struct stmt *st)
 	}
 	if (npos < sk->npos_min || npos > sk->npos_max)
 		return fail_tok(ps, &st->name, "wrong number of arguments: %s", sk->usage);
-	if (sk->type == ST_EXPECT)
-		return compile_expect(ps, sk, m, st, pos, npos, r.in_glob, r.from_glob);
-	if (sk->type == ST_ORDER)
-		return compile_order(ps, sk, st, fn, pos, npos, r.in_glob, r.from_glob);
+	if (compile_conds(ps, st, m, &r.cond_first, &r.ncond))
+		return -1;
+	if (sk->type == ST_EXPECT) {
+		if (compile_expect(ps, sk, m, st, pos, npos, r.in_glob, r.from_glob))
+			return -1;
+		ps->spec->expects[ps->spec->nexpects - 1].cond_first = r.cond_first;
+		ps->spec->expects[ps->spec->nexpects - 1].ncond = r.ncond;
+		return 0;
+	}
+	if (sk->type == ST_ORDER) {
+		if (compile_order(ps, sk, st, fn, pos, npos, r.in_glob, r.from_glob))
+			return -1;
+		ps->spec->orders[ps->spec->norders - 1].cond_first = r.cond_first;
+		ps->spec->orders[ps->spec->norders - 1].ncond = r.ncond;
+		return 0;
+	}
 
 	if (m->handler && sk->kind != MS_R_RETURN)
 		return fail_tok(ps, &st->name,
@@ -2034,7 +2326,7 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	char *scratch = NULL;
 	uint32_t nrules = spec->nrules, nouts = spec->nouts, pool_len = spec->pool_len;
 	uint32_t nexpects = spec->nexpects, norders = spec->norders, ndyn = spec->ndyn;
-	uint32_t nstructs = spec->nstructs, ndeclared = spec->ndeclared;
+	uint32_t nstructs = spec->nstructs, ndeclared = spec->ndeclared, nconds = spec->nconds;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(diag, 0, sizeof(*diag));
@@ -2102,6 +2394,7 @@ out:
 		spec->nouts = nouts;
 		spec->nexpects = nexpects;
 		spec->norders = norders;
+		spec->nconds = nconds;
 		while (spec->ndyn > ndyn)
 			spec->free_fn(spec->dyn[--spec->ndyn]);
 		while (spec->nstructs > nstructs)

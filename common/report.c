@@ -161,6 +161,8 @@ struct item {
 	uint32_t consumed;
 	uint32_t src, line, col, text;
 	int kind;		/* the table's own kind */
+	uint32_t cond_first, ncond;	/* when() */
+	uint32_t passed;	/* calls its when() passed by */
 };
 
 static uint32_t nitems(const struct ms_report_in *s)
@@ -178,17 +180,23 @@ static struct item item_at(const struct ms_report_in *s, uint32_t i)
 		const struct ms_rule *r = rule_at(s, i);
 
 		it = (struct item){ IT_RULE, i, r->fn, r->count, rule_consumed(s, i),
-				    r->src, r->line, r->col, r->text, r->kind };
+				    r->src, r->line, r->col, r->text, r->kind,
+				    r->cond_first, r->ncond,
+				    ((const struct ms_rule_state *)ms_state_at(live(s), h->st_rules_off))[i].passed };
 	} else if ((i -= h->nrules) < h->nexpects) {
 		const struct ms_expect *x = expect_at(s, i);
 
 		it = (struct item){ IT_EXPECT, i, x->fn, x->count, expect_consumed(s, i),
-				    x->src, x->line, x->col, x->text, x->kind };
+				    x->src, x->line, x->col, x->text, x->kind,
+				    x->cond_first, x->ncond,
+				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_expects_off))[i].passed };
 	} else {
 		const struct ms_order *o = order_at(s, i -= h->nexpects);
 
 		it = (struct item){ IT_ORDER, i, o->fn, o->count, order_consumed(s, i),
-				    o->src, o->line, o->col, o->text, o->kind };
+				    o->src, o->line, o->col, o->text, o->kind,
+				    o->cond_first, o->ncond,
+				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_orders_off))[i].passed };
 	}
 	return it;
 }
@@ -682,6 +690,118 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 			e->sym[0] ? ")" : "");
 }
 
+/* A condition as the language writes it: pathname ~ "*.conf". */
+static void put_cond(FILE *f, const struct ms_report_in *s, const struct ms_cond *c, unsigned fn)
+{
+	static const char *const ops[] = { "?", "==", "!=", "<", "<=", ">", ">=", "&", "&", "in",
+					   "~", "!~", "==", "!=", "==", "!=" };
+	const char *name = param_name(s, fn, c->param);
+
+	if (c->op == MS_C_NOBITS)
+		fprintf(f, "!(%s & %#llx)", name, (unsigned long long)c->value);
+	else if (c->op == MS_C_ANYBITS)
+		fprintf(f, "%s & %#llx", name, (unsigned long long)c->value);
+	else if (c->op == MS_C_IN)
+		fprintf(f, "%s in {...%u values}", name, c->nset);
+	else if (c->op == MS_C_ISNULL || c->op == MS_C_NOTNULL)
+		fprintf(f, "%s %s NULL", name, ops[c->op]);
+	else if (c->op >= MS_C_GLOB)
+		fprintf(f, "%s %s ", name, ops[c->op]), put_escaped(f, (const unsigned char *)str(s, c->str),
+								   strlen(str(s, c->str)));
+	else
+		fprintf(f, "%s %s %lld", name, ops[c->op < 16 ? c->op : 0], (long long)c->value);
+}
+
+/* How alike a value is to a glob or string: the longest run of bytes
+ * they share (a typo leaves the rest of the name). */
+static size_t likeness(const char *pat, const char *v)
+{
+	size_t best = 0;
+
+	for (const char *p = pat; *p; p++)
+		for (const char *q = v; *q; q++) {
+			size_t n = 0;
+
+			while (p[n] && q[n] && p[n] == q[n] && p[n] != '*' && p[n] != '?')
+				n++;
+			if (n > best)
+				best = n;
+		}
+	return best;
+}
+
+/*
+ * A statement whose when() no call satisfied: the values the calls it
+ * passed by had, the three closest to what it asked for first (a typo in
+ * a glob shows at once).
+ */
+static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item *it,
+		       const char *indent)
+{
+	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(hdr(s), hdr(s)->conds_off) +
+				  it->cond_first;
+	const struct ms_event *pick[3] = { NULL, NULL, NULL };
+	size_t score[3] = { 0, 0, 0 };
+	unsigned seen = 0;
+
+	if (it->consumed)
+		return;
+	fprintf(f, "%snote: no call of %s() had ", indent, fn_name(s, it->fn));
+	for (uint32_t k = 0; k < it->ncond; k++) {
+		if (k)
+			fputs(" and ", f);
+		put_cond(f, s, &c[k], it->fn);
+	}
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+		const struct ms_cond *which = NULL;
+		size_t sc = 0;
+		int dup = 0;
+
+		if (e->state != 1 || e->type != MS_EV_PASSBY || e->kind != it->table ||
+		    e->rule != it->index)
+			continue;
+		seen++;
+		for (uint32_t k = 0; k < it->ncond && !which; k++)
+			if (c[k].param == e->param)
+				which = &c[k];
+		for (int k = 0; k < 3; k++)
+			dup |= pick[k] && pick[k]->param == e->param &&
+			       ((e->flags & MS_EVF_TEXT) ? strcmp(pick[k]->text, e->text) == 0
+							 : pick[k]->value == e->value);
+		if (dup)
+			continue;
+		if (which && which->str && (e->flags & MS_EVF_TEXT))
+			sc = likeness(str(s, which->str), e->text) + 1;
+		for (int k = 0; k < 3; k++) {
+			if (!pick[k] || sc > score[k]) {
+				for (int j = 2; j > k; j--) {
+					pick[j] = pick[j - 1];
+					score[j] = score[j - 1];
+				}
+				pick[k] = e;
+				score[k] = sc;
+				break;
+			}
+		}
+	}
+	for (int k = 0; k < 3 && pick[k]; k++) {
+		const struct ms_event *e = pick[k];
+
+		fprintf(f, "%s%s ", k ? ", " : "; the closest of the calls it passed by had ",
+			param_name(s, it->fn, e->param));
+		if (e->flags & MS_EVF_TEXT)
+			put_escaped(f, (const unsigned char *)e->text, strnlen(e->text, MS_EV_TEXT));
+		else
+			fprintf(f, "%lld", (long long)e->value);
+	}
+	if (it->passed > 1)
+		fprintf(f, " (%u calls passed it by)", it->passed);
+	else if (!seen)
+		fprintf(f, "; it passed no call by either (is %s() called at all?)", fn_name(s, it->fn));
+	fputc('\n', f);
+}
+
 static void leftover_text(FILE *f, const struct ms_report_in *s, const struct item *it,
 			  const char *indent)
 {
@@ -698,6 +818,8 @@ static void leftover_text(FILE *f, const struct ms_report_in *s, const struct it
 		fprintf(f, "%s() was expected to be called but was not", fn_name(s, it->fn));
 	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
 		stmt_text(s, it->text), indent, str(s, it->src), it->line);
+	if (it->ncond)
+		aimed_text(f, s, it, indent);
 }
 
 static struct item *sorted_items(const struct ms_report_in *s)
@@ -779,9 +901,13 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			buf[0] = '\0';
 			if (items[i].table == IT_RULE)
 				consumers(s, items[i].index, buf, sizeof(buf));
-			fprintf(out, "  %s:%u:%u: %s: %s%s%s\n", str(s, items[i].src), items[i].line,
+			fprintf(out, "  %s:%u:%u: %s: %s%s%s", str(s, items[i].src), items[i].line,
 				items[i].col, stmt_text(s, items[i].text), status, buf[0] ? ", by " : "",
 				buf);
+			if (items[i].passed)
+				fprintf(out, "; %u call%s passed it by", items[i].passed,
+					items[i].passed == 1 ? "" : "s");
+			fputc('\n', out);
 		}
 	}
 	for (uint32_t i = 0; i < nevents(s); i++) {
@@ -1044,6 +1170,10 @@ static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
 	case MS_EV_ATTACH:
 	case MS_EV_WARN:
 		return 1;
+	case MS_EV_PASSBY:
+		return e->kind == 0 ? e->rule < h->nrules
+		       : e->kind == 1 ? e->rule < h->nexpects
+				      : e->kind == 2 && e->rule < h->norders;
 	case MS_EV_CONSUME:
 		return e->rule < h->nrules &&
 		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].fn == e->fn;

@@ -658,6 +658,42 @@ static void *copy_alloc(size_t n)
 
 /* ---- consulting the rules ---- */
 
+/*
+ * when(): whether statement i of a table (0 rules, 1 expectations,
+ * 2 call order) is for this call.  One it passes by counts the call,
+ * and logs the first few with what it saw (the report lists them for a
+ * statement no call matched: a typo shows).
+ */
+static __attribute__((noinline)) int passes(unsigned table, uint32_t i, unsigned id,
+					    uint32_t first, uint32_t n, const uint64_t *a)
+{
+	struct ms_passby why;
+	uint32_t *passed;
+	struct ms_event *e;
+
+	if (ms_conds_hold(chan, first, n, a, &why))
+		return 1;
+	passed = table == 0 ? &rst[i].passed : table == 1 ? &xst[i].passed : &ost[i].passed;
+	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
+		int saved = errno;
+
+		e = ev_begin(MS_EV_PASSBY, id, i, 0);
+		if (e) {
+			e->kind = (uint16_t)table;
+			e->param = why.param;
+			e->value = why.value;
+			e->flags = why.is_text ? MS_EVF_TEXT : 0;
+			copy_str(e->text, MS_EV_TEXT, why.text);
+			e->len = (uint32_t)slen(e->text);
+			ev_commit(e);
+		}
+		errno = saved;
+	}
+	return 0;
+}
+
+#define AIMED_AT(table, i, id, s, a) (!(s)->ncond || passes(table, i, id, (s)->cond_first, (s)->ncond, a))
+
 /* Takes one turn of an entry with count turns (< 0: unlimited). */
 static int claim_turn(uint32_t *consumed, int32_t count)
 {
@@ -1108,8 +1144,8 @@ static __attribute__((noinline)) void check_taken(unsigned id, uint32_t xi, uint
 }
 
 /* Parameter param of this call takes its next expectation, if it has any. */
-static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t call,
-			const void *caller)
+static void check_param(unsigned id, uint8_t param, uint64_t value, const uint64_t *args,
+			uint32_t call, const void *caller)
 {
 	const struct ms_chan_fn *f = &fns[id];
 	uint32_t last = UINT32_MAX, taken = UINT32_MAX;
@@ -1121,7 +1157,8 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t cal
 		if (y->param != param)
 			continue;
 		last = f->first_expect + j;
-		if (!in_scope(y->in_glob, y->from_glob, caller))
+		if (!in_scope(y->in_glob, y->from_glob, caller) ||
+		    !AIMED_AT(1, f->first_expect + j, id, y, args))
 			continue;
 		scoped = 1;
 		if (claim_turn(&xst[f->first_expect + j].consumed, y->count)) {
@@ -1158,7 +1195,8 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 		const struct ms_expect *y = &expects[xi];
 		uint32_t bit = 1u << y->param;
 
-		if ((done & bit) || !in_scope(y->in_glob, y->from_glob, caller))
+		if ((done & bit) || !in_scope(y->in_glob, y->from_glob, caller) ||
+		    !AIMED_AT(1, xi, id, y, a))
 			continue;
 		if (!claim_turn(&xst[xi].consumed, y->count)) {
 			missing |= bit;
@@ -1171,7 +1209,7 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 	for (missing &= ~done; missing; missing &= missing - 1) {
 		uint8_t p = (uint8_t)__builtin_ctz(missing);
 
-		check_param(id, p, a[p], call, caller);
+		check_param(id, p, a[p], a, call, caller);
 	}
 }
 
@@ -1197,7 +1235,7 @@ static uint32_t expected_position(uint32_t c)
  * in the declared sequence.  The cursor is shared by every process: the
  * sequence is the order in which the calls claim their turn.
  */
-static void check_order(unsigned id, uint32_t call, const void *caller)
+static void check_order(unsigned id, const uint64_t *a, uint32_t call, const void *caller)
 {
 	const struct ms_chan_fn *f = &fns[id];
 	uint32_t n = chan->norders, last = UINT32_MAX, seq;
@@ -1206,7 +1244,8 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 	if (f->flags & MS_FF_NO_CALL) {
 		for (uint32_t i = 0; i < n; i++) {
 			if (orders[i].fn == id && orders[i].kind == MS_ORD_NO_CALL &&
-			    in_scope(orders[i].in_glob, orders[i].from_glob, caller)) {
+			    in_scope(orders[i].in_glob, orders[i].from_glob, caller) &&
+			    AIMED_AT(2, i, id, &orders[i], a)) {
 				struct failure fl = { .kind = MS_FAIL_NO_CALL };
 
 				__atomic_fetch_add(&ost[i].consumed, 1, __ATOMIC_RELAXED);
@@ -1220,7 +1259,8 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 	for (uint32_t i = 0; i < n; i++) {
 		if (orders[i].fn == id && orders[i].kind == MS_ORD_CALL) {
 			last = i;
-			scoped |= in_scope(orders[i].in_glob, orders[i].from_glob, caller);
+			scoped |= in_scope(orders[i].in_glob, orders[i].from_glob, caller) &&
+				  AIMED_AT(2, i, id, &orders[i], a);
 		}
 	}
 	if (!scoped)
@@ -1244,7 +1284,8 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 			return;
 		}
 		o = &orders[c];
-		if (o->fn == id && in_scope(o->in_glob, o->from_glob, caller)) {
+		if (o->fn == id && in_scope(o->in_glob, o->from_glob, caller) &&
+		    (!o->ncond || ms_conds_hold(chan, o->cond_first, o->ncond, a, NULL))) {
 			if (claim_turn(&ost[c].consumed, o->count))
 				return;
 			continue; /* someone took the last turn: look again */
@@ -1263,6 +1304,7 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 			o = &orders[j];
 			if (o->kind == MS_ORD_CALL && o->fn == id &&
 			    in_scope(o->in_glob, o->from_glob, caller) &&
+			    (!o->ncond || ms_conds_hold(chan, o->cond_first, o->ncond, a, NULL)) &&
 			    claim_turn(&ost[j].consumed, o->count)) {
 				__atomic_compare_exchange_n(&st->order_cursor, &c, j, 0,
 							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
@@ -1702,7 +1744,10 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 
 		if (!in_scope(r->in_glob, r->from_glob, caller))
 			continue;
+		/* an aimed rule may be for a later call of this site */
 		scoped = 1;
+		if (!AIMED_AT(0, ri, id, r, a))
+			continue;
 		if (claim_turn(&rst[ri].consumed, r->count)) {
 			if (!call)
 				call = number_call(id);
@@ -1721,7 +1766,7 @@ static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, 
 						const void *caller)
 {
 	if (fns[id].flags & ~MS_FF_EXEC)
-		check_order(id, call, caller);
+		check_order(id, a, call, caller);
 	if (fns[id].nexpects)
 		check_params(id, a, call, caller);
 }
@@ -1736,10 +1781,10 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 	/* the checks keep errno: record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
 	if (!f->flags && f->nexpects == 1 &&
-	    (y = &expects[f->first_expect], !(y->in_glob | y->from_glob)) &&
+	    (y = &expects[f->first_expect], !(y->in_glob | y->from_glob | y->ncond)) &&
 	    y->kind == MS_X_VALUE) {
 		if (!claim_turn(&xst[f->first_expect].consumed, y->count))
-			check_param(id, y->param, a[y->param], call, caller);
+			check_param(id, y->param, a[y->param], a, call, caller);
 		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
 			check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
 	} else {
@@ -1784,7 +1829,7 @@ static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const voi
 				return take(id, r, ret, caller, number_call(id));
 			continue;
 		}
-		if (r->in_glob | r->from_glob)
+		if (r->in_glob | r->from_glob | r->ncond)
 			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
 		if (claim_turn(&rs->consumed, r->count))
 			return answer((uint32_t)(r - rules), a, ret, caller, number_call(id));
@@ -1969,7 +2014,7 @@ MS_EXPORT void mockshim_check_expected(const char *func, const char *param, uint
 		while (p[n] && p[n] != ',')
 			n++;
 		if (slen(param) == n && strncmp(p, param, n) == 0) {
-			check_param((unsigned)id, index, (uint64_t)value, 0, MS_CALLER);
+			check_param((unsigned)id, index, (uint64_t)value, NULL, 0, MS_CALLER);
 			goto out;
 		}
 		p += n + (p[n] == ',');
@@ -1985,6 +2030,6 @@ MS_EXPORT void mockshim_function_called(const char *func)
 
 	if (id < 0)
 		return;
-	check_order((unsigned)id, 0, MS_CALLER);
+	check_order((unsigned)id, NULL, 0, MS_CALLER);
 	errno = saved;
 }

@@ -179,6 +179,16 @@ MS_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
  * whether its LD_PRELOAD named the shim then. */
 MS_HIDDEN const char *ms_channel_env(void);
 MS_HIDDEN int ms_preloaded_by_env(void);
+/* when(): whether the conditions [first, +n) of spec h hold for a call
+ * with arguments a; when one does not and why is given, what it saw. */
+struct ms_passby {
+	uint8_t param;
+	uint8_t is_text;	/* text (a string, path or address), else value */
+	int64_t value;
+	char text[96];		/* MS_EV_TEXT */
+};
+MS_HIDDEN int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n,
+			    const uint64_t *a, struct ms_passby *why);
 /* Copies up to n bytes of the program's memory, fault-safely: the count. */
 MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
 

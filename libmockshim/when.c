@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * when(COND, ...): whether a call's arguments satisfy a statement's
+ * conditions.  A string is read fault-safely (ms_read_user), an fd's
+ * path from /proc/self/fd/N, a socket address formatted the way the
+ * language writes one ("10.0.0.1:443", "[::1]:53", a unix socket's path).
+ *
+ * Runs on the armed path, perhaps in a signal handler: raw system calls,
+ * the stack and a process-wide cache of fd paths whose slots a seqlock
+ * guards (a reader that meets a slot being written reads the path itself).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "shim.h"
+#include "spec.h"
+
+static int64_t cnorm(uint64_t v, const struct ms_cond *c)
+{
+	unsigned sh;
+
+	if (c->psize == 8)
+		return (int64_t)v;
+	sh = 64 - 8u * c->psize;
+	v <<= sh;
+	return c->psigned ? (int64_t)v >> sh : (int64_t)(v >> sh);
+}
+
+/* ---- the path an fd refers to ---- */
+
+#define FD_SLOTS 64
+#define FD_PATH 256
+
+static struct fd_slot {
+	uint32_t seq;		/* odd: being written */
+	int32_t fd;
+	uint64_t dev, ino;
+	char path[FD_PATH];
+} fd_cache[FD_SLOTS];
+
+/* fd's path into buf (NUL-terminated): once per fd and file, while the
+ * number keeps referring to the same file (checked with fstat). */
+static int fd_path(int fd, char *buf)
+{
+	struct fd_slot *s = &fd_cache[(unsigned)fd % FD_SLOTS];
+	char proc[40] = "/proc/self/fd/";
+	struct stat sb;
+	uint32_t seq;
+	long n;
+	int k = 14;
+
+	if (fd < 0 || syscall(SYS_fstat, (long)fd, &sb) != 0)
+		return -1;
+	seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	if (!(seq & 1) && s->fd == fd && s->dev == (uint64_t)sb.st_dev &&
+	    s->ino == (uint64_t)sb.st_ino) {
+		memcpy(buf, s->path, FD_PATH);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq) {
+			buf[FD_PATH - 1] = '\0';
+			return 0;
+		}
+	}
+	/* "/proc/self/fd/N" */
+	{
+		char digits[12];
+		int d = 0;
+		unsigned v = (unsigned)fd;
+
+		do
+			digits[d++] = (char)('0' + v % 10);
+		while ((v /= 10) && d < 11);
+		while (d)
+			proc[k++] = digits[--d];
+		proc[k] = '\0';
+	}
+	n = syscall(SYS_readlinkat, AT_FDCWD, proc, buf, (long)(FD_PATH - 1));
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	if (!(seq & 1) && __atomic_compare_exchange_n(&s->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE,
+						      __ATOMIC_RELAXED)) {
+		s->fd = fd;
+		s->dev = (uint64_t)sb.st_dev;
+		s->ino = (uint64_t)sb.st_ino;
+		memcpy(s->path, buf, (size_t)n + 1);
+		__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
+	}
+	return 0;
+}
+
+/* ---- a socket address as the language writes it ---- */
+
+static size_t put_dec(char *p, unsigned v)
+{
+	char d[12];
+	size_t n = 0, k = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(d));
+	while (n)
+		p[k++] = d[--n];
+	return k;
+}
+
+static int addr_text(const void *ptr, char *buf, size_t cap)
+{
+	struct sockaddr_storage ss;
+	size_t got = ms_read_user(&ss, ptr, sizeof(ss)), n = 0;
+
+	if (got < sizeof(sa_family_t))
+		return -1;
+	if (ss.ss_family == AF_INET && got >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)&ss;
+		const unsigned char *b = (const unsigned char *)&in->sin_addr;
+
+		for (int i = 0; i < 4; i++) {
+			n += put_dec(buf + n, b[i]);
+			buf[n++] = i < 3 ? '.' : ':';
+		}
+		n += put_dec(buf + n, ntohs(in->sin_port));
+	} else if (ss.ss_family == AF_INET6 && got >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const void *)&ss;
+
+		buf[n++] = '[';
+		if (!inet_ntop(AF_INET6, &in6->sin6_addr, buf + n, (socklen_t)(cap - n - 8)))
+			return -1;
+		n += strlen(buf + n);
+		buf[n++] = ']';
+		buf[n++] = ':';
+		n += put_dec(buf + n, ntohs(in6->sin6_port));
+	} else if (ss.ss_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const void *)&ss;
+		size_t k = 0;
+
+		while (k < sizeof(un->sun_path) && un->sun_path[k] && n < cap - 1)
+			buf[n++] = un->sun_path[k++];
+	} else {
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+/* ---- conditions ---- */
+
+/* The text a string, fd or address condition looks at, into buf
+ * (MS_STRING_BOUND + 1 bytes): 1, or 0 for a NULL string, -1 when it
+ * cannot be read (the condition does not hold). */
+static int cond_text(const struct ms_cond *c, uint64_t arg, char *buf)
+{
+	size_t got;
+
+	switch (c->arg) {
+	case MS_CA_FD:
+		return fd_path((int)(int32_t)arg, buf) == 0 ? 1 : -1;
+	case MS_CA_ADDR:
+		if (!arg)
+			return 0;
+		return addr_text((const void *)(uintptr_t)arg, buf, MS_STRING_BOUND) == 0 ? 1 : -1;
+	default:
+		if (!arg)
+			return 0;
+		got = ms_read_user(buf, (const void *)(uintptr_t)arg, MS_STRING_BOUND);
+		if (!memchr(buf, '\0', got))
+			buf[got < MS_STRING_BOUND ? got : MS_STRING_BOUND] = '\0';
+		return 1;
+	}
+}
+
+static int cond_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a,
+		      char *buf)
+{
+	const char *pool = ms_chan_at(h, h->pool_off);
+	int64_t v = cnorm(a[c->param], c);
+	int t;
+
+	switch (c->op) {
+	case MS_C_EQ:
+		return v == c->value;
+	case MS_C_NE:
+		return v != c->value;
+	case MS_C_LT:
+		return c->psigned ? v < c->value : (uint64_t)v < (uint64_t)c->value;
+	case MS_C_LE:
+		return c->psigned ? v <= c->value : (uint64_t)v <= (uint64_t)c->value;
+	case MS_C_GT:
+		return c->psigned ? v > c->value : (uint64_t)v > (uint64_t)c->value;
+	case MS_C_GE:
+		return c->psigned ? v >= c->value : (uint64_t)v >= (uint64_t)c->value;
+	case MS_C_ANYBITS:
+		return (v & c->value) != 0;
+	case MS_C_NOBITS:
+		return (v & c->value) == 0;
+	case MS_C_IN: {
+		const char *set = pool + c->set;
+
+		for (uint32_t i = 0; i < c->nset; i++) {
+			int64_t s;
+
+			memcpy(&s, set + 8 * i, sizeof(s));
+			if (cnorm((uint64_t)s, c) == v)
+				return 1;
+		}
+		return 0;
+	}
+	case MS_C_ISNULL:
+		return a[c->param] == 0;
+	case MS_C_NOTNULL:
+		return a[c->param] != 0;
+	default:
+		break;
+	}
+	/* a NULL string never matches ~ (nor an unreadable one), and is not
+	 * equal to any string */
+	t = cond_text(c, a[c->param], buf);
+	switch (c->op) {
+	case MS_C_GLOB:
+		return t == 1 && ms_glob_match(pool + c->str, buf);
+	case MS_C_NOGLOB:
+		return t == 1 && !ms_glob_match(pool + c->str, buf);
+	case MS_C_STREQ:
+		return t == 1 && strcmp(pool + c->str, buf) == 0;
+	case MS_C_STRNE:
+		return t != 1 || strcmp(pool + c->str, buf) != 0;
+	default:
+		return 0;
+	}
+}
+
+int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n, const uint64_t *a,
+		  struct ms_passby *why)
+{
+	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + first;
+	char buf[MS_STRING_BOUND + 1];
+	int saved = errno;
+
+	for (uint32_t i = 0; i < n; i++) {
+		buf[0] = '\0';
+		if (cond_holds(h, &c[i], a, buf))
+			continue;
+		errno = saved;
+		if (why) {
+			size_t k = strlen(buf);
+
+			why->param = c[i].param;
+			why->value = (int64_t)a[c[i].param];
+			why->is_text = c[i].arg != MS_CA_INT && c[i].op != MS_C_ISNULL &&
+				       c[i].op != MS_C_NOTNULL;
+			if (k >= sizeof(why->text))
+				k = sizeof(why->text) - 1;
+			memcpy(why->text, buf, k);
+			why->text[k] = '\0';
+		}
+		return 0;
+	}
+	errno = saved;
+	return 1;
+}
