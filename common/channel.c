@@ -116,6 +116,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->norders = spec->norders;
 	h->conds_off = (uint32_t)l.conds;
 	h->nconds = spec->nconds;
+	h->seed = spec->seed;
 	h->dyn_off = (uint32_t)l.dyn;
 	h->ndyn = spec->ndyn;
 	h->pool_off = (uint32_t)l.pool;

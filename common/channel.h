@@ -72,6 +72,7 @@ struct ms_chan_hdr {
 	uint32_t pids_cap;	/* int32_t slots in the state */
 	uint32_t reserved0;
 	uint32_t conds_off, nconds;	/* struct ms_cond[nconds]: when() */
+	uint64_t seed;		/* probability=: draws are a hash of (seed, rule, k) */
 	uint64_t rec_cap;	/* --record: bytes of the record log (0: none) */
 	/* the state's layout: offsets in the state memfd */
 	uint64_t state_size;
@@ -123,8 +124,9 @@ struct ms_fn_state {
 struct ms_rule_state {
 	uint32_t consumed;	/* turns taken */
 	int32_t logged_pid;	/* the last process that logged a turn of it */
-	uint32_t passed;	/* calls its when() passed by */
-	uint32_t reserved[13];
+	uint32_t passed;	/* calls its when() or probability= passed by */
+	uint32_t tries;		/* probability=: calls that drew, for the k of the draw */
+	uint32_t reserved[12];
 };
 
 /* Per expectation and call-order entry. */
@@ -241,7 +243,8 @@ struct ms_rule {
 	uint64_t delay_ns;
 	uint32_t cond_first;	/* when(): conds[cond_first .. +ncond) all hold */
 	uint32_t ncond;
-	uint8_t reserved[48];
+	uint32_t prob;		/* probability=P: P * 2^32 (P < 1), 0: every call */
+	uint8_t reserved[44];
 };
 
 enum ms_out_kind_chan {
@@ -502,7 +505,7 @@ _Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
  * delay, not will_call_real. */
 static inline int ms_rule_plain(const struct ms_rule *r)
 {
-	return r->kind != MS_R_REAL && !r->nouts && !r->delay_ns &&
+	return r->kind != MS_R_REAL && !r->nouts && !r->delay_ns && !r->prob &&
 	       !(r->flags & ~(MS_RF_ERRNO | MS_RF_DOUBLE));
 }
 

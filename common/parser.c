@@ -259,6 +259,8 @@ static int next(struct parser *ps)
 		t->suffix = q;
 		while (q < ps->end && is_alpha(*q))
 			q++;
+		if (q == t->suffix && q < ps->end && *q == '%')
+			q++; /* probability=5% */
 		t->suffix_n = (size_t)(q - t->suffix);
 		p = q;
 	} else if (*p == '"') {
@@ -602,6 +604,19 @@ static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 	}
 	switch (t->type) {
 	case T_INT:
+	case T_DBL:
+		if (t->suffix_n == 1 && t->suffix[0] == '%') {
+			v->kind = V_DBL;
+			v->d = (t->type == T_INT ? (double)t->ival : t->dval) / 100;
+			if (neg)
+				v->d = -v->d;
+			break;
+		}
+		if (t->type == T_DBL) {
+			v->kind = V_DBL;
+			v->d = neg ? -t->dval : t->dval;
+			break;
+		}
 		if (t->suffix_n) {
 			static const struct { const char *u; uint64_t ns; } units[] = {
 				{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
@@ -625,10 +640,6 @@ static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 		if (!neg && (uint64_t)t->ival > INT64_MAX)
 			return fail_tok(ps, t, "integer out of range");
 		v->i = neg ? (int64_t)(0 - (uint64_t)t->ival) : t->ival;
-		break;
-	case T_DBL:
-		v->kind = V_DBL;
-		v->d = neg ? -t->dval : t->dval;
 		break;
 	case T_STR: {
 		size_t len = 0;
@@ -1786,6 +1797,16 @@ static int compile(struct parser *ps, struct stmt *st)
 					       (long long)a->v.i);
 			r.flags |= MS_RF_ERRNO;
 			r.err = (int32_t)a->v.i;
+		} else if (!a->deref && a->key_n == 11 && memcmp(a->key, "probability", 11) == 0) {
+			double p = a->v.kind == V_DBL ? a->v.d : a->v.kind == V_INT ? (double)a->v.i : -1;
+
+			if (!(p > 0 && p <= 1))
+				return fail_at(ps, a->v.line, a->v.col,
+					       "probability= takes a number in (0, 1] or a percentage "
+					       "(0.05, 5%%)");
+			/* 1: every call, as without it */
+			r.prob = p >= 1 ? 0 : (uint32_t)(p * 4294967296.0) ? (uint32_t)(p * 4294967296.0) : 1;
+			ps->spec->has_prob |= p < 1;
 		} else if (!a->deref && a->key_n == 5 && memcmp(a->key, "delay", 5) == 0) {
 			if (a->v.kind != V_DUR)
 				return fail_at(ps, a->v.line, a->v.col,

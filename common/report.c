@@ -886,6 +886,12 @@ static void report_text(struct ms_report_in *s, FILE *out)
 	}
 	unbound_declared(s, out, "mockshim: ");
 	escapes(s, out, "mockshim: ");
+	for (uint32_t i = 0; (s->verbosity >= MOCKSHIM_NORMAL || failures) && i < h->nrules; i++)
+		if (rule_at(s, i)->prob) {
+			fprintf(out, "mockshim: seed %llu (replay with --seed %llu)\n",
+				(unsigned long long)h->seed, (unsigned long long)h->seed);
+			break;
+		}
 	for (size_t i = 0; i < s->nunattached; i++)
 		fprintf(out, "mockshim: warning: %s, an orphan of the tree, never attached: nothing in it "
 			     "was mocked (static or setuid, or started without LD_PRELOAD)\n",

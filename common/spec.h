@@ -42,6 +42,8 @@ struct ms_spec {
 	uint8_t traced[MS_FN_COUNT];	/* --trace */
 	uint8_t recorded[MS_FN_COUNT];	/* --record-fns */
 	uint64_t record_cap;		/* --record: bytes of the record log, 0: none */
+	uint64_t seed;			/* --seed: probability= draws */
+	int has_prob;			/* a statement has probability= */
 	uint32_t trace_path;		/* pool, 0: stderr */
 	int trace;			/* any traced */
 };

@@ -692,6 +692,26 @@ static __attribute__((noinline)) int passes(unsigned table, uint32_t i, unsigned
 	return 0;
 }
 
+/*
+ * probability=P: the k-th call that reaches rule ri takes it when a hash
+ * of (seed, ri, k) falls under P.  The same seed gives the same outcome
+ * to the k-th call in every run, whatever the threads and processes.
+ */
+static __attribute__((noinline)) int draw(uint32_t ri)
+{
+	uint64_t k = __atomic_fetch_add(&rst[ri].tries, 1, __ATOMIC_RELAXED);
+	uint64_t z = chan->seed ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
+
+	/* splitmix64's finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	if ((uint32_t)(z >> 32) < rules[ri].prob)
+		return 1;
+	__atomic_fetch_add(&rst[ri].passed, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 #define AIMED_AT(table, i, id, s, a) (!(s)->ncond || passes(table, i, id, (s)->cond_first, (s)->ncond, a))
 
 /* Takes one turn of an entry with count turns (< 0: unlimited). */
@@ -1746,7 +1766,7 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 			continue;
 		/* an aimed rule may be for a later call of this site */
 		scoped = 1;
-		if (!AIMED_AT(0, ri, id, r, a))
+		if (!AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
 			continue;
 		if (claim_turn(&rst[ri].consumed, r->count)) {
 			if (!call)
@@ -1829,7 +1849,7 @@ static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const voi
 				return take(id, r, ret, caller, number_call(id));
 			continue;
 		}
-		if (r->in_glob | r->from_glob | r->ncond)
+		if (r->in_glob | r->from_glob | r->ncond | r->prob)
 			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
 		if (claim_turn(&rs->consumed, r->count))
 			return answer((uint32_t)(r - rules), a, ret, caller, number_call(id));

@@ -163,6 +163,16 @@ const char *ms_standalone_channel(char *path, unsigned long cap)
 	if (stmts && *stmts)
 		parse_or_die(&spec, "MOCKSHIM", stmts, strlen(stmts));
 	syscall(SYS_getrandom, &token, sizeof(token), 0L);
+	{
+		const char *sv = ms_env("MOCKSHIM_SEED");
+
+		if (sv && *sv) {
+			spec.seed = strtoull(sv, NULL, 0);
+		} else {
+			syscall(SYS_getrandom, &spec.seed, sizeof(spec.seed), 0L);
+			spec.seed %= 1000000000ull;
+		}
+	}
 	if (ms_channel_create(&spec, STANDALONE_EVENTS, MS_CHAN_STANDALONE, token, &pair) != 0)
 		goto out;
 	pair.state->owner_pid = (int32_t)syscall(SYS_getpid);

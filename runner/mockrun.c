@@ -37,6 +37,7 @@ static void usage(FILE *out)
 	      "      --list-tests          list the tests, run nothing\n"
 	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
 	      "      --error-exitcode N    exit status when a check fails (default 123)\n"
+	      "      --seed N              the draws of probability= (default: random, printed)\n"
 	      "      --on-fail MODE        continue (default): the call goes on and the run\n"
 	      "                            fails at the end; abort: SIGABRT in the program at\n"
 	      "                            the first failed check (for a core dump or debugger)\n"
@@ -66,6 +67,7 @@ enum {
 	OPT_REPORT = 256,
 	OPT_TIMEOUT,
 	OPT_ERROR_EXITCODE,
+	OPT_SEED,
 	OPT_LIST,
 	OPT_VERSION,
 	OPT_ON_FAIL,
@@ -171,6 +173,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
+		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "list", no_argument, NULL, OPT_LIST },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -268,6 +271,20 @@ int main(int argc, char **argv)
 					optarg);
 				goto fail;
 			}
+			break;
+		}
+		case OPT_SEED: {
+			char *end;
+			unsigned long long seed;
+
+			errno = 0;
+			seed = strtoull(optarg, &end, 0);
+			if (errno || end == optarg || *end || optarg[0] == '-') {
+				fprintf(stderr, "mockrun: --seed: '%s' is not a number in 0..2^64-1\n",
+					optarg);
+				goto fail;
+			}
+			mockshim_session_set_seed(s, (uint64_t)seed);
 			break;
 		}
 		case OPT_ERROR_EXITCODE:

@@ -268,6 +268,12 @@ void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on)
 		s->chan_flags &= ~(uint32_t)MS_CHAN_ABORT_ON_FAIL;
 }
 
+void mockshim_session_set_seed(struct mockshim_session *s, uint64_t seed)
+{
+	s->seed = seed;
+	s->seed_set = 1;
+}
+
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity)
 {
 	s->verbosity = verbosity;
@@ -570,6 +576,12 @@ static int make_channel(struct mockshim_session *s)
 {
 	if (getrandom(&s->token, sizeof(s->token), 0) != (ssize_t)sizeof(s->token))
 		s->token = (uint64_t)now_ms() ^ ((uint64_t)getpid() << 32);
+	if (!s->seed_set && getrandom(&s->seed, sizeof(s->seed), 0) != (ssize_t)sizeof(s->seed))
+		s->seed = (uint64_t)now_ms() * 0x9e3779b97f4a7c15ull;
+	/* a random seed fits in what a user types back: 9 digits */
+	if (!s->seed_set)
+		s->seed %= 1000000000ull;
+	s->spec.seed = s->seed;
 	return ms_channel_create(&s->spec, s->events_cap,
 				 s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
 				 s->token, &s->chan);

@@ -37,6 +37,8 @@ struct mockshim_session {
 	char *program;
 	struct ms_chan_pair chan;	/* the spec (sealed) and the state memfds */
 	uint64_t token;		/* the state's, random per run */
+	uint64_t seed;		/* probability= draws */
+	int seed_set;
 	struct ms_report_in view;	/* the spec and an audited copy of the state */
 	struct buffer out[2];	/* captured stdout, stderr */
 	int done_before_timeout;	/* the program had exited when the timeout expired */

@@ -24,6 +24,7 @@
 #define MOCKSHIM_DRIVER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -125,6 +126,9 @@ int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
 void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);
 /** Sets how much the text report says. */
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity);
+/** The seed of probability= draws (default: a random one, which the
+ * report prints): the same seed replays the same outcomes. */
+void mockshim_session_set_seed(struct mockshim_session *s, uint64_t seed);
 
 /**
  * Runs argv (searched in PATH) with envp (NULL: the driver's environment)
