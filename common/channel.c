@@ -234,6 +234,30 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 
 	if (!m || o->data > pool_size || o->len > pool_size - o->data)
 		return 0;
+	/* an argument will_call_real replaces: of its class, not an output */
+	if ((o->kind >= MS_O_ARG_INT) != (r->kind == MS_R_REAL))
+		return 0;
+	if (o->kind >= MS_O_ARG_INT) {
+		const struct ms_type *t = o->param < m->nparams ? &m->params[o->param].type : NULL;
+
+		for (unsigned i = 0; t && i < m->nouts; i++)
+			if (m->outs[i].param == o->param)
+				return 0;
+		if (!t)
+			return 0;
+		switch (o->kind) {
+		case MS_O_ARG_INT:
+			return (t->tclass == MS_T_INT || t->tclass == MS_T_UINT) && o->len == 8 &&
+			       o->cap1 == MS_NONE8;
+		case MS_O_ARG_STR:
+			return t->tclass == MS_T_STR && o->cap1 == MS_NONE8 &&
+			       (!o->data || o->len < pool_size - o->data);
+		default:
+			return t->tclass == MS_T_PTR && strstr(t->text, "sockaddr") &&
+			       o->len >= sizeof(sa_family_t) && o->len <= sizeof(struct sockaddr_storage) &&
+			       o->cap1 == o->param + 1 && o->cap1 < m->nparams;
+		}
+	}
 	for (unsigned i = 0; i < m->nouts; i++) {
 		const struct ms_out_desc *d = &m->outs[i];
 		const struct ms_struct_desc *sd;
@@ -612,7 +636,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	for (uint32_t i = 0; i < h->nouts; i++) {
 		const struct ms_out *o = &outs[i];
 
-		if (o->kind < MS_O_BYTES || o->kind > MS_O_POOLPTR || o->param >= MS_MAX_PARAMS)
+		if (o->kind < MS_O_BYTES || o->kind > MS_O_ARG_ADDR || o->param >= MS_MAX_PARAMS)
 			return "bad output";
 		if ((o->cap1 != MS_NONE8 && o->cap1 >= MS_MAX_PARAMS) ||
 		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))

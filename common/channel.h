@@ -268,6 +268,11 @@ enum ms_out_kind_chan {
 	MS_O_POOLPTR,		/* store a pointer to the string at data at byte len
 				 * of the pointee (a string field of a declared
 				 * struct, or a const char ** output) */
+	/* will_call_real(FN, PARAM=VALUE): the real call gets another argument */
+	MS_O_ARG_INT,		/* the int64 at data (len 8) */
+	MS_O_ARG_STR,		/* a pointer to the string at data (0: NULL) */
+	MS_O_ARG_ADDR,		/* a pointer to the struct sockaddr of len bytes at
+				 * data; argument cap1 (its length) gets len */
 };
 
 /* A struct passwd to return: its strings are pool offsets (0: ""). */

@@ -1716,6 +1716,90 @@ static int compile_conds(struct parser *ps, const struct stmt *st, const struct 
 	return 0;
 }
 
+/*
+ * will_call_real(FN, PARAM=VALUE): the real function gets VALUE for
+ * PARAM.  A relative path is made absolute here, in the directory of the
+ * driver (or of the program, in standalone mode), as the user meant it.
+ */
+static int compile_rewrite(struct parser *ps, const struct ms_fn_meta *m, const struct arg *a)
+{
+	const struct ms_param *p;
+	struct ms_out o;
+	char list[200];
+	int pi;
+
+	memset(&o, 0, sizeof(o));
+	o.cap1 = o.cap2 = MS_NONE8;
+	param_list(m, list, sizeof(list));
+	if (a->deref || m->handler || m->declared)
+		return fail_at(ps, a->line, a->col,
+			       m->handler || m->declared
+				       ? "will_call_real replaces arguments of catalog functions only"
+				       : "will_call_real replaces an argument (PARAM=VALUE), not what "
+					 "it points to");
+	pi = ms_catalog_param(m, a->key, a->key_n);
+	if (pi < 0)
+		return fail_at(ps, a->line, a->col,
+			       "%s() has no parameter '%.*s' (parameters: %s; options: errno, in, "
+			       "from, delay)",
+			       m->name, (int)a->key_n, a->key, list);
+	p = &m->params[pi];
+	if (find_out(m, pi))
+		return fail_at(ps, a->line, a->col,
+			       "'%s' is an output of %s(): the real call writes it, there is nothing "
+			       "to replace",
+			       p->name, m->name);
+	o.param = (uint8_t)pi;
+	if (is_int_class(&p->type)) {
+		if (a->v.kind != V_INT && a->v.kind != V_BOOL)
+			return fail_at(ps, a->v.line, a->v.col, "'%s' is %s: expected an integer, not %s",
+				       p->name, p->type.text, kind_name(a->v.kind));
+		if (check_int_range(ps, &a->v, &p->type, "value"))
+			return -1;
+		o.kind = MS_O_ARG_INT;
+		o.len = 8;
+		if (pool_store(ps, &a->v.i, 8, &o.data))
+			return -1;
+	} else if (p->type.tclass == MS_T_STR) {
+		const char *s;
+		char path[4096];
+		long n;
+
+		o.kind = MS_O_ARG_STR;
+		if (a->v.kind == V_NULL)
+			return add_out(ps, &o);
+		if (a->v.kind != V_STR)
+			return fail_at(ps, a->v.line, a->v.col, "'%s' is a string: expected a string or "
+				       "NULL, not %s", p->name, kind_name(a->v.kind));
+		s = ps->spec->pool + a->v.str;
+		o.data = a->v.str;
+		o.len = a->v.len;
+		if (s[0] != '/' && strstr(p->name, "path") &&
+		    (n = syscall(SYS_getcwd, path, sizeof(path))) > 0 &&
+		    (size_t)n + 1 + a->v.len < sizeof(path)) {
+			path[n - 1] = '/';
+			memcpy(path + n, s, a->v.len + 1);
+			o.data = ms_spec_str(ps->spec, path, (size_t)n + a->v.len);
+			if (!o.data)
+				return (ps->err = -ENOMEM), -1;
+			o.len = (uint32_t)n + a->v.len;
+		}
+	} else if (p->type.tclass == MS_T_PTR && strstr(p->type.text, "sockaddr") &&
+		   pi + 1 < (int)m->nparams) {
+		if (encode_sockaddr(ps, &a->v, &o))
+			return -1;
+		o.kind = MS_O_ARG_ADDR;
+		o.param = (uint8_t)pi;
+		o.cap1 = (uint8_t)(pi + 1);
+	} else {
+		return fail_at(ps, a->line, a->col,
+			       "%s() cannot have '%s' replaced: it is %s (integers, strings and "
+			       "socket addresses can be)",
+			       m->name, p->name, p->type.text);
+	}
+	return add_out(ps, &o);
+}
+
 static int compile(struct parser *ps, struct stmt *st)
 {
 	const struct stmt_kind *sk = NULL;
@@ -1813,8 +1897,8 @@ static int compile(struct parser *ps, struct stmt *st)
 					       "delay= needs a duration with a unit (250ms, 2s, 10us)");
 			r.delay_ns = (uint64_t)a->v.i;
 		} else if (sk->kind == MS_R_REAL) {
-			return fail_at(ps, a->line, a->col,
-				       "will_call_real takes no outputs (only errno, in, from, delay)");
+			if (compile_rewrite(ps, m, a))
+				return -1;
 		} else if (m->handler) {
 			return fail_at(ps, a->line, a->col,
 				       "%s() comes from a handler module: its handler writes the outputs "

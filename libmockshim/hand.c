@@ -140,7 +140,9 @@ static int needs_mode(int flags)
 			return (int)v;                                                   \
 		p = slot(real, sym);                                                     \
 		memcpy(&f, &p, sizeof(f));                                               \
-		r = f(a1, a2, a3);                                                       \
+		/* from the array: will_call_real may have replaced them */              \
+		ms_rewrote = 0;                                                          \
+		r = f((T1)(uintptr_t)a[0], (T2)(uintptr_t)a[1], (T3)(uintptr_t)a[2]);   \
 		if (k == 2)                                                              \
 			ms_trace_after(id, a, r);                                        \
 		return r;                                                                \
@@ -162,7 +164,9 @@ static __attribute__((noinline, cold)) int openat_armed(unsigned id, void **real
 		return (int)v;
 	p = slot(real, sym);
 	memcpy(&f, &p, sizeof(f));
-	r = f(dirfd, pathname, flags, mode);
+	/* from the array: will_call_real may have replaced them */
+	ms_rewrote = 0;
+	r = f((int)a[0], (const char *)(uintptr_t)a[1], (int)a[2], (mode_t)a[3]);
 	if (k == 2)
 		ms_trace_after(id, a, r);
 	return r;

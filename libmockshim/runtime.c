@@ -1678,6 +1678,38 @@ static __attribute__((noinline)) int log_turn(unsigned id, uint32_t ri, uint32_t
 	return mocked_errno(err);
 }
 
+/*
+ * will_call_real(FN, PARAM=VALUE): the arguments the real call gets,
+ * written into the trampoline's array (it calls the real function from
+ * it); the strings and addresses are the spec's, which lives as long as
+ * the process.  An alias's trampoline, whose own arguments are another
+ * array, then calls its canonical function (ms_rewrote).
+ */
+__thread int ms_rewrote __attribute__((tls_model("initial-exec")));
+
+static void rewrite(const struct ms_rule *r, uint64_t *a)
+{
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &outs[r->outs_first + k];
+
+		switch (o->kind) {
+		case MS_O_ARG_INT:
+			memcpy(&a[o->param], pool + o->data, 8);
+			break;
+		case MS_O_ARG_STR:
+			a[o->param] = o->data ? (uint64_t)(uintptr_t)(pool + o->data) : 0;
+			break;
+		case MS_O_ARG_ADDR:
+			a[o->param] = (uint64_t)(uintptr_t)(pool + o->data);
+			a[o->cap1] = o->len;
+			break;
+		default:
+			break;
+		}
+	}
+	ms_rewrote = 1;
+}
+
 /* A turn of rule ri (of function rules[ri].fn), claimed. */
 static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int64_t *ret,
 					    const void *caller, uint32_t call)
@@ -1691,6 +1723,8 @@ static __attribute__((noinline)) int answer(uint32_t ri, const uint64_t *a, int6
 	if (r->delay_ns)
 		sleep_ns(r->delay_ns);
 	if (r->kind == MS_R_REAL) {
+		if (r->nouts)
+			rewrite(r, (uint64_t *)(uintptr_t)a);
 		log_consume(id, ri, call, 0, caller);
 		errno = saved;
 		return after ? 2 : 0;

@@ -134,6 +134,9 @@ MS_HIDDEN void ms_symbols_init(void);
 /* What a symbol with no real definition is bound to: a diagnostic, exit 127. */
 MS_HIDDEN void ms_missing_real(void);
 extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec")));
+/* will_call_real(FN, PARAM=VALUE) replaced arguments in the array the
+ * trampoline passed (runtime.c): an alias calls its canonical function. */
+extern __thread int ms_rewrote MS_HIDDEN __attribute__((tls_model("initial-exec")));
 /* The re-entry guard (runtime.c): while non-zero, every trampoline goes to
  * the real function. */
 extern __thread unsigned ms_guard MS_HIDDEN __attribute__((tls_model("initial-exec")));

@@ -63,7 +63,7 @@
  * (MS_GET), so that nothing but the array lives across the consult and
  * the reply path saves one register, not one per argument.
  */
-#define MS_TRAMPOLINE(id, ret, name, n, proto, args, cargs, vals, decl)                   \
+#define MS_TRAMPOLINE(id, ret, name, n, proto, args, cargs, vals, decl, rewritten)        \
 	static __attribute__((noinline, cold)) ret ms_armed_##name proto                  \
 	{                                                                                 \
 		uint64_t c_[] = { cargs };                                                \
@@ -72,6 +72,13 @@
 		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
 		if (ms_likely(k_ == 1))                                                   \
 			return (ret)(uintptr_t)v_;                                        \
+		if (ms_unlikely(ms_rewrote)) {                                            \
+			ms_rewrote = 0;                                                   \
+			if (k_ == 2)                                                      \
+				return (ret)(uintptr_t)ms_trace_after(                    \
+					id, c_, (int64_t)(uintptr_t)rewritten);           \
+			return rewritten;                                                 \
+		}                                                                         \
 		if (k_ == 2)                                                              \
 			return (ret)(uintptr_t)ms_trace_after(                            \
 				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args)); \
@@ -90,15 +97,22 @@
 	}
 
 #define MS_FN(ret, name, n, proto, args, ...) \
-	MS_TRAMPOLINE(MS_ID_##name, ret, name, n, proto, args, MS_ARR(n, args), c_, )
+	MS_TRAMPOLINE(MS_ID_##name, ret, name, n, proto, args, MS_ARR(n, args), c_, , \
+		      ms_real.name.fn MS_GET(n, c_, args))
 #define MS_FN_H(...)
 #define MS_FN_V(...)
 /* an alias's own arguments (c_ holds the canonical row's), in an array
  * that escapes, so that they too are read back after the consult */
+/* An alias whose arguments will_call_real replaced calls its canonical
+ * function with the canonical array: stat64's struct stat64 * goes where
+ * stat's struct stat * does (the same struct on LP64 glibc), hence the
+ * pragma. */
+#pragma GCC diagnostic ignored "-Wincompatible-pointer-types"
 #define MS_ALIAS(canon, ret, name, n, proto, args, cargs)                              \
 	MS_TRAMPOLINE(MS_ID_##canon, ret, name, n, proto, args, MS_CARR(cargs), a_,    \
 		      uint64_t a_[] = { MS_ARR(n, args) };                             \
-		      __asm__ volatile("" : : "r"(a_) : "memory");)
+		      __asm__ volatile("" : : "r"(a_) : "memory");,                    \
+		      (ret)ms_real.canon.fn MS_GET(MS_NARGS cargs, c_, cargs))
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"

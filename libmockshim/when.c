@@ -143,6 +143,8 @@ static int addr_text(const void *ptr, char *buf, size_t cap)
 		const struct sockaddr_un *un = (const void *)&ss;
 		size_t k = 0;
 
+		memcpy(buf, "unix:", 5);
+		n = 5;
 		while (k < sizeof(un->sun_path) && un->sun_path[k] && n < cap - 1)
 			buf[n++] = un->sun_path[k++];
 	} else {

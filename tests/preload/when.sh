@@ -106,6 +106,28 @@ want_rc 123; want_err_has 'note: no call of open() had pathname ~ "*/app.cnf"; t
 run "$M" -e 'will_return_maybe(open, -1, when(pathname == "nothing"))' cat a
 want_rc 0; want_err_lacks "error:"; done_t
 
+t "will_call_real(..., pathname=...): cat prints a fixture in place of /etc/hostname"
+mkdir -p fixtures && echo "fixture-host" > fixtures/hostname
+run "$M" -e 'will_call_real(open, -1, pathname="fixtures/hostname", when(pathname == "/etc/hostname"))' \
+	sh -c 'cat /etc/hostname | cat'
+want_rc 0; want_out "fixture-host"; want_err_has "used 1 times (always), by cat["; done_t
+
+t "an alias's arguments are replaced too (fopen64)"
+run "$M" -q -e 'will_call_real(fopen, -1, pathname="fixtures/hostname")' "$PROBE" fopen64 /nonexistent
+want_rc 0; want_out "fopen64: fixture-host"; done_t
+
+if [ -x "$PY" ]; then
+	t "will_call_real(..., addr=...): a connect to port 443 goes to another address"
+	run "$M" -q -e 'will_call_real(connect, -1, addr="127.0.0.1:9", when(addr ~ "*:443"))' "$PY" -I -c '
+import socket
+s = socket.socket()
+try:
+    s.connect(("127.0.0.2", 443))
+except OSError as e:
+    print(e.errno)'
+	want_rc 0; want_out "111"; done_t
+fi
+
 bad() {
 	# bad STATEMENT COLUMN MESSAGE: 125, the message and a caret under COLUMN
 	run "$M" -e "$1" true
@@ -126,6 +148,10 @@ bad 'will_fail(open, EIO, when(flags in 3))' 36 "'in' takes a set"
 bad 'will_fail(open, EIO, when(flags == 0), when(flags == 1))' 40 "a statement takes one when(...)"
 bad 'will_fail(open, EIO, when())' 27 "when() needs a condition"
 bad 'will_fail(open, EIO, when(pathname == 3))' 39 "'pathname' is const char *: == takes a string or NULL, not an integer"
+bad 'will_call_real(read, -1, buf="x")' 26 "'buf' is an output of read(): the real call writes it"
+bad 'will_call_real(read, -1, fd="x")' 29 "'fd' is int: expected an integer, not a string"
+bad 'will_call_real(open, -1, path="x")' 26 "open() has no parameter 'path'"
+bad 'will_call_real(connect, -1, addr="nowhere")' 34 "expected an address"
 done_t
 
 finish
