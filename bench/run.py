@@ -60,7 +60,7 @@ class Op:
 
     def __init__(self, name, fn, n, value, outs='', expect=None, fiu=None, strace=None,
                  ltrace=None, faketime=False, sockwrap=False, cg_n=2000, crossings=1,
-                 decl=None):
+                 decl=None, when=None):
         self.name = name  # bench OP
         self.fn = fn  # the catalog function
         self.n = n  # calls per repetition (timing)
@@ -78,6 +78,8 @@ class Op:
         # (malloc, free, socket, ...) and so is no per-call measure
         self.crossings = crossings
         self.decl = decl  # a declared prototype (mock ...): fn is no catalog function
+        # when(): {variant: condition that every call of the loop satisfies}
+        self.when = when or {}
 
     def reply(self):
         return self.value + (', ' + self.outs if self.outs else '')
@@ -85,9 +87,11 @@ class Op:
 
 OPS = [
     Op('read', 'read', 50000, '1', expect=('expect_value_count', 'fd', '100'),
-       fiu='posix/io/rw/read', strace='read:retval=1:when=2+', sockwrap=True),
+       fiu='posix/io/rw/read', strace='read:retval=1:when=2+', sockwrap=True,
+       when={'when_int': 'fd == 100', 'when_fd': 'fd ~ "/dev/zero"'}),
     Op('clock', 'clock_gettime', 200000, '0',
-       expect=('expect_value_count', 'clockid', 'CLOCK_REALTIME'), faketime=True),
+       expect=('expect_value_count', 'clockid', 'CLOCK_REALTIME'), faketime=True,
+       when={'when_int': 'clockid == CLOCK_REALTIME'}),
     Op('getpid', 'getpid', 50000, '42', strace='getpid:retval=42'),
     Op('getuid', 'getuid', 50000, '0', strace='getuid:retval=0'),
     Op('malloc', 'malloc', 200000, 'NULL', expect=('expect_value_count', 'size', '32'),
@@ -97,7 +101,7 @@ OPS = [
        sockwrap=True, cg_n=500, crossings=2),
     Op('getaddrinfo', 'getaddrinfo', 1000, '0', outs='*res={"127.0.0.1"}',
        expect=('expect_string_count', 'node', '"localhost"'), ltrace='getaddrinfo+freeaddrinfo',
-       cg_n=100, crossings=0),
+       cg_n=100, crossings=0, when={'when_str': 'node ~ "local*"'}),
     # a library function outside the catalog (bench/decl.c), declared
     Op('decl', 'msb_add', 200000, '7', expect=('expect_value_count', 'b', '1'),
        decl='mock int msb_add(int a, int b)'),
@@ -215,6 +219,11 @@ class Bench:
             return self.mockrun('will_return_maybe(%s, %s, from="libother.so")' % (fn, op.reply()))
         if key == 'always':
             return self.mockrun('will_return_always(%s, %s%s)' % (fn, op.reply(), scope))
+        if key in ('when_int', 'when_fd', 'when_str'):
+            if key not in op.when:
+                return None
+            return self.mockrun('will_return_always(%s, %s, when(%s))' % (fn, op.reply(),
+                                                                          op.when[key]))
         if key == 'always_in':
             return self.mockrun('will_return_always(%s, %s, in="bench")' % (fn, op.reply()))
         if key in ('queue', 'queue_full'):
@@ -370,6 +379,9 @@ CG_VARIANTS = [
     ('nomatch_from', 'rule for FN, from="libother.so"'),
     ('always', 'will_return_always'),
     ('always_in', 'will_return_always(FN, V, in="bench"): a matching in='),
+    ('when_int', 'will_return_always(FN, V, when(INT == V)): read fd == 100, clock clockid'),
+    ('when_fd', 'will_return_always(read, 1, when(fd ~ "/dev/zero")): the path of an fd'),
+    ('when_str', 'will_return_always(getaddrinfo, ..., when(node ~ "local*")): a string'),
     ('queue', 'will_return_count(FN, V, 1000000)'),
     ('queue_full', 'the same, after 7,000 calls (event log full)'),
     ('expect', 'expect_value_count(FN, PARAM, V, -1)'),

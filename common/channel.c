@@ -74,16 +74,27 @@ void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token)
 	st->size = h->state_size;
 }
 
-/* Whether function f gets MS_FF_LEAN (with any flag but that one clear). */
-static int fn_is_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn *f,
-		      const struct ms_rule *rules)
+/* Whether function f gets MS_FF_LEAN, or MS_FF_LEAN_AIMED when a rule
+ * has when() (with any flag but those clear): the flag, or 0. */
+static uint32_t fn_is_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn *f,
+			   const struct ms_rule *rules)
 {
-	if ((f->flags & ~MS_FF_LEAN) || f->nexpects || !f->nrules || (h->flags & MS_CHAN_LOG_CALLS))
+	uint32_t lean = MS_FF_LEAN;
+
+	if ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects || !f->nrules ||
+	    (h->flags & MS_CHAN_LOG_CALLS))
 		return 0;
-	for (uint32_t k = 0; k < f->nrules; k++)
-		if (!ms_rule_lean(&rules[f->first_rule + k]))
+	/* a plain rule aimed by when() is lean too: the fast path tests
+	 * integer conditions itself, and leaves any other to decide_from */
+	for (uint32_t k = 0; k < f->nrules; k++) {
+		const struct ms_rule *r = &rules[f->first_rule + k];
+
+		if (!ms_rule_plain(r) || r->in_glob || r->from_glob)
 			return 0;
-	return 1;
+		if (r->ncond)
+			lean = MS_FF_LEAN_AIMED;
+	}
+	return lean;
 }
 
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
@@ -191,7 +202,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	fns[MS_ID_popen].flags |= MS_FF_EXEC;
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
 		if (fn_is_lean(h, &fns[fn], rules))
-			fns[fn].flags = MS_FF_LEAN;
+			fns[fn].flags = fn_is_lean(h, &fns[fn], rules);
 	if (spec->norders)
 		memcpy(ms_chan_at(h, h->orders_off), spec->orders,
 		       spec->norders * sizeof(struct ms_order));
@@ -522,7 +533,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		for (uint32_t k = 0; k < fns[i].nexpects; k++)
 			if (expects[fns[i].first_expect + k].fn != i)
 				return "function table inconsistent";
-		if ((fns[i].flags & MS_FF_LEAN) && !fn_is_lean(h, &fns[i], rules))
+		if ((fns[i].flags & (MS_FF_LEAN | MS_FF_LEAN_AIMED)) &&
+		    fns[i].flags != fn_is_lean(h, &fns[i], rules))
 			return "function table inconsistent (its lean mark)";
 	}
 	for (uint32_t i = 0; i < h->nexpects; i++) {

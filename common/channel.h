@@ -147,6 +147,8 @@ enum ms_fn_flags {
 					/* goes to the record log */
 	MS_FF_EXEC = 1u << 6,		/* the exec family: armed in every attached */
 					/* process, to name escapes (ms_exec_check) */
+	MS_FF_LEAN_AIMED = 1u << 7,	/* MS_FF_LEAN, and some rule has when(): */
+					/* alone, in place of MS_FF_LEAN */
 };
 
 /* MS_EV_WARN kinds: a program started unmocked (text: its path; param:

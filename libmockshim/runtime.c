@@ -58,6 +58,7 @@ static const struct ms_expect *expects;
 static struct ms_count_state *xst;
 static const struct ms_order *orders;
 static struct ms_count_state *ost;
+static const struct ms_cond *conds;
 static struct ms_event *events;
 static int32_t *pids;
 static const char *pool;
@@ -475,6 +476,7 @@ static void attach(void)
 	outs = ms_chan_at(h, h->outs_off);
 	expects = ms_chan_at(h, h->expects_off);
 	orders = ms_chan_at(h, h->orders_off);
+	conds = ms_chan_at(h, h->conds_off);
 	pool = ms_chan_at(h, h->pool_off);
 	fst = ms_state_at(state, h->st_fns_off);
 	rst = ms_state_at(state, h->st_rules_off);
@@ -583,7 +585,7 @@ int ms_applies_here(unsigned fn)
 	for (uint32_t k = 0; k < f->nexpects; k++)
 		if (in_here(expects[f->first_expect + k].in_glob))
 			return 1;
-	for (uint32_t k = 0; (f->flags & ~MS_FF_LEAN) && k < chan->norders; k++)
+	for (uint32_t k = 0; (f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) && k < chan->norders; k++)
 		if (orders[k].fn == fn && in_here(orders[k].in_glob))
 			return 1;
 	return 0;
@@ -712,7 +714,34 @@ static __attribute__((noinline)) int draw(uint32_t ri)
 	return 0;
 }
 
-#define AIMED_AT(table, i, id, s, a) (!(s)->ncond || passes(table, i, id, (s)->cond_first, (s)->ncond, a))
+/* The common case inline: integer conditions that hold.  1 when they
+ * all do; 0 when one does not or needs more than the value (passes()
+ * decides then, and logs). */
+static inline int ints_hold(uint32_t first, uint32_t n, const uint64_t *a)
+{
+	const struct ms_cond *c = conds + first;
+
+	for (const struct ms_cond *end = c + n; c < end; c++) {
+		int64_t v;
+
+		if (c->arg != MS_CA_INT || (c->psize != 4 && c->psize != 8))
+			return 0;
+		v = c->psize == 8 ? (int64_t)a[c->param]
+		    : c->psigned  ? (int64_t)(int32_t)(uint32_t)a[c->param]
+				  : (int64_t)(uint32_t)a[c->param];
+		if (c->op == MS_C_EQ ? v != c->value
+		    : c->op == MS_C_NE ? v == c->value
+		    : c->op == MS_C_ANYBITS ? !(v & c->value)
+		    : c->op == MS_C_NOBITS ? (v & c->value) != 0
+					  : 1)
+			return 0;
+	}
+	return 1;
+}
+
+#define AIMED_AT(table, i, id, s, a)                                  \
+	(!(s)->ncond || ints_hold((s)->cond_first, (s)->ncond, a) || \
+	 passes(table, i, id, (s)->cond_first, (s)->ncond, a))
 
 /* Takes one turn of an entry with count turns (< 0: unlimited). */
 static int claim_turn(uint32_t *consumed, int32_t count)
@@ -1803,7 +1832,9 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 		if (!AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
 			continue;
 		if (claim_turn(&rst[ri].consumed, r->count)) {
-			if (!call)
+			/* numbered where something shows the number */
+			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects ||
+				      (chan->flags & MS_CHAN_LOG_CALLS)))
 				call = number_call(id);
 			return (f->flags & MS_FF_TRACED) || !ms_rule_plain(r)
 				       ? answer(ri, a, ret, caller, call)
@@ -1872,6 +1903,18 @@ static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const voi
 				return take(id, r, ret, caller, 0);
 		return 0;
 	}
+	if (f->flags == MS_FF_LEAN_AIMED) {
+		/* integer conditions tested here; any other, or one that does
+		 * not hold, is decide_from's (which counts a pass-by) */
+		for (r = rules + f->first_rule, end = r + f->nrules, rs = rst + f->first_rule; r < end;
+		     r++, rs++) {
+			if (r->ncond && !ints_hold(r->cond_first, r->ncond, a))
+				return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
+			if (claim_turn(&rs->consumed, r->count))
+				return take(id, r, ret, caller, 0);
+		}
+		return 0;
+	}
 	if (ms_unlikely(f->flags | f->nexpects))
 		return decide_checked(id, a, ret, caller, number_call(id));
 	if (__atomic_load_n(&t_skip, __ATOMIC_RELAXED) == skip_key(id, caller))
@@ -1883,8 +1926,19 @@ static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const voi
 				return take(id, r, ret, caller, number_call(id));
 			continue;
 		}
-		if (r->in_glob | r->from_glob | r->ncond | r->prob)
+		if (r->in_glob | r->from_glob | r->prob)
 			return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
+		if (r->ncond) {
+			/* aimed by integers that hold: answered here; anything
+			 * else is decide_from's (which counts a pass-by) */
+			if (!ints_hold(r->cond_first, r->ncond, a))
+				return decide_from(id, (uint32_t)(r - rules), a, ret, caller, 0);
+			if (ms_rule_plain(r)) {
+				if (claim_turn(&rs->consumed, r->count))
+					return take(id, r, ret, caller, 0);
+				continue;
+			}
+		}
 		if (claim_turn(&rs->consumed, r->count))
 			return answer((uint32_t)(r - rules), a, ret, caller, number_call(id));
 	}
