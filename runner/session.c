@@ -105,6 +105,10 @@ int mockshim_session_add(struct mockshim_session *s, const char *src, const char
 	return r;
 }
 
+/* The largest spec file (or stdin) read: a recorded spec of 16 MiB
+ * outputs fits, a runaway source (-f /dev/zero) does not. */
+#define MS_SPEC_MAX (64 << 20)
+
 int mockshim_session_add_file(struct mockshim_session *s, const char *path)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
@@ -121,7 +125,11 @@ int mockshim_session_add_file(struct mockshim_session *s, const char *path)
 		size_t got;
 
 		if (len + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 4096);
+			char *nb;
+
+			cap = cap * 2 + 4096;
+			cap = cap > MS_SPEC_MAX + 1 ? MS_SPEC_MAX + 1 : cap;
+			nb = realloc(buf, cap);
 
 			if (!nb) {
 				r = -ENOMEM;
@@ -131,6 +139,14 @@ int mockshim_session_add_file(struct mockshim_session *s, const char *path)
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;
+		if (len > MS_SPEC_MAX) {
+			/* -f /dev/zero must not take the machine's memory */
+			r = -EFBIG;
+			snprintf(s->error, sizeof(s->error),
+				 "%s: a spec is at most %d MiB: this one is larger\n", path,
+				 MS_SPEC_MAX >> 20);
+			goto out;
+		}
 		if (got == 0) {
 			if (ferror(f)) {
 				r = -EIO;
@@ -557,11 +573,15 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	int64_t deadline = -1, kill_at = -1;
 	int main_done = 0, status = 0;
 	ssize_t got;
+	struct timespec run_t0, run_t1;
 
 	if (!argv || !argv[0])
 		return -EINVAL;
 	release_run(s);
 	memset(&s->result, 0, sizeof(s->result));
+	/* for the reports: JUnit's timestamp and time */
+	clock_gettime(CLOCK_MONOTONIC, &run_t0);
+	s->result.started = (long long)time(NULL);
 	s->program = strdup(argv[0]);
 	if (!s->program)
 		return -ENOMEM;
@@ -772,6 +792,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 
 	s->ran = 1;
+	clock_gettime(CLOCK_MONOTONIC, &run_t1);
+	s->result.seconds = (double)(run_t1.tv_sec - run_t0.tv_sec) +
+			    (double)(run_t1.tv_nsec - run_t0.tv_nsec) / 1e9;
 	s->result.exec_errno = exec_err;
 	if (!exec_err) {
 		if (WIFEXITED(status)) {

@@ -215,7 +215,7 @@ mock int decl_add(int a,
 expect_value(decl_add, a, 2)
 will_return(decl_add, 11)
 EOF
-run "$M" -f "$T/decl.mock" --report tap decl_lazy add
+run "$M" -f "$T/decl.mock" --report tap -o - decl_lazy add
 want_rc 0; want_out_has "add 11"; want_out_has "ok 1 - $T/decl.mock:4: expect_value(decl_add, a, 2)"
 done_t
 

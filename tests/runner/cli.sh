@@ -108,7 +108,7 @@ if command -v python3 >/dev/null; then
 fi; done_t
 
 t "--report tap marks a leftover not ok"
-run "$M" --report tap -e 'will_return(geteuid, 5); will_return(getgid, 1)' id -u
+run "$M" --report tap -o - -e 'will_return(geteuid, 5); will_return(getgid, 1)' id -u
 want_rc 123; want_out_has "ok 1 - -e#1:1: will_return(geteuid, 5)"; want_out_has "not ok 2 - -e#1:1: will_return(getgid, 1)"; done_t
 
 t "-o writes the text report to a file, stderr stays the program's"
