@@ -278,10 +278,12 @@ static int item_cmp(const void *a, const void *b)
 	return x->col < y->col ? -1 : x->col > y->col;
 }
 
-static int leftover(const struct item *it)
+static int leftover(const struct ms_report_in *s, const struct item *it)
 {
+	/* a broken sequence is one failure, its rest is not checked */
 	if (it->table == IT_ORDER)
-		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->count;
+		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->count &&
+		       live(s)->order_cursor != MS_ORDER_BROKEN;
 	if (it->count > 0)
 		return it->consumed < (uint32_t)it->count;
 	return it->count == MS_COUNT_ALWAYS && it->consumed == 0;
@@ -303,7 +305,7 @@ unsigned ms_report_leftovers(const struct ms_report_in *s)
 	for (uint32_t i = 0; i < nitems(s); i++) {
 		struct item it = item_at(s, i);
 
-		n += leftover(&it);
+		n += leftover(s, &it);
 	}
 	return n;
 }
@@ -635,9 +637,10 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 			put_int(f, s, e->value, expect_at(s, e->rule));
 		break;
 	case MS_FAIL_ORDER:
-		fprintf(f, "called out of order: this is call #%u of the sequence, but the next "
-			   "expected one, #%lld, is %s()",
-			e->seq, (long long)e->value, fn_name(s, it.fn));
+		fprintf(f, "called out of order: call #%lld of the sequence should be %s() (%s:%u), "
+			   "but %s() came (call #%u); the rest of the sequence is not checked",
+			(long long)e->value, fn_name(s, it.fn), str(s, it.src), it.line,
+			fn_name(s, e->fn), e->seq);
 		break;
 	case MS_FAIL_ORDER_EXTRA:
 		fprintf(f, "called more often than expected: call #%u of the sequence comes after "
@@ -767,7 +770,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
 			live(s)->failures - shown, h->events_cap);
 	for (uint32_t i = 0; items && i < n; i++)
-		if (leftover(&items[i]))
+		if (leftover(s, &items[i]))
 			leftover_text(out, s, &items[i], "    ");
 	if (live(s)->events_next > h->events_cap)
 		fprintf(out, "mockshim: %u events not recorded (the event log holds %u)\n",
@@ -868,7 +871,7 @@ static char *case_text(const struct ms_report_in *s, const struct cases *c, uint
 		if (e->state == 1 && e->type == MS_EV_FAIL && case_of(s, c, e) == k)
 			failure_text(m, s, e, i, indent);
 	}
-	if (k < c->n && leftover(&c->items[k]))
+	if (k < c->n && leftover(s, &c->items[k]))
 		leftover_text(m, s, &c->items[k], indent);
 	if (fclose(m) != 0) {
 		free(msg);
@@ -920,7 +923,7 @@ static void report_tap(struct ms_report_in *s, FILE *out, int version)
 	unbound_declared(s, out, "# ");
 	for (uint32_t i = 0; i < c.n; i++) {
 		const struct item *it = &c.items[i];
-		int bad = leftover(it) || c.nfail[i];
+		int bad = leftover(s, it) || c.nfail[i];
 		char *msg;
 
 		count_str(status, sizeof(status), it);
@@ -1060,7 +1063,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		fprintf(out, ",\"function\":");
 		ms_json_text(out, fn_name(s, it->fn));
 		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
-			it->count, it->consumed, leftover(it) ? "true" : "false", c.nfail[i]);
+			it->count, it->consumed, leftover(s, it) ? "true" : "false", c.nfail[i]);
 	}
 	fprintf(out, "],\"failures\":[");
 	first = 1;
@@ -1102,7 +1105,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		size_t len = 0;
 		FILE *m;
 
-		if (!leftover(it) || !(m = open_memstream(&msg, &len)))
+		if (!leftover(s, it) || !(m = open_memstream(&msg, &len)))
 			continue;
 		leftover_text(m, s, it, "    ");
 		fclose(m);
@@ -1258,7 +1261,7 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 	if (cases_make(s, &c) < 0)
 		return;
 	for (uint32_t i = 0; i < c.n; i++)
-		failed += leftover(&c.items[i]) || c.nfail[i];
+		failed += leftover(s, &c.items[i]) || c.nfail[i];
 	if (c.nfail[c.n])
 		failed++;
 	else if (program_failed(s, &c))
@@ -1279,12 +1282,12 @@ static void report_junit(struct ms_report_in *s, FILE *out)
 		fprintf(out, "\" name=\"");
 		ms_xml_text(out, name);
 		fprintf(out, "\" time=\"0.000\">");
-		if (leftover(it) || c.nfail[i]) {
+		if (leftover(s, it) || c.nfail[i]) {
 			char *msg = case_text(s, &c, i, "");
 
 			if (msg)
 				junit_problem(out, "failure", msg,
-					      c.nfail[i] + (unsigned)leftover(it) - 1);
+					      c.nfail[i] + (unsigned)leftover(s, it) - 1);
 			free(msg);
 		}
 		fprintf(out, "</testcase>\n");

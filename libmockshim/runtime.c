@@ -1093,11 +1093,15 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 		uint32_t c = __atomic_load_n(&chan->order_cursor, __ATOMIC_ACQUIRE);
 		struct ms_order *o;
 
+		if (c == MS_ORDER_BROKEN)
+			return;
 		while (c < n && order_done(&orders[c])) {
 			__atomic_compare_exchange_n(&chan->order_cursor, &c, c + 1, 0, __ATOMIC_ACQ_REL,
 						    __ATOMIC_ACQUIRE);
 			c = __atomic_load_n(&chan->order_cursor, __ATOMIC_ACQUIRE);
 		}
+		if (c == MS_ORDER_BROKEN)
+			return;
 		if (c >= n) {
 			if (!(f->flags & MS_FF_IGNORED)) {
 				struct failure fl = { .kind = MS_FAIL_ORDER_EXTRA, .seq = seq };
@@ -1114,23 +1118,19 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 		}
 		if (f->flags & MS_FF_IGNORED)
 			return;
+		/* The first call out of order breaks the sequence: that one
+		 * failure says what was expected and what came, and nothing of
+		 * the sequence is checked after it (the report shows no
+		 * cascade of "more often" and "not called" that contradict
+		 * it).  Only the process that breaks it reports. */
+		if (!__atomic_compare_exchange_n(&chan->order_cursor, &c, MS_ORDER_BROKEN, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue; /* the cursor moved meanwhile: look again */
 		{
 			struct failure fl = { .kind = MS_FAIL_ORDER, .seq = seq,
 					      .value = expected_position(c) };
 
 			record_failure(id, c, call, caller, &fl);
-		}
-		/* Resynchronise on this function's next entry, so one call out
-		 * of place is one failure, not a cascade. */
-		for (uint32_t j = c + 1; j < n; j++) {
-			o = &orders[j];
-			if (o->kind == MS_ORD_CALL && o->fn == id &&
-			    in_scope(o->in_glob, o->from_glob, caller) &&
-			    claim_turn(&o->consumed, o->count)) {
-				__atomic_compare_exchange_n(&chan->order_cursor, &c, j, 0,
-							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-				break;
-			}
 		}
 		return;
 	}
