@@ -194,6 +194,33 @@ static const char *fn_name(const struct ms_report_in *s, unsigned id)
 	return m ? m->name : d ? str(s, d->name) : "?";
 }
 
+/*
+ * The function as the statement at text names it: "will_return(getline,
+ * 5)" arms getdelim, whose alias getline is, and the report says getline
+ * as the user wrote it.  fn's own name when the statement names another.
+ */
+static const char *stmt_fn_name(const struct ms_report_in *s, unsigned fn, uint32_t text)
+{
+	static char bufs[4][64];
+	static unsigned next;
+	const char *t = str(s, text), *p = strchr(t, '(');
+	size_t n = 0;
+	char *b;
+
+	if (!p || fn >= MS_FN_COUNT)
+		return fn_name(s, fn);
+	p += strspn(p + 1, " \t") + 1;
+	while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+	       (p[n] >= '0' && p[n] <= '9'))
+		n++;
+	if (n == 0 || n >= sizeof(bufs[0]) || ms_catalog_find(p, n) != (int)fn)
+		return fn_name(s, fn);
+	b = bufs[next++ % 4];
+	memcpy(b, p, n);
+	b[n] = '\0';
+	return b;
+}
+
 /* The name of parameter param of fn (a static buffer for module functions). */
 static const char *param_name(const struct ms_report_in *s, unsigned fn, unsigned param)
 {
@@ -344,12 +371,14 @@ static void count_str(char *buf, size_t n, const struct item *it)
 			   : it->table == IT_EXPECT ? "checked"
 						    : "called";
 
+	const char *times = it->consumed == 1 ? "time" : "times";
+
 	if (it->table == IT_ORDER && it->kind != MS_ORD_CALL)
-		snprintf(buf, n, "called %u times", it->consumed);
+		snprintf(buf, n, "called %u %s", it->consumed, times);
 	else if (it->count == MS_COUNT_ALWAYS)
-		snprintf(buf, n, "%s %u times (always)", verb, it->consumed);
+		snprintf(buf, n, "%s %u %s (always)", verb, it->consumed, times);
 	else if (it->count == MS_COUNT_MAYBE)
-		snprintf(buf, n, "%s %u times (maybe)", verb, it->consumed);
+		snprintf(buf, n, "%s %u %s (maybe)", verb, it->consumed, times);
 	else
 		snprintf(buf, n, "%u of %d %s", it->consumed, it->count, verb);
 }
@@ -619,7 +648,8 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	const struct ms_chan_hdr *h = hdr(s);
 	struct item it = failure_item(s, e);
 
-	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.src), it.line, it.col, fn_name(s, e->fn));
+	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.src), it.line, it.col,
+		it.text && it.fn == e->fn ? stmt_fn_name(s, e->fn, it.text) : fn_name(s, e->fn));
 	if (e->call)
 		fprintf(f, " call %u", e->call);
 	fprintf(f, " in %s[%d]: ", exe_of(s, e->pid, i), e->pid);
@@ -633,8 +663,16 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	case MS_FAIL_NO_EXPECT:
 		fprintf(f, "parameter %s: no expected value left (all %u declared were checked); got ",
 			param_name(s, e->fn, e->param), it.consumed);
-		if (e->rule < h->nexpects)
-			put_int(f, s, e->value, expect_at(s, e->rule));
+		if (e->rule < h->nexpects) {
+			const struct ms_expect *x = expect_at(s, e->rule);
+
+			if (x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING)
+				put_actual_bytes(f, e, 1);
+			else if (x->kind == MS_X_MEMORY || x->kind == MS_X_NOT_MEMORY)
+				put_actual_bytes(f, e, 0);
+			else
+				put_int(f, s, e->value, x);
+		}
 		break;
 	case MS_FAIL_ORDER:
 		fprintf(f, "called out of order: call #%lld of the sequence should be %s() (%s:%u), "
@@ -672,12 +710,12 @@ static void leftover_text(FILE *f, const struct ms_report_in *s, const struct it
 	count_str(count, sizeof(count), it);
 	fprintf(f, "%s:%u:%u: error: ", str(s, it->src), it->line, it->col);
 	if (it->table == IT_RULE)
-		fprintf(f, "%s() has remaining non-returned values", fn_name(s, it->fn));
+		fprintf(f, "%s() has remaining non-returned values", stmt_fn_name(s, it->fn, it->text));
 	else if (it->table == IT_EXPECT)
 		fprintf(f, "%s(): `%s` parameter still has values that haven't been checked",
-			fn_name(s, it->fn), param_name(s, it->fn, expect_at(s, it->index)->param));
+			stmt_fn_name(s, it->fn, it->text), param_name(s, it->fn, expect_at(s, it->index)->param));
 	else
-		fprintf(f, "%s() was expected to be called but was not", fn_name(s, it->fn));
+		fprintf(f, "%s() was expected to be called but was not", stmt_fn_name(s, it->fn, it->text));
 	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
 		stmt_text(s, it->text), indent, str(s, it->src), it->line);
 }
@@ -1061,7 +1099,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->line, it->col);
 		ms_json_text(out, str(s, it->text));
 		fprintf(out, ",\"function\":");
-		ms_json_text(out, fn_name(s, it->fn));
+		ms_json_text(out, stmt_fn_name(s, it->fn, it->text));
 		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
 			it->count, it->consumed, leftover(s, it) ? "true" : "false", c.nfail[i]);
 	}

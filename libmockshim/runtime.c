@@ -1001,7 +1001,16 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, uint32_t cal
 	} else if (scoped) {
 		struct failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = param,
 				      .value = norm(value, &expects[last]) };
+		const struct ms_expect *lx = &expects[last];
+		char shown[MS_EV_TEXT];
 
+		/* a string or memory parameter: the report shows its bytes,
+		 * not the pointer */
+		if (lx->kind == MS_X_STRING || lx->kind == MS_X_NOT_STRING || lx->kind == MS_X_MEMORY ||
+		    lx->kind == MS_X_NOT_MEMORY) {
+			fl.bytes = shown;
+			check_bytes(lx, (const char *)(uintptr_t)value, &fl, shown);
+		}
 		record_failure(id, last, call, caller, &fl);
 	}
 }

@@ -198,6 +198,32 @@ run "$M" --frobnicate true
 want_rc 125; want_err_has "unrecognized option '--frobnicate'"; want_err_has "see mockrun --help"
 [ "$(printf '%s\n' "$err" | wc -l)" -le 2 ] || problem "more than 2 lines: $err"; done_t
 
+t "messages: a caret in a long line, strings not pointers, the name the user wrote, 1 time"
+long="will_return_maybe(getuid, 0)"
+for i in $(seq 30); do long="$long; will_return_maybe(getuid, $i)"; done
+run "$M" -e "$long; will_fail(nosuch, EIO)" true
+want_rc 125
+# the caret is under the token it names, in a window of the line
+caret=$(printf '%s\n' "$err" | sed -n 3p); shown=$(printf '%s\n' "$err" | sed -n 2p)
+col=${caret%%^*}
+[ "${shown:${#col}:6}" = nosuch ] || problem "the caret points at [${shown:${#col}:10}]"
+run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' sh -c 'cat /etc/hostname /etc/passwd >/dev/null'
+want_rc 123; want_err_has 'no expected value left (all 1 declared were checked); got "/etc/passwd"'
+run "$M" -e 'will_return(getline, 5)' true
+want_rc 123; want_err_has "getline() has remaining non-returned values"; want_err_lacks "getdelim"
+run "$M" -e 'will_return_always(geteuid, 5)' id -u
+want_err_has "used 1 time (always)"; want_err_lacks "1 times"
+run "$M" -e 'will_fail(getaddrinfo, ENOENT)' true
+want_rc 125; want_err_has "getaddrinfo() fails with an EAI_* code, not 2"
+run "$M" -e 'will_fail(read, EIO, errno=ENOSPC)' true
+want_rc 125; want_err_has "disagree"
+run "$M" -e 'will_return(read, 0, delay=-1s)' true
+want_rc 125; want_err_has "a duration cannot be negative: -1s"
+printf 'will_return(getuid, 0)\nwill_return(geteuid, 0\nwill_return(getgid, 1)\n' > "$T/paren.mock"
+run "$M" -f "$T/paren.mock" true
+want_rc 125; want_err_has "$T/paren.mock:2:23: error: expected ')' at the end of the line, to close 'will_return(' (note: opened at 2:12)"
+done_t
+
 t "spec files and stdin are at most 64 MiB"
 run "$M" -f /dev/zero true
 want_rc 125; want_err_has "/dev/zero: a spec is at most 64 MiB"
