@@ -1598,12 +1598,20 @@ static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, 
 		check_params(id, a, call, caller);
 }
 
+static int is_exec(unsigned id)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(id);
+
+	return m && (strncmp(m->name, "exec", 4) == 0 || strcmp(m->name, "fexecve") == 0);
+}
+
 /* A function with call order, expectations or a trace. */
 static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t *a, int64_t *ret,
 						    const void *caller, uint32_t call)
 {
 	const struct ms_chan_fn *f = &fns[id];
 	struct ms_expect *y;
+	int k;
 
 	/* the checks keep errno: record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
@@ -1617,9 +1625,12 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 	} else {
 		check_all(id, a, call, caller);
 	}
-	if (!f->nrules)
-		return f->flags & MS_FF_AFTER ? 2 : 0;
-	return decide_from(id, f->first_rule, a, ret, caller, call);
+	k = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call)
+		      : f->flags & MS_FF_AFTER ? 2 : 0;
+	/* an exec that succeeds never comes back to be traced */
+	if (k == 2 && (f->flags & MS_FF_TRACED) && is_exec(id))
+		ms_trace_exec(id, a);
+	return k;
 }
 
 static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)

@@ -224,6 +224,24 @@ run "$M" -f "$T/paren.mock" true
 want_rc 125; want_err_has "$T/paren.mock:2:23: error: expected ')' at the end of the line, to close 'will_return(' (note: opened at 2:12)"
 done_t
 
+t "--trace: an exec is logged before it runs; flags, clocks and structs as values"
+run "$M" -q --trace=execvp env true
+want_rc 0; want_err_has ': execvp("true", ["true"]) ...'
+run "$M" -q --trace=execvp env /nonexistent/x
+want_err_has 'execvp("/nonexistent/x", ["/nonexistent/x"]) = -1 ENOENT'
+run "$M" -q --trace=statx,fstatat,stat,lstat ls -ld /
+want_rc 0
+case "$err" in
+*"statx(AT_FDCWD, \"/\", AT_SYMLINK_NOFOLLOW|AT_NO_AUTOMOUNT, STATX_"*"{stx_mode=040"*) ;;
+*"stat"*"{st_mode=040"*) ;;
+*) problem "stat flags and outputs: $err" ;;
+esac
+run "$M" -q --trace=clock_gettime date +%s
+want_err_has "clock_gettime(CLOCK_REALTIME, {tv_sec="
+run "$M" -q --trace=socket python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)'
+want_err_has "socket(AF_INET, SOCK_DGRAM|SOCK_CLOEXEC, 0) = "
+done_t
+
 t "spec files and stdin are at most 64 MiB"
 run "$M" -f /dev/zero true
 want_rc 125; want_err_has "/dev/zero: a spec is at most 64 MiB"
