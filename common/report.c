@@ -981,7 +981,7 @@ static void report_tap(struct ms_report_in *s, FILE *out, int version)
 	}
 	describe_status(s, status, sizeof(status));
 	fprintf(out, "%s %u - ", program_failed(s, &c) ? "not ok" : "ok", ++k);
-	ms_tap_text(out, safe(s->program));
+	ms_tap_text(out, s->program);
 	fprintf(out, " %s", status);
 	if (c.nfail[c.n])
 		fprintf(out, ", %u failed check%s that name no statement", c.nfail[c.n],

@@ -41,6 +41,12 @@ int ms_out_open(struct ms_outfile *o, const char *opt, const char *path)
 		o->own = 1;
 		return 0;
 	}
+	/* a symbolic link to a file: the file it names is replaced, the
+	 * link stays */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->real = realpath(path, NULL))) {
+		path = o->real;
+		slash = strrchr(path, '/');
+	}
 	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
 		     slash ? slash + 1 : path) < 0) {
 		o->tmp = NULL;
@@ -52,6 +58,8 @@ int ms_out_open(struct ms_outfile *o, const char *opt, const char *path)
 
 		free(o->tmp);
 		o->tmp = NULL;
+		free(o->real);
+		o->real = NULL;
 		return -e;
 	}
 	o->own = 1;
@@ -99,13 +107,15 @@ int ms_out_close(struct ms_outfile *o, int keep)
 	}
 	o->fd = -1;
 	if (o->tmp) {
-		if (keep && !e && rename(o->tmp, o->path) != 0)
+		if (keep && !e && rename(o->tmp, o->real ? o->real : o->path) != 0)
 			e = errno;
 		if (!keep || e)
 			unlink(o->tmp);
 		free(o->tmp);
 		o->tmp = NULL;
 	}
+	free(o->real);
+	o->real = NULL;
 	o->error = e;
 	return -e;
 }

@@ -15,6 +15,7 @@ struct ms_outfile {
 	const char *opt;	/* the option, for messages: "-o", "--record" */
 	const char *path;	/* as given */
 	char *tmp;		/* the new file beside path, NULL when in place */
+	char *real;		/* the file a symbolic link path names, or NULL */
 	int fd;			/* -1: not open */
 	int own;		/* fd is ours to close */
 	int error;		/* the first errno of a write, 0 */

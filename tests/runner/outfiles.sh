@@ -55,6 +55,12 @@ run "$M" -o "$T/keep.txt" -e 'will_return_maybe(getuid, 0)' true
 want_rc 0; grep -q "all checks passed" "$T/keep.txt" || problem "not replaced: $(cat "$T/keep.txt")"
 done_t
 
+t "-o through a symbolic link replaces the file it names, the link stays"
+printf 'old\n' > "$T/target.txt"; ln -s target.txt "$T/link.txt"
+run "$M" -o "$T/link.txt" -e 'will_return_maybe(getuid, 0)' true
+want_rc 0; [ -L "$T/link.txt" ] || problem "the link was replaced"
+grep -q "all checks passed" "$T/target.txt" || problem "target: $(cat "$T/target.txt")"; done_t
+
 t "--record X -o X is refused, and so is --trace-file X -o X"
 run "$M" --record "$T/same" --record-fns getuid -o "$T/same" true
 want_rc 125; want_err_has "--record $T/same: the same file as -o"
