@@ -1447,6 +1447,11 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	while (k)
 		by[n++] = digits[--k];
 	by[n] = '\0';
+	if (id >= MS_FN_COUNT) {
+		ms_trace_decl((const struct ms_chan_dyn *)ms_chan_at(chan, chan->dyn_off) + (id - MS_FN_COUNT),
+			      pool, a, (uint64_t)v, by);
+		return;
+	}
 	ms_trace_call(id, a, v, err, by);
 }
 

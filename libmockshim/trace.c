@@ -405,6 +405,164 @@ static void put_call(struct out *o, const struct ms_fn_meta *m, const uint64_t *
 	put_c(o, ')');
 }
 
+/* ---- declared functions: the types come from the declaration's text ---- */
+
+/* A double without printf: the integer part and up to 6 decimals. */
+static void put_double(struct out *o, uint64_t bits)
+{
+	double v;
+	uint64_t ip, frac;
+	char f[7];
+	int n = 6;
+
+	memcpy(&v, &bits, sizeof(v));
+	if (v != v) {
+		put(o, "nan");
+		return;
+	}
+	if (v < 0) {
+		put_c(o, '-');
+		v = -v;
+	}
+	if (v >= 1e19) {
+		put(o, v > 1.7e308 ? "inf" : "1e19+");
+		return;
+	}
+	ip = (uint64_t)v;
+	frac = (uint64_t)((v - (double)ip) * 1e6 + 0.5);
+	if (frac >= 1000000) {
+		ip++;
+		frac -= 1000000;
+	}
+	put_u(o, ip, 10);
+	for (int k = 5; k >= 0; k--, frac /= 10)
+		f[k] = (char)('0' + frac % 10);
+	while (n > 0 && f[n - 1] == '0')
+		n--;
+	if (n) {
+		put_c(o, '.');
+		for (int k = 0; k < n; k++)
+			put_c(o, f[k]);
+	}
+}
+
+static int has(const char *s, size_t n, const char *w)
+{
+	size_t k = strlen(w);
+
+	for (size_t i = 0; i + k <= n; i++)
+		if (memcmp(s + i, w, k) == 0)
+			return 1;
+	return 0;
+}
+
+static size_t count_c(const char *s, size_t n, char c)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += s[i] == c;
+	return k;
+}
+
+/* A value of the C type written t[0..n): a string, a pointer, or an
+ * integer of the type's width (the register's upper bits are not the
+ * value's). */
+static void put_typed(struct out *o, const char *t, size_t n, uint64_t v, int ptr)
+{
+	int uns = has(t, n, "unsigned") || has(t, n, "uint") || has(t, n, "size_t");
+	unsigned bits = has(t, n, "long") || has(t, n, "size_t") || has(t, n, "64") ||
+				has(t, n, "intptr")
+			? 64
+			: has(t, n, "short") || has(t, n, "16") ? 16
+			: has(t, n, "char") || has(t, n, "bool") || has(t, n, "8_t") ? 8
+										  : 32;
+
+	if (ptr) {
+		if (has(t, n, "char") && count_c(t, n, '*') == 1)
+			put_str(o, v);
+		else
+			put_ptr(o, v);
+		return;
+	}
+	if (has(t, n, "bool")) {
+		put(o, (v & 0xff) ? "true" : "false");
+		return;
+	}
+	if (bits < 64) {
+		uint64_t mask = (1ull << bits) - 1;
+
+		v &= mask;
+		if (!uns && (v >> (bits - 1)))
+			v |= ~mask;
+	}
+	if (uns)
+		put_u(o, v, 10);
+	else
+		put_i(o, (int64_t)v);
+}
+
+void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
+		   uint64_t ret, const char *mocked_by)
+{
+	const char *proto = pool + d->proto, *open = proto, *name = pool + d->name, *p;
+	struct out o;
+	int saved = errno;
+	size_t rn;
+
+	if (trace_fd < 0)
+		return;
+	while (*open && *open != '(')
+		open++;
+	/* the return type: the text before the name */
+	{
+		size_t k = (size_t)(open - proto);
+
+		while (k > 0 && proto[k - 1] == ' ')
+			k--;
+		while (k > 0 && proto[k - 1] != ' ' && proto[k - 1] != '*')
+			k--; /* k: the name's start */
+		rn = k;
+	}
+	o.n = 0;
+	put_i(&o, (int64_t)syscall(SYS_getpid));
+	put_c(&o, ' ');
+	put(&o, ms_exe_name());
+	put(&o, ": ");
+	put(&o, name);
+	put_c(&o, '(');
+	p = *open ? open + 1 : open;
+	for (unsigned i = 0; i < d->nparams; i++) {
+		const char *e = p;
+
+		while (*e && *e != ',' && *e != ')')
+			e++;
+		if (i)
+			put(&o, ", ");
+		if (d->dblmask & (1u << i))
+			put_double(&o, a[i]);
+		else
+			put_typed(&o, p, (size_t)(e - p), a[i], (d->ptrmask >> i) & 1);
+		p = *e ? e + 1 : e;
+	}
+	put_c(&o, ')');
+	if (!(rn >= 4 && memcmp(proto, "void", 4) == 0 && count_c(proto, rn, '*') == 0)) {
+		put(&o, " = ");
+		if (d->ret == MS_DYN_RET_DOUBLE)
+			put_double(&o, ret);
+		else
+			put_typed(&o, proto, rn, ret, count_c(proto, rn, '*') > 0);
+	}
+	if (mocked_by) {
+		put(&o, " (mocked: ");
+		put(&o, mocked_by);
+		put_c(&o, ')');
+	}
+	o.buf[o.n++] = '\n';
+	syscall(SYS_write, trace_fd, o.buf, o.n);
+	errno = saved;
+}
+
 /*
  * An exec that succeeds never returns to be traced: its line is written
  * before, as strace does, ending in " ..."; a failed exec then gets its

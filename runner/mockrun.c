@@ -45,7 +45,8 @@ static void usage(FILE *out)
 	      "                            fails at the end; abort: SIGABRT in the program at\n"
 	      "                            the first failed check (for a core dump or debugger)\n"
 	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
-	      "                            the allocator), with arguments and result\n"
+	      "                            the allocator, and declared functions), with\n"
+	      "                            arguments and result\n"
 	      "      --trace-file FILE     write the trace there instead of stderr (a new\n"
 	      "                            file each run)\n"
 	      "      --record FILE         write a spec that replays the real calls of the\n"
@@ -363,12 +364,6 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
 		goto fail;
 	}
-	/* the functions are checked now, the file is opened below */
-	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, NULL) < 0) {
-		fputs("mockrun: ", stderr);
-		fputs(mockshim_session_error(s), stderr);
-		goto fail;
-	}
 	for (int i = 0, e = 0; i < nsrcs; i++) {
 		char name[32];
 
@@ -379,6 +374,13 @@ int main(int argc, char **argv)
 		} else if (mockshim_session_add_file(s, srcs[i].arg) < 0) {
 			goto spec_error;
 		}
+	}
+	/* the functions are checked now (declared ones are known once the
+	 * statements are in), the file is opened below */
+	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, NULL) < 0) {
+		fputs("mockrun: ", stderr);
+		fputs(mockshim_session_error(s), stderr);
+		goto fail;
 	}
 	if (testing) {
 		/* -t FILE...: whatever came after "--" are files too */

@@ -170,18 +170,36 @@ int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, cons
 	memset(s->spec.traced, 0, sizeof(s->spec.traced));
 	s->spec.trace = 1;
 	s->spec.trace_path = 0;
+	for (uint32_t i = 0; i < s->spec.ndyn; i++)
+		s->spec.dyn[i]->traced = 0;
 	if (!fns || !*fns) {
-		/* every catalog function but the allocator, which would drown it */
+		/* every catalog function but the allocator, which would drown
+		 * it, and every declared one */
 		for (unsigned i = 0; i < MS_FN_COUNT; i++)
 			s->spec.traced[i] = strcmp(ms_catalog_get(i)->group, "memory") != 0;
+		for (uint32_t i = 0; i < s->spec.ndyn; i++)
+			s->spec.dyn[i]->traced = s->spec.dyn[i]->declared;
 	} else {
 		for (const char *p = fns; *p;) {
 			size_t n = strcspn(p, ",");
 			int id = ms_catalog_find(p, n);
 
+			/* a declared function (the statements are added first) */
+			for (uint32_t i = 0; id < 0 && i < s->spec.ndyn; i++) {
+				const struct ms_fn_meta *m = s->spec.dyn[i];
+
+				if (m->declared && strlen(m->name) == n && strncmp(m->name, p, n) == 0) {
+					s->spec.dyn[i]->traced = 1;
+					id = INT_MAX;
+				}
+			}
+			if (id == INT_MAX) {
+				p += n + (p[n] == ',');
+				continue;
+			}
 			if (id < 0) {
 				snprintf(s->error, sizeof(s->error),
-					 "--trace: '%.*s' is not in the catalog (see mockrun --list)\n",
+					 "--trace: '%.*s' is not in the catalog (see mockrun --list) nor declared with mock\n",
 					 (int)n, p);
 				s->spec.trace = 0;
 				return -EINVAL;
