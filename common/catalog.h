@@ -106,6 +106,7 @@ struct ms_fn_meta {
 	uint8_t fail_kind;
 	uint8_t handler;	/* declared by a handler module: mock() pops untyped values */
 	uint8_t declared;	/* a `mock` prototype: the shim's generic stubs answer it */
+	uint8_t traced;		/* declared: --trace names it */
 	uint32_t pool_name, pool_params;	/* declared: its strings in the spec's pool */
 	uint32_t pool_decl;			/* "int chef_cook(const char *order, ...)" */
 	int64_t fail_value;

@@ -181,6 +181,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				expects[x++] = spec->expects[i];
 		fns[fn].nexpects = x - fns[fn].first_expect;
 	}
+	for (uint32_t i = 0; i < spec->ndyn; i++)
+		if (spec->dyn[i]->declared && spec->dyn[i]->traced)
+			fns[MS_FN_COUNT + i].flags |= MS_FF_TRACED;
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
 		if (spec->traced[fn])
 			fns[fn].flags |= MS_FF_TRACED;

@@ -98,7 +98,8 @@ struct ms_state_hdr {
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
 	uint32_t failures;	/* failed checks recorded by the shims */
-	uint32_t order_cursor;	/* first call-order entry not yet done */
+	uint32_t order_cursor;	/* first call-order entry not yet done;
+				 * MS_ORDER_BROKEN after a call out of order */
 	uint32_t order_seq;	/* calls that took part in call ordering */
 	uint32_t consume_dropped;	/* consume events not logged, to keep room */
 	uint32_t npids;		/* pids[] used; > pids_cap: full */
@@ -339,6 +340,11 @@ enum ms_order_kind {
 	MS_ORD_IGNORE,		/* ignore_function_calls: never out of order */
 	MS_ORD_NO_CALL,		/* expect_no_call: any call fails */
 };
+
+/* order_cursor once a call came out of order: as in CMocka, the first
+ * ordering failure is reported and the rest of the sequence is not
+ * checked (no "called more often", no "expected but not called"). */
+#define MS_ORDER_BROKEN UINT32_MAX
 
 struct ms_order {
 	uint32_t fn;

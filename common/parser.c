@@ -136,6 +136,7 @@ struct parser {
 	uint32_t line;
 	int depth;		/* ( and { nesting: newlines are blanks inside */
 	struct tok tok;		/* current token */
+	uint32_t prev_line, prev_end;	/* where the token before it ended (line, column after it) */
 	struct ms_diag *diag;
 	int err;
 	uint32_t src_off;
@@ -175,6 +176,11 @@ static int next(struct parser *ps)
 {
 	struct tok *t = &ps->tok;
 	const char *p = ps->p;
+
+	if (t->s) {
+		ps->prev_line = t->line;
+		ps->prev_end = t->col + (uint32_t)t->n;
+	}
 
 	for (;;) {
 		while (p < ps->end && (*p == ' ' || *p == '\t' || *p == '\r' ||
@@ -628,8 +634,12 @@ static int parse_scalar(struct parser *ps, struct val *v, char *scratch)
 				if (strlen(units[k].u) == t->suffix_n &&
 				    memcmp(units[k].u, t->suffix, t->suffix_n) == 0)
 					break;
-			if (k == sizeof(units) / sizeof(units[0]) || neg)
-				return fail_tok(ps, t, "invalid number '%.*s'", (int)t->n, t->s);
+			if (k == sizeof(units) / sizeof(units[0]))
+				return fail_tok(ps, t, "invalid number '%.*s' (durations take ns, us, ms, s, m)",
+						(int)t->n, t->s);
+			if (neg)
+				return fail_tok(ps, t, "a duration cannot be negative: -%.*s", (int)t->n,
+						t->s);
 			if ((uint64_t)t->ival > UINT64_MAX / units[k].ns)
 				return fail_tok(ps, t, "duration too long");
 			v->kind = V_DUR;
@@ -951,9 +961,16 @@ after_arg:
 		if (is_punct(t, ',')) {
 			if (next(ps))
 				return -1;
-		} else if (t->type == T_EOF) {
-			return fail_tok(ps, t, "missing ')' to close '%.*s(' of line %u",
-					(int)st->name.n, st->name.s, st->name.line);
+		} else if (t->type == T_EOF || (!is_punct(t, ')') && ps->prev_line &&
+						 ps->prev_line < t->line)) {
+			/* as gcc does: where the ')' is missing, the end of the
+			 * statement's last line, and a note at the '(' it closes */
+			return fail_at(ps, ps->prev_line ? ps->prev_line : t->line,
+				       ps->prev_line ? ps->prev_end : t->col,
+				       "expected ')' at the end of the line, to close '%.*s(' (note: "
+				       "opened at %u:%u)",
+				       (int)st->name.n, st->name.s, st->name.line,
+				       st->name.col + (uint32_t)st->name.n);
 		} else if (!is_punct(t, ')')) {
 			return fail_tok(ps, t, "expected ',' or ')'");
 		}
@@ -1867,6 +1884,17 @@ static int compile(struct parser *ps, struct stmt *st)
 				r.in_glob = a->v.str;
 			else
 				r.from_glob = a->v.str;
+		} else if (sk->type != ST_RULE && !a->deref &&
+			   ((a->key_n == 5 && memcmp(a->key, "errno", 5) == 0) ||
+			    (a->key_n == 5 && memcmp(a->key, "delay", 5) == 0))) {
+			/* an expectation checks a call and answers nothing: what
+			 * it would set or wait for belongs to the reply */
+			return fail_at(ps, a->line, a->col,
+				       "%.*s takes no '%.*s=': an expectation checks the call and does not "
+				       "answer it; put %.*s= on the will_* statement that replies "
+				       "(will_call_real(%.*s, %.*s=...) for the real call)",
+				       (int)st->name.n, st->name.s, (int)a->key_n, a->key, (int)a->key_n,
+				       a->key, (int)st->fn.n, st->fn.s, (int)a->key_n, a->key);
 		} else if (sk->type != ST_RULE) {
 			return fail_at(ps, a->line, a->col,
 				       "%.*s takes no '%.*s=' (only the options in= and from=)",
@@ -2059,14 +2087,29 @@ static int compile(struct parser *ps, struct stmt *st)
 		if (e && e->kind != V_INT)
 			return fail_at(ps, e->line, e->col, "ERR must be an error name or number, not %s",
 				       kind_name(e->kind));
+		if (m->fail_kind == MS_FK_RC && m->fail_value < 0 && e && !ms_eai_name((int)e->i)) {
+			/* getaddrinfo and getnameinfo return EAI_* codes, which
+			 * are negative; an errno (ENOENT is 2) would come back
+			 * as an unknown code */
+			return fail_at(ps, e->line, e->col,
+				       "%s() fails with an EAI_* code, not %lld (EAI_NONAME, EAI_AGAIN, "
+				       "EAI_FAIL, EAI_MEMORY, EAI_SERVICE, EAI_FAMILY, EAI_SOCKTYPE, "
+				       "EAI_BADFLAGS, EAI_OVERFLOW, EAI_NODATA, EAI_ADDRFAMILY, "
+				       "EAI_SYSTEM with errno=)",
+				       m->name, (long long)e->i);
+		}
 		if (m->fail_kind == MS_FK_RC) {
 			r.value = e ? e->i : m->fail_value;
 		} else {
 			code = e ? e->i : m->fail_errno;
-			if (code < 0 || code > 4095)
+			if (e && (code < 0 || code > 4095))
 				return fail_at(ps, e->line, e->col, "errno %lld out of range",
 					       (long long)code);
 			r.value = m->fail_value;
+			if (e && (r.flags & MS_RF_ERRNO) && r.err != (int32_t)code)
+				return fail_at(ps, e->line, e->col,
+					       "will_fail's error and errno= disagree (%lld and %d): give one",
+					       (long long)code, r.err);
 			if (code && !(r.flags & MS_RF_ERRNO)) {
 				r.flags |= MS_RF_ERRNO;
 				r.err = (int32_t)code;
@@ -2534,11 +2577,24 @@ size_t ms_format_diag(char *buf, size_t cap, const char *src, const char *text, 
 	off = k > 0 ? (size_t)k : 0;
 	if (off >= cap)
 		return cap - 1;
-	/* the line, and a caret under the column (tabs kept to line up) */
-	k = snprintf(buf + off, cap - off, "    %.*s\n    ", (int)(n > 200 ? 200 : n), line);
-	off += k > 0 ? (size_t)k : 0;
-	for (uint32_t c = 1; c < d->col && c <= 200 && c <= n && off + 2 < cap; c++)
-		buf[off++] = line[c - 1] == '\t' ? '\t' : ' ';
+	/* the line, and a caret under the column (tabs kept to line up); of
+	 * a line longer than SHOWN, a window around the column, so that
+	 * the caret is under the token it names */
+	{
+		enum { SHOWN = 200 };
+		size_t from = 0, col = d->col ? d->col - 1 : 0, upto;
+		int cut_left;
+
+		if (n > SHOWN && col > SHOWN / 2)
+			from = col - SHOWN / 2 < n - SHOWN ? col - SHOWN / 2 : n - SHOWN;
+		upto = from + SHOWN < n ? from + SHOWN : n;
+		cut_left = from > 0;
+		k = snprintf(buf + off, cap - off, "    %s%.*s%s\n    %s", cut_left ? "..." : "",
+			     (int)(upto - from), line + from, upto < n ? "..." : "", cut_left ? "   " : "");
+		off += k > 0 ? (size_t)k : 0;
+		for (size_t c = from; c < col && c < upto && off + 2 < cap; c++)
+			buf[off++] = line[c] == '\t' ? '\t' : ' ';
+	}
 	if (off + 2 < cap) {
 		buf[off++] = '^';
 		buf[off++] = '\n';

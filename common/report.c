@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "channel.h"
@@ -90,6 +92,101 @@ static const char *str(const struct ms_report_in *s, uint32_t off)
 	return p ? p : "";
 }
 
+/* ---- text that came from the program ---- */
+
+/*
+ * The length of the valid UTF-8 sequence at p (1-4) with its code point,
+ * or 0 for an invalid one (a stray continuation byte, an overlong form, a
+ * surrogate, past U+10FFFF, cut short by the NUL).
+ */
+static size_t utf8_seq(const unsigned char *p, uint32_t *cp)
+{
+	uint32_t c = p[0], min;
+	size_t n;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return n;
+}
+
+/*
+ * For a terminal (and every text report): what a program named or wrote
+ * cannot move the cursor, clear a line or print a line of its own (a
+ * forged "mockshim: all checks passed"): control characters, C1 controls
+ * and invalid UTF-8 become \xNN.  Valid UTF-8 stays.
+ */
+void ms_safe_text(FILE *out, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_seq(p, &cp);
+
+		if (n == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+			for (size_t i = 0; i < (n ? n : 1); i++)
+				fprintf(out, "\\x%02x", p[i]);
+			p += n ? n : 1;
+		} else {
+			fwrite(p, 1, n, out);
+			p += n;
+		}
+	}
+}
+
+/* The same into one of a few static buffers, for a format argument. */
+static const char *safe(const char *text)
+{
+	static char bufs[8][1024];
+	static unsigned next;
+	char *b = bufs[next++ % 8];
+	FILE *m = fmemopen(b, sizeof(bufs[0]), "w");
+
+	if (!m)
+		return "?";
+	ms_safe_text(m, text);
+	fputc('\0', m);
+	fclose(m);
+	b[sizeof(bufs[0]) - 1] = '\0';
+	return b;
+}
+
+/*
+ * A TAP test name: '#' would start a directive (a failing test named
+ * "x # TODO" would count as a TODO) and a newline would end the line, so
+ * '#' is written \#, '\' as \\ (TAP 14's escapes, which TAP 13 harnesses
+ * show as they are), and other control characters as \xNN.
+ */
+void ms_tap_text(FILE *out, const char *text)
+{
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p == '#' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+}
+
 /* A statement as a report line shows it: a recorded read's bytes would
  * fill screens, so the text is cut at STMT_SHOWN bytes (JSON has it all). */
 #define STMT_SHOWN 200
@@ -122,6 +219,33 @@ static const char *fn_name(const struct ms_report_in *s, unsigned id)
 	const struct ms_chan_dyn *d = dyn_at(s, id);
 
 	return m ? m->name : d ? str(s, d->name) : "?";
+}
+
+/*
+ * The function as the statement at text names it: "will_return(getline,
+ * 5)" arms getdelim, whose alias getline is, and the report says getline
+ * as the user wrote it.  fn's own name when the statement names another.
+ */
+static const char *stmt_fn_name(const struct ms_report_in *s, unsigned fn, uint32_t text)
+{
+	static char bufs[4][64];
+	static unsigned next;
+	const char *t = str(s, text), *p = strchr(t, '(');
+	size_t n = 0;
+	char *b;
+
+	if (!p || fn >= MS_FN_COUNT)
+		return fn_name(s, fn);
+	p += strspn(p + 1, " \t") + 1;
+	while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+	       (p[n] >= '0' && p[n] <= '9'))
+		n++;
+	if (n == 0 || n >= sizeof(bufs[0]) || ms_catalog_find(p, n) != (int)fn)
+		return fn_name(s, fn);
+	b = bufs[next++ % 4];
+	memcpy(b, p, n);
+	b[n] = '\0';
+	return b;
 }
 
 /* The name of parameter param of fn (a static buffer for module functions). */
@@ -213,10 +337,12 @@ static int item_cmp(const void *a, const void *b)
 	return x->col < y->col ? -1 : x->col > y->col;
 }
 
-static int leftover(const struct item *it)
+static int leftover(const struct ms_report_in *s, const struct item *it)
 {
+	/* a broken sequence is one failure, its rest is not checked */
 	if (it->table == IT_ORDER)
-		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->count;
+		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->count &&
+		       live(s)->order_cursor != MS_ORDER_BROKEN;
 	if (it->count > 0)
 		return it->consumed < (uint32_t)it->count;
 	return it->count == MS_COUNT_ALWAYS && it->consumed == 0;
@@ -238,7 +364,7 @@ unsigned ms_report_leftovers(const struct ms_report_in *s)
 	for (uint32_t i = 0; i < nitems(s); i++) {
 		struct item it = item_at(s, i);
 
-		n += leftover(&it);
+		n += leftover(s, &it);
 	}
 	return n;
 }
@@ -286,7 +412,7 @@ static const char *exe_of(const struct ms_report_in *s, int32_t pid, uint32_t up
 		if (e->state == 1 && e->type == MS_EV_ATTACH && e->pid == pid)
 			name = e->text;
 	}
-	return name;
+	return safe(name);
 }
 
 static void count_str(char *buf, size_t n, const struct item *it)
@@ -295,12 +421,14 @@ static void count_str(char *buf, size_t n, const struct item *it)
 			   : it->table == IT_EXPECT ? "checked"
 						    : "called";
 
+	const char *times = it->consumed == 1 ? "time" : "times";
+
 	if (it->table == IT_ORDER && it->kind != MS_ORD_CALL)
-		snprintf(buf, n, "called %u times", it->consumed);
+		snprintf(buf, n, "called %u %s", it->consumed, times);
 	else if (it->count == MS_COUNT_ALWAYS)
-		snprintf(buf, n, "%s %u times (always)", verb, it->consumed);
+		snprintf(buf, n, "%s %u %s (always)", verb, it->consumed, times);
 	else if (it->count == MS_COUNT_MAYBE)
-		snprintf(buf, n, "%s %u times (maybe)", verb, it->consumed);
+		snprintf(buf, n, "%s %u %s (maybe)", verb, it->consumed, times);
 	else
 		snprintf(buf, n, "%u of %d %s", it->consumed, it->count, verb);
 }
@@ -368,7 +496,7 @@ static void processes(const struct ms_report_in *s, char *buf, size_t cap)
 			break;
 		}
 		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s[%d]",
-					shown > 1 ? ", " : "", e->text, e->pid);
+					shown > 1 ? ", " : "", safe(e->text), e->pid);
 	}
 }
 
@@ -646,7 +774,8 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	const struct ms_chan_hdr *h = hdr(s);
 	struct item it = failure_item(s, e);
 
-	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.src), it.line, it.col, fn_name(s, e->fn));
+	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.src), it.line, it.col,
+		it.text && it.fn == e->fn ? stmt_fn_name(s, e->fn, it.text) : fn_name(s, e->fn));
 	if (e->call)
 		fprintf(f, " call %u", e->call);
 	fprintf(f, " in %s[%d]: ", exe_of(s, e->pid, i), e->pid);
@@ -660,13 +789,22 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	case MS_FAIL_NO_EXPECT:
 		fprintf(f, "parameter %s: no expected value left (all %u declared were checked); got ",
 			param_name(s, e->fn, e->param), it.consumed);
-		if (e->rule < h->nexpects)
-			put_int(f, s, e->value, expect_at(s, e->rule));
+		if (e->rule < h->nexpects) {
+			const struct ms_expect *x = expect_at(s, e->rule);
+
+			if (x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING)
+				put_actual_bytes(f, e, 1);
+			else if (x->kind == MS_X_MEMORY || x->kind == MS_X_NOT_MEMORY)
+				put_actual_bytes(f, e, 0);
+			else
+				put_int(f, s, e->value, x);
+		}
 		break;
 	case MS_FAIL_ORDER:
-		fprintf(f, "called out of order: this is call #%u of the sequence, but the next "
-			   "expected one, #%lld, is %s()",
-			e->seq, (long long)e->value, fn_name(s, it.fn));
+		fprintf(f, "called out of order: call #%lld of the sequence should be %s() (%s:%u), "
+			   "but %s() came (call #%u); the rest of the sequence is not checked",
+			(long long)e->value, fn_name(s, it.fn), str(s, it.src), it.line,
+			fn_name(s, e->fn), e->seq);
 		break;
 	case MS_FAIL_ORDER_EXTRA:
 		fprintf(f, "called more often than expected: call #%u of the sequence comes after "
@@ -685,8 +823,8 @@ static void failure_text(FILE *f, const struct ms_report_in *s, const struct ms_
 	}
 	fprintf(f, "\n%s%s\n", indent, stmt_text(s, it.text));
 	if (e->caller[0])
-		fprintf(f, "%scalled from %s+%#llx%s%s%s\n", indent, e->caller,
-			(unsigned long long)e->caller_off, e->sym[0] ? " (" : "", e->sym,
+		fprintf(f, "%scalled from %s+%#llx%s%s%s\n", indent, safe(e->caller),
+			(unsigned long long)e->caller_off, e->sym[0] ? " (" : "", safe(e->sym),
 			e->sym[0] ? ")" : "");
 }
 
@@ -810,12 +948,12 @@ static void leftover_text(FILE *f, const struct ms_report_in *s, const struct it
 	count_str(count, sizeof(count), it);
 	fprintf(f, "%s:%u:%u: error: ", str(s, it->src), it->line, it->col);
 	if (it->table == IT_RULE)
-		fprintf(f, "%s() has remaining non-returned values", fn_name(s, it->fn));
+		fprintf(f, "%s() has remaining non-returned values", stmt_fn_name(s, it->fn, it->text));
 	else if (it->table == IT_EXPECT)
 		fprintf(f, "%s(): `%s` parameter still has values that haven't been checked",
-			fn_name(s, it->fn), param_name(s, it->fn, expect_at(s, it->index)->param));
+			stmt_fn_name(s, it->fn, it->text), param_name(s, it->fn, expect_at(s, it->index)->param));
 	else
-		fprintf(f, "%s() was expected to be called but was not", fn_name(s, it->fn));
+		fprintf(f, "%s() was expected to be called but was not", stmt_fn_name(s, it->fn, it->text));
 	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
 		stmt_text(s, it->text), indent, str(s, it->src), it->line);
 	if (it->ncond)
@@ -877,7 +1015,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 	}
 	processes(s, procs, sizeof(procs));
 	if (s->verbosity >= MOCKSHIM_NORMAL || failures) {
-		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", s->program, status,
+		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", safe(s->program), status,
 			live(s)->attached, live(s)->attached == 1 ? "" : "es", live(s)->attached ? " (" : "", procs,
 			live(s)->attached ? ")" : "");
 		if (live(s)->attached == 0 && n > 0 && !s->result.exec_errno)
@@ -937,7 +1075,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
 			failed_checks(s) - shown, h->events_cap);
 	for (uint32_t i = 0; items && i < n; i++)
-		if (leftover(&items[i]))
+		if (leftover(s, &items[i]))
 			leftover_text(out, s, &items[i], "    ");
 	if (live(s)->events_next > h->events_cap)
 		fprintf(out, "mockshim: %u events not recorded (the event log holds %u)\n",
@@ -946,7 +1084,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 		fprintf(out, "mockshim: %u consumed values not listed (room is kept for failures)\n",
 			live(s)->consume_dropped);
 	for (size_t i = 0; i < s->nstill_running; i++)
-		fprintf(out, "mockshim: still running at the timeout: %s\n", s->still_running[i]);
+		fprintf(out, "mockshim: still running at the timeout: %s\n", safe(s->still_running[i]));
 	if (failures)
 		fprintf(out, "mockshim: FAILED: %u check%s failed\n", failures, failures == 1 ? "" : "s");
 	else if (s->verbosity >= MOCKSHIM_NORMAL)
@@ -954,8 +1092,77 @@ static void report_text(struct ms_report_in *s, FILE *out)
 	free(items);
 }
 
-/* Every failure the shims recorded, as text (malloc'd), or NULL. */
-static char *failures_text(const struct ms_report_in *s, const char *indent)
+/*
+ * Each statement is a test case of the TAP and JUnit reports, and a
+ * failure a shim recorded fails the case of the statement it names
+ * (a failed expect_string fails that expect_string); the last case is the
+ * program's exit, with the failures that name no statement.
+ */
+struct cases {
+	struct item *items;	/* sorted, as reported */
+	uint32_t n;
+	uint32_t *pos;		/* an item's table index (rules, expects, orders) -> its case */
+	uint32_t *nfail;	/* per case (n + 1: the program), failure events */
+};
+
+static uint32_t item_global(const struct ms_report_in *s, const struct item *it)
+{
+	return it->table == IT_RULE     ? it->index
+	       : it->table == IT_EXPECT ? hdr(s)->nrules + it->index
+					: hdr(s)->nrules + hdr(s)->nexpects + it->index;
+}
+
+/* The case of failure event e: the statement it names, or n. */
+static uint32_t case_of(const struct ms_report_in *s, const struct cases *c, const struct ms_event *e)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+
+	switch (e->kind) {
+	case MS_FAIL_OUTPUT_NULL:
+	case MS_FAIL_MOCK_EMPTY:
+		return e->rule < h->nrules ? c->pos[e->rule] : c->n;
+	case MS_FAIL_CHECK:
+	case MS_FAIL_NO_EXPECT:
+		return e->rule < h->nexpects ? c->pos[h->nrules + e->rule] : c->n;
+	default:
+		return e->rule < h->norders ? c->pos[h->nrules + h->nexpects + e->rule] : c->n;
+	}
+}
+
+static int cases_make(const struct ms_report_in *s, struct cases *c)
+{
+	c->n = nitems(s);
+	c->items = sorted_items(s);
+	c->pos = calloc(c->n + 1, sizeof(*c->pos));
+	c->nfail = calloc(c->n + 1, sizeof(*c->nfail));
+	if (!c->items || !c->pos || !c->nfail) {
+		free(c->items);
+		free(c->pos);
+		free(c->nfail);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < c->n; i++)
+		c->pos[item_global(s, &c->items[i])] = i;
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state == 1 && e->type == MS_EV_FAIL)
+			c->nfail[case_of(s, c, e)]++;
+	}
+	return 0;
+}
+
+static void cases_free(struct cases *c)
+{
+	free(c->items);
+	free(c->pos);
+	free(c->nfail);
+}
+
+/* The text of case k's failures (k == n: the program's), and of its
+ * leftover; malloc'd, or NULL. */
+static char *case_text(const struct ms_report_in *s, const struct cases *c, uint32_t k,
+		       const char *indent)
 {
 	char *msg = NULL;
 	size_t len = 0;
@@ -966,111 +1173,179 @@ static char *failures_text(const struct ms_report_in *s, const char *indent)
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 
-		if (e->state == 1 && e->type == MS_EV_FAIL)
+		if (e->state == 1 && e->type == MS_EV_FAIL && case_of(s, c, e) == k)
 			failure_text(m, s, e, i, indent);
 	}
-	fclose(m);
+	if (k < c->n && leftover(s, &c->items[k]))
+		leftover_text(m, s, &c->items[k], indent);
+	if (fclose(m) != 0) {
+		free(msg);
+		return NULL;
+	}
 	return msg;
 }
 
-static void tap_escape(FILE *out, const char *p)
+/* The program's case fails when the program did not get to exit on its
+ * own, or when a failure names no statement. */
+static int program_failed(const struct ms_report_in *s, const struct cases *c)
 {
-	for (; *p; p++)
-		fputc(*p == '\n' ? ' ' : *p == '#' ? '_' : *p, out);
+	const struct mockshim_result *r = &s->result;
+
+	return c->nfail[c->n] || r->signal || r->timed_out || r->exec_errno;
 }
 
-/* Lines of text as YAML block lines, indented. */
+/* Lines of text as a YAML block scalar, indented; what YAML cannot hold
+ * (control characters, invalid UTF-8) escaped as in the text report. */
 static void yaml_block(FILE *out, const char *key, const char *text)
 {
 	fprintf(out, "  %s: |\n", key);
 	while (*text) {
 		const char *nl = strchr(text, '\n');
 		size_t n = nl ? (size_t)(nl - text) : strlen(text);
+		char *line = malloc(n + 1);
 
-		fprintf(out, "    %.*s\n", (int)n, text);
+		if (line) {
+			memcpy(line, text, n);
+			line[n] = '\0';
+			fputs("    ", out);
+			ms_safe_text(out, line);
+			fputc('\n', out);
+			free(line);
+		}
 		text += n + (nl ? 1 : 0);
 	}
 }
 
-static void report_tap(struct ms_report_in *s, FILE *out)
+static void report_tap(struct ms_report_in *s, FILE *out, int version)
 {
-	uint32_t n = nitems(s), k = 0;
-	struct item *items = sorted_items(s);
+	struct cases c;
 	char status[160];
+	uint32_t k = 0;
 
-	fprintf(out, "TAP version 14\n");
+	if (cases_make(s, &c) < 0)
+		return;
+	fprintf(out, "TAP version %d\n", version);
 	if (s->tampered) {
 		fputs("Bail out! ", out);
 		tamper_line(out, s, "");
 	}
-	fprintf(out, "1..%u\n", n + 1);
+	fprintf(out, "1..%u\n", c.n + 1);
 	unbound_declared(s, out, "# ");
 	escapes(s, out, "# ");
-	for (uint32_t i = 0; items && i < n; i++) {
-		const struct item *it = &items[i];
-		char *msg = NULL;
-		size_t len = 0;
-		FILE *m;
-		int bad = leftover(it);
+	for (uint32_t i = 0; i < c.n; i++) {
+		const struct item *it = &c.items[i];
+		int bad = leftover(s, it) || c.nfail[i];
+		char *msg;
 
 		count_str(status, sizeof(status), it);
-		fprintf(out, "%s %u - %s:%u: ", bad ? "not ok" : "ok", ++k, str(s, it->src), it->line);
-		tap_escape(out, stmt_text(s, it->text));
-		fprintf(out, " (%s)\n", status);
-		if (!bad)
+		fprintf(out, "%s %u - ", bad ? "not ok" : "ok", ++k);
+		fprintf(out, "%s:%u: ", str(s, it->src), it->line);
+		ms_tap_text(out, stmt_text(s, it->text));
+		fprintf(out, " (%s", status);
+		if (c.nfail[i])
+			fprintf(out, ", %u failed check%s", c.nfail[i], c.nfail[i] == 1 ? "" : "s");
+		fputs(")\n", out);
+		if (!bad || !(msg = case_text(s, &c, i, "")))
 			continue;
-		m = open_memstream(&msg, &len);
-		if (!m)
-			continue;
-		leftover_text(m, s, it, "");
-		fclose(m);
 		fprintf(out, "  ---\n");
 		yaml_block(out, "message", msg);
 		fprintf(out, "  at: \"%s:%u:%u\"\n  ...\n", str(s, it->src), it->line, it->col);
 		free(msg);
 	}
 	describe_status(s, status, sizeof(status));
-	fprintf(out, "%s %u - %s %s, %u failed check%s in the program\n",
-		failed_checks(s) ? "not ok" : "ok", ++k, s->program, status, failed_checks(s),
-		failed_checks(s) == 1 ? "" : "s");
-	if (failed_checks(s)) {
-		char *msg = failures_text(s, "  ");
+	fprintf(out, "%s %u - ", program_failed(s, &c) ? "not ok" : "ok", ++k);
+	ms_tap_text(out, s->program);
+	fprintf(out, " %s", status);
+	if (c.nfail[c.n])
+		fprintf(out, ", %u failed check%s that name no statement", c.nfail[c.n],
+			c.nfail[c.n] == 1 ? "" : "s");
+	fputc('\n', out);
+	if (c.nfail[c.n]) {
+		char *msg = case_text(s, &c, c.n, "");
 
 		if (msg) {
 			fprintf(out, "  ---\n");
-			yaml_block(out, "failures", msg);
+			yaml_block(out, "message", msg);
 			fprintf(out, "  ...\n");
 			free(msg);
 		}
 	}
-	free(items);
+	cases_free(&c);
 }
 
-void ms_json_text(FILE *out, const char *p)
+/* "SRC:LINE:COL: error: HEADLINE\n...": the headline, what a CI system
+ * shows of a failure (malloc'd). */
+static char *headline(const char *text)
 {
-	fputc('"', out);
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
+	const char *p = strstr(text, ": error: ");
+	size_t n;
+	char *h;
 
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
+	p = p && (size_t)(p - text) < strcspn(text, "\n") ? p + 9 : text;
+	n = strcspn(p, "\n");
+	h = malloc(n + 1);
+	if (h) {
+		memcpy(h, p, n);
+		h[n] = '\0';
+	}
+	return h;
+}
+
+/* A JSON string: valid UTF-8 whatever the program wrote (an invalid
+ * sequence is U+FFFD), control characters as \u00XX. */
+void ms_json_text(FILE *out, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	fputc('"', out);
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_seq(p, &cp);
+
+		if (n == 0) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (int)cp);
+		else if (cp == '\n')
+			fputs("\\n", out);
+		else if (cp < 0x20 || cp == 0x7f)
+			fprintf(out, "\\u%04x", cp);
 		else
-			fputc(c, out);
+			fwrite(p, 1, n, out);
+		p += n;
 	}
 	fputc('"', out);
 }
 
+static const char *fail_kind_name(int kind)
+{
+	switch (kind) {
+	case MS_FAIL_OUTPUT_NULL: return "output_null";
+	case MS_FAIL_CHECK: return "check";
+	case MS_FAIL_NO_EXPECT: return "no_expected_value";
+	case MS_FAIL_ORDER: return "order";
+	case MS_FAIL_ORDER_EXTRA: return "order_extra";
+	case MS_FAIL_NO_CALL: return "no_call";
+	case MS_FAIL_MOCK_EMPTY: return "mock_empty";
+	default: return "failed";
+	}
+}
+
+/* The JSON report (doc/report.schema.json): every key once; "failures"
+ * holds each failed check and each leftover, "failure_count" counts them. */
 static void report_json(struct ms_report_in *s, FILE *out)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	const struct mockshim_result *res = &s->result;
 	static const char *const tables[] = { "rule", "expectation", "order" };
-	uint32_t n = nitems(s);
-	struct item *items = sorted_items(s);
+	struct cases c;
 	int first = 1;
 
+	if (cases_make(s, &c) < 0)
+		return;
 	fprintf(out, "{\"program\":");
 	ms_json_text(out, s->program);
 	fprintf(out, ",\"tampered\":");
@@ -1079,9 +1354,10 @@ static void report_json(struct ms_report_in *s, FILE *out)
 	else
 		fputs("null", out);
 	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
-		     "\"exec_errno\":%d,\"failures\":%u,\"processes\":[",
+		     "\"exec_errno\":%d,\"seconds\":%.3f,\"failure_count\":%u,\"processes\":[",
 		res->exited ? "true" : "false", res->exit_status, res->signal,
-		res->timed_out ? "true" : "false", res->exec_errno, ms_report_failures(s));
+		res->timed_out ? "true" : "false", res->exec_errno, res->seconds,
+		ms_report_failures(s));
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 
@@ -1109,20 +1385,23 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		first = 0;
 	}
 	fprintf(out, "],\"statements\":[");
-	for (uint32_t i = 0; items && i < n; i++) {
-		const struct item *it = &items[i];
+	for (uint32_t i = 0; i < c.n; i++) {
+		const struct item *it = &c.items[i];
 
 		fprintf(out, "%s{\"kind\":\"%s\",\"source\":", i ? "," : "", tables[it->table]);
 		ms_json_text(out, str(s, it->src));
 		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->line, it->col);
 		ms_json_text(out, str(s, it->text));
-		fprintf(out, ",\"function\":\"%s\",\"count\":%d,\"consumed\":%u,\"leftover\":%s}",
-			fn_name(s, it->fn), it->count, it->consumed, leftover(it) ? "true" : "false");
+		fprintf(out, ",\"function\":");
+		ms_json_text(out, stmt_fn_name(s, it->fn, it->text));
+		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
+			it->count, it->consumed, leftover(s, it) ? "true" : "false", c.nfail[i]);
 	}
 	fprintf(out, "],\"failures\":[");
 	first = 1;
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
+		uint32_t k;
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *m;
@@ -1134,8 +1413,15 @@ static void report_json(struct ms_report_in *s, FILE *out)
 			continue;
 		failure_text(m, s, e, i, "    ");
 		fclose(m);
-		fprintf(out, "%s{\"function\":\"%s\",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":",
-			first ? "" : ",", fn_name(s, e->fn), e->call, e->pid, e->tid);
+		k = case_of(s, &c, e);
+		fprintf(out, "%s{\"kind\":\"%s\",\"function\":", first ? "" : ",", fail_kind_name(e->kind));
+		ms_json_text(out, fn_name(s, e->fn));
+		if (k < c.n) {
+			fprintf(out, ",\"source\":");
+			ms_json_text(out, str(s, c.items[k].src));
+			fprintf(out, ",\"line\":%u,\"col\":%u", c.items[k].line, c.items[k].col);
+		}
+		fprintf(out, ",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":", e->call, e->pid, e->tid);
 		ms_json_text(out, exe_of(s, e->pid, i));
 		fprintf(out, ",\"caller\":");
 		ms_json_text(out, e->caller);
@@ -1145,10 +1431,30 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		free(msg);
 		first = 0;
 	}
+	for (uint32_t i = 0; i < c.n; i++) {
+		const struct item *it = &c.items[i];
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (!leftover(s, it) || !(m = open_memstream(&msg, &len)))
+			continue;
+		leftover_text(m, s, it, "    ");
+		fclose(m);
+		fprintf(out, "%s{\"kind\":\"leftover\",\"function\":", first ? "" : ",");
+		ms_json_text(out, fn_name(s, it->fn));
+		fprintf(out, ",\"source\":");
+		ms_json_text(out, str(s, it->src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"message\":", it->line, it->col);
+		ms_json_text(out, msg);
+		fputc('}', out);
+		free(msg);
+		first = 0;
+	}
 	fprintf(out, "],\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
 		failed_checks(s) > failure_events(s) ? failed_checks(s) - failure_events(s) : 0,
 		live(s)->events_next > h->events_cap ? live(s)->events_next - h->events_cap : 0);
-	free(items);
+	cases_free(&c);
 }
 
 /* ---- the audit of the state ---- */
@@ -1277,7 +1583,7 @@ static void audit(struct ms_report_in *s, uint64_t token)
 		       st->failures, fails);
 	if (st->attached < attaches)
 		tamper(s, 0, "%u processes announced, but the count says %u", attaches, st->attached);
-	if (st->order_cursor > h->norders)
+	if (st->order_cursor > h->norders && st->order_cursor != MS_ORDER_BROKEN)
 		tamper(s, 0, "the call-order cursor is past its end");
 	for (uint32_t i = 0; i < h->nrules; i++) {
 		const struct ms_rule *r = rule_at(s, i);
@@ -1331,86 +1637,183 @@ static void tamper_line(FILE *out, const struct ms_report_in *s, const char *pre
 			prefix, s->tampered);
 }
 
-void ms_xml_text(FILE *out, const char *p)
+/*
+ * XML 1.0 text and attribute values, well-formed whatever the program
+ * wrote: an invalid UTF-8 sequence and a character XML 1.0 forbids (C0
+ * controls but tab, newline and CR; U+FFFE, U+FFFF) become U+FFFD.
+ */
+void ms_xml_text(FILE *out, const char *text)
 {
-	for (; *p; p++) {
-		unsigned char c = (unsigned char)*p;
+	const unsigned char *p = (const unsigned char *)(text ? text : "");
 
-		if (c == '<')
+	while (*p) {
+		uint32_t cp;
+		size_t n = utf8_seq(p, &cp);
+
+		if (n == 0) {
+			fputs("\xef\xbf\xbd", out);
+			p++;
+			continue;
+		}
+		if (cp == '<')
 			fputs("&lt;", out);
-		else if (c == '>')
+		else if (cp == '>')
 			fputs("&gt;", out);
-		else if (c == '&')
+		else if (cp == '&')
 			fputs("&amp;", out);
-		else if (c == '"')
+		else if (cp == '"')
 			fputs("&quot;", out);
-		else if (c < 0x20 && c != '\n' && c != '\t')
-			fputs("&#xfffd;", out);
+		else if (cp == '\r')
+			fputs("&#13;", out);
+		else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0xfffe || cp == 0xffff)
+			fputs("\xef\xbf\xbd", out);
 		else
-			fputc(c, out);
+			fwrite(p, 1, n, out);
+		p += n;
 	}
 }
 
-/* JUnit: one testsuite for the run, a testcase per statement (a leftover
- * fails it), and one for the program (the checks the shims recorded). */
+/*
+ * JUnit's classname for a source: a file as a CI system groups it, its
+ * path relative to the current directory without the "../" that a build
+ * directory adds, without ".mock", "/" as "." (../tests/x.mock:
+ * tests.x); a name that is no file (-e#1) as it is.
+ */
+void ms_junit_classname(FILE *out, const char *path)
+{
+	char *real = realpath(path, NULL), *cwd = getcwd(NULL, 0), *name = NULL;
+	const char *p;
+	size_t n;
+
+	if (real && cwd) {
+		size_t cl = strlen(cwd);
+
+		/* the deepest ancestor of cwd that holds the file */
+		while (cl > 1 && !(strncmp(real, cwd, cl) == 0 && real[cl] == '/')) {
+			while (cl > 1 && cwd[cl - 1] != '/')
+				cl--;
+			cl = cl > 1 ? cl - 1 : 1;
+		}
+		name = strdup(cl > 1 ? real + cl + 1 : real + 1);
+	}
+	p = name ? name : path;
+	n = strlen(p);
+	if (n > 5 && strcmp(p + n - 5, ".mock") == 0)
+		n -= 5;
+	if (!name) {
+		ms_xml_text(out, path);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (p[i] == '/')
+				name[i] = '.';
+		name[n] = '\0';
+		ms_xml_text(out, name);
+	}
+	free(name);
+	free(real);
+	free(cwd);
+}
+
+/* JUnit's timestamp (xs:dateTime, UTC) and hostname attributes. */
+void ms_junit_when_where(FILE *out, long long started)
+{
+	time_t t = (time_t)started;
+	struct tm tm;
+	char when[32] = "1970-01-01T00:00:00", host[256] = "localhost";
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	fprintf(out, " timestamp=\"%s\" hostname=\"", when);
+	ms_xml_text(out, host);
+	fputc('"', out);
+}
+
+/* <failure message="HEADLINE">full text</failure>, or <error>. */
+static void junit_problem(FILE *out, const char *tag, const char *text, unsigned more)
+{
+	char *h = headline(text);
+
+	fprintf(out, "<%s message=\"", tag);
+	ms_xml_text(out, h ? h : "");
+	if (more)
+		fprintf(out, " (and %u more)", more);
+	fputs("\">", out);
+	ms_xml_text(out, text);
+	fprintf(out, "</%s>", tag);
+	free(h);
+}
+
+/* JUnit: one testsuite for the run, a testcase per statement (its
+ * failures and its leftover fail it), and one for the program's exit. */
 static void report_junit(struct ms_report_in *s, FILE *out)
 {
-	uint32_t n = nitems(s);
-	struct item *items = sorted_items(s);
-	unsigned failed = failed_checks(s) ? 1 : 0;
+	struct cases c;
+	unsigned failed = 0, errors = 0;
 	char status[160];
 
-	for (uint32_t i = 0; items && i < n; i++)
-		failed += leftover(&items[i]);
+	if (cases_make(s, &c) < 0)
+		return;
+	for (uint32_t i = 0; i < c.n; i++)
+		failed += leftover(s, &c.items[i]) || c.nfail[i];
+	if (c.nfail[c.n])
+		failed++;
+	else if (program_failed(s, &c))
+		errors++;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
 	ms_xml_text(out, s->program);
-	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"%d\">\n", n + 1, failed, s->tampered ? 1 : 0);
-	for (uint32_t i = 0; items && i < n; i++) {
-		const struct item *it = &items[i];
+	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"0\" time=\"%.3f\"", c.n + 1,
+		failed, errors + (s->tampered ? 1 : 0), s->result.seconds);
+	ms_junit_when_where(out, s->result.started);
+	fputs(">\n", out);
+	for (uint32_t i = 0; i < c.n; i++) {
+		const struct item *it = &c.items[i];
 		char name[512];
 
-		snprintf(name, sizeof(name), "%s:%u: %s", str(s, it->src), it->line,
-			 stmt_text(s, it->text));
-		fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
+		snprintf(name, sizeof(name), "%u:%u: %s", it->line, it->col, stmt_text(s, it->text));
+		fprintf(out, "    <testcase classname=\"");
+		ms_junit_classname(out, str(s, it->src));
+		fprintf(out, "\" name=\"");
 		ms_xml_text(out, name);
-		fprintf(out, "\">");
-		if (leftover(it)) {
-			char *msg = NULL;
-			size_t len = 0;
-			FILE *m = open_memstream(&msg, &len);
+		fprintf(out, "\" time=\"0.000\">");
+		if (leftover(s, it) || c.nfail[i]) {
+			char *msg = case_text(s, &c, i, "");
 
-			if (m) {
-				leftover_text(m, s, it, "");
-				fclose(m);
-				fprintf(out, "<failure message=\"");
-				ms_xml_text(out, msg);
-				fprintf(out, "\"/>");
-				free(msg);
-			}
+			if (msg)
+				junit_problem(out, "failure", msg,
+					      c.nfail[i] + (unsigned)leftover(s, it) - 1);
+			free(msg);
 		}
 		fprintf(out, "</testcase>\n");
 	}
 	describe_status(s, status, sizeof(status));
-	fprintf(out, "    <testcase classname=\"mockshim\" name=\"");
+	fprintf(out, "    <testcase classname=\"");
 	ms_xml_text(out, s->program);
-	fprintf(out, " %s\">", status);
+	fprintf(out, "\" name=\"");
+	ms_xml_text(out, s->program);
+	fprintf(out, " %s\" time=\"%.3f\">", status, s->result.seconds);
 	if (s->tampered) {
-		fprintf(out, "<error message=\"no verdict: the channel was tampered with\">");
-		ms_xml_text(out, s->tampered);
-		fprintf(out, "</error>");
-	}
-	if (failed_checks(s)) {
-		char *msg = failures_text(s, "    ");
+		char text[240];
 
-		if (msg) {
-			fprintf(out, "<failure message=\"%u failed checks\">", failed_checks(s));
-			ms_xml_text(out, msg);
-			fprintf(out, "</failure>");
-			free(msg);
-		}
+		snprintf(text, sizeof(text), "no verdict: the channel was tampered with: %s",
+			 s->tampered);
+		junit_problem(out, "error", text, 0);
+	} else if (c.nfail[c.n]) {
+		char *msg = case_text(s, &c, c.n, "    ");
+
+		if (msg)
+			junit_problem(out, "failure", msg, c.nfail[c.n] - 1);
+		free(msg);
+	} else if (program_failed(s, &c)) {
+		char text[200];
+
+		snprintf(text, sizeof(text), "%s %s", s->program, status);
+		junit_problem(out, "error", text, 0);
 	}
 	fprintf(out, "</testcase>\n  </testsuite>\n</testsuites>\n");
-	free(items);
+	cases_free(&c);
 }
 
 int ms_report_write(struct ms_report_in *s, FILE *out, int format)
@@ -1422,7 +1825,8 @@ int ms_report_write(struct ms_report_in *s, FILE *out, int format)
 		report_text(s, out);
 		break;
 	case MOCKSHIM_REPORT_TAP:
-		report_tap(s, out);
+	case MOCKSHIM_REPORT_TAP14:
+		report_tap(s, out, format == MOCKSHIM_REPORT_TAP14 ? 14 : 13);
 		break;
 	case MOCKSHIM_REPORT_JSON:
 		report_json(s, out);

@@ -52,8 +52,15 @@ unsigned ms_report_failures(const struct ms_report_in *r);
 unsigned ms_report_leftovers(const struct ms_report_in *r);
 unsigned ms_report_consumed(const struct ms_report_in *r);
 
-/* Text escaped for XML attributes and text, and as a JSON string. */
+/* Text escaped for XML attributes and text (valid UTF-8, XML 1.0
+ * characters only), as a JSON string, as a TAP test name, and for a
+ * terminal (control characters and invalid UTF-8 as \xNN). */
 void ms_xml_text(FILE *out, const char *text);
 void ms_json_text(FILE *out, const char *text);
+void ms_tap_text(FILE *out, const char *text);
+void ms_safe_text(FILE *out, const char *text);
+/* JUnit: a source file's classname; the timestamp and hostname attributes. */
+void ms_junit_classname(FILE *out, const char *path);
+void ms_junit_when_where(FILE *out, long long started);
 
 #endif

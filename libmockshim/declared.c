@@ -68,8 +68,8 @@ struct ms_decl_frame {
 	uint64_t xmm[8][2];	/* xmm0-7: saved only for one with doubles */
 	uint64_t index;
 	uint64_t armed;		/* ms_decl_armed[index] */
-	int64_t ret;		/* a reply: to rax and xmm0 */
-	uint64_t pad;
+	int64_t ret;		/* a reply: to rax and xmm0; a traced real call's rax */
+	uint64_t xmm0_ret;	/* a traced real call's xmm0 */
 };
 _Static_assert(sizeof(struct ms_decl_frame) == 208 && offsetof(struct ms_decl_frame, ret) == 192,
 	       "the stub's frame");
@@ -159,6 +159,8 @@ __asm__(".text\n"
 	"	call ms_consult\n"
 	"4:	cmpl $1, %eax\n"
 	"	je 2f\n"
+	"	cmpl $2, %eax\n"
+	"	je 6f\n"
 	"	movq 176(%rsp), %r11\n"
 	"	testb $2, 184(%rsp)\n"
 	"	jz 5f\n"
@@ -184,6 +186,38 @@ __asm__(".text\n"
 	"2:	.cfi_restore_state\n"
 	"	movq 192(%rsp), %rax\n"
 	"	movq %rax, %xmm0\n"
+	"	leave\n"
+	"	.cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	/* traced: the real function is called, not jumped to, so that its
+	 * result can be traced (no declared function takes stack arguments) */
+	"6:	.cfi_def_cfa %rbp, 16\n"
+	"	testb $2, 184(%rsp)\n"
+	"	jz 7f\n"
+	"	movdqa 48(%rsp), %xmm0\n"
+	"	movdqa 64(%rsp), %xmm1\n"
+	"	movdqa 80(%rsp), %xmm2\n"
+	"	movdqa 96(%rsp), %xmm3\n"
+	"	movdqa 112(%rsp), %xmm4\n"
+	"	movdqa 128(%rsp), %xmm5\n"
+	"	movdqa 144(%rsp), %xmm6\n"
+	"	movdqa 160(%rsp), %xmm7\n"
+	"7:	movq 0(%rsp), %rdi\n"
+	"	movq 8(%rsp), %rsi\n"
+	"	movq 16(%rsp), %rdx\n"
+	"	movq 24(%rsp), %rcx\n"
+	"	movq 32(%rsp), %r8\n"
+	"	movq 40(%rsp), %r9\n"
+	"	movq 176(%rsp), %r11\n"
+	"	leaq ms_decl_real(%rip), %r10\n"
+	"	call *(%r10, %r11, 8)\n"
+	"	movq %rax, 192(%rsp)\n"
+	"	movq %xmm0, 200(%rsp)\n"
+	"	movq 176(%rsp), %rdi\n"
+	"	movq %rsp, %rsi\n"
+	"	call ms_decl_after\n"
+	"	movq 192(%rsp), %rax\n"
+	"	movq 200(%rsp), %xmm0\n"
 	"	leave\n"
 	"	.cfi_def_cfa %rsp, 8\n"
 	"	ret\n"
@@ -217,6 +251,21 @@ int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 	for (unsigned k = 0; k < d->nparams; k++)
 		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
 	return ms_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
+}
+
+/* A traced real call returned: its line, with the declared types. */
+MS_HIDDEN void ms_decl_after(unsigned i, struct ms_decl_frame *fr);
+
+void ms_decl_after(unsigned i, struct ms_decl_frame *fr)
+{
+	const struct ms_chan_dyn *d = &dyn[ms_decl_fn[i]];
+	uint64_t a[MS_MAX_PARAMS];
+	unsigned gi = 0, xi = 0;
+
+	for (unsigned k = 0; k < d->nparams; k++)
+		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
+	ms_trace_decl(d, dyn_pool, a,
+		      d->ret == MS_DYN_RET_DOUBLE ? fr->xmm0_ret : (uint64_t)fr->ret, NULL);
 }
 
 /* ---- the GOT ---- */

@@ -1224,7 +1224,16 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, const uint64
 	} else if (scoped) {
 		struct failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = param,
 				      .value = norm(value, &expects[last]) };
+		const struct ms_expect *lx = &expects[last];
+		char shown[MS_EV_TEXT];
 
+		/* a string or memory parameter: the report shows its bytes,
+		 * not the pointer */
+		if (lx->kind == MS_X_STRING || lx->kind == MS_X_NOT_STRING || lx->kind == MS_X_MEMORY ||
+		    lx->kind == MS_X_NOT_MEMORY) {
+			fl.bytes = shown;
+			check_bytes(lx, (const char *)(uintptr_t)value, &fl, shown);
+		}
 		record_failure(id, last, call, caller, &fl);
 	}
 }
@@ -1319,11 +1328,15 @@ static void check_order(unsigned id, const uint64_t *a, uint32_t call, const voi
 		uint32_t c = __atomic_load_n(&st->order_cursor, __ATOMIC_ACQUIRE);
 		const struct ms_order *o;
 
+		if (c == MS_ORDER_BROKEN)
+			return;
 		while (c < n && order_done(c)) {
 			__atomic_compare_exchange_n(&st->order_cursor, &c, c + 1, 0, __ATOMIC_ACQ_REL,
 						    __ATOMIC_ACQUIRE);
 			c = __atomic_load_n(&st->order_cursor, __ATOMIC_ACQUIRE);
 		}
+		if (c == MS_ORDER_BROKEN)
+			return;
 		if (c >= n) {
 			if (!(f->flags & MS_FF_IGNORED)) {
 				struct failure fl = { .kind = MS_FAIL_ORDER_EXTRA, .seq = seq };
@@ -1341,24 +1354,19 @@ static void check_order(unsigned id, const uint64_t *a, uint32_t call, const voi
 		}
 		if (f->flags & MS_FF_IGNORED)
 			return;
+		/* The first call out of order breaks the sequence: that one
+		 * failure says what was expected and what came, and nothing of
+		 * the sequence is checked after it (the report shows no
+		 * cascade of "more often" and "not called" that contradict
+		 * it).  Only the process that breaks it reports. */
+		if (!__atomic_compare_exchange_n(&st->order_cursor, &c, MS_ORDER_BROKEN, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue; /* the cursor moved meanwhile: look again */
 		{
 			struct failure fl = { .kind = MS_FAIL_ORDER, .seq = seq,
 					      .value = expected_position(c) };
 
 			record_failure(id, c, call, caller, &fl);
-		}
-		/* Resynchronise on this function's next entry, so one call out
-		 * of place is one failure, not a cascade. */
-		for (uint32_t j = c + 1; j < n; j++) {
-			o = &orders[j];
-			if (o->kind == MS_ORD_CALL && o->fn == id &&
-			    in_scope(o->in_glob, o->from_glob, caller) &&
-			    (!o->ncond || ms_conds_hold(chan, o->cond_first, o->ncond, a, NULL)) &&
-			    claim_turn(&ost[j].consumed, o->count)) {
-				__atomic_compare_exchange_n(&st->order_cursor, &c, j, 0,
-							    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-				break;
-			}
 		}
 		return;
 	}
@@ -1666,6 +1674,11 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	while (k)
 		by[n++] = digits[--k];
 	by[n] = '\0';
+	if (id >= MS_FN_COUNT) {
+		ms_trace_decl((const struct ms_chan_dyn *)ms_chan_at(chan, chan->dyn_off) + (id - MS_FN_COUNT),
+			      pool, a, (uint64_t)v, by);
+		return;
+	}
 	ms_trace_call(id, a, v, err, by);
 }
 
@@ -1856,12 +1869,20 @@ static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, 
 		check_params(id, a, call, caller);
 }
 
+static int is_exec(unsigned id)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(id);
+
+	return m && (strncmp(m->name, "exec", 4) == 0 || strcmp(m->name, "fexecve") == 0);
+}
+
 /* A function with call order, expectations or a trace. */
 static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t *a, int64_t *ret,
 						    const void *caller, uint32_t call)
 {
 	const struct ms_chan_fn *f = &fns[id];
 	const struct ms_expect *y;
+	int k;
 
 	/* the checks keep errno: record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
@@ -1875,18 +1896,15 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 	} else {
 		check_all(id, a, call, caller);
 	}
-	if (ms_unlikely(f->flags & MS_FF_EXEC)) {
-		/* the program it starts, if the call goes to the real function */
-		int r = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call)
-				  : f->flags & MS_FF_AFTER ? 2 : 0;
-
-		if (r != 1)
-			ms_exec_check(id, a);
-		return r;
-	}
-	if (!f->nrules)
-		return f->flags & MS_FF_AFTER ? 2 : 0;
-	return decide_from(id, f->first_rule, a, ret, caller, call);
+	k = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call)
+		      : f->flags & MS_FF_AFTER ? 2 : 0;
+	/* the program it starts, if the call goes to the real function */
+	if (ms_unlikely(f->flags & MS_FF_EXEC) && k != 1)
+		ms_exec_check(id, a);
+	/* an exec that succeeds never comes back to be traced */
+	if (k == 2 && (f->flags & MS_FF_TRACED) && is_exec(id))
+		ms_trace_exec(id, a);
+	return k;
 }
 
 static inline int decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)

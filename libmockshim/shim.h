@@ -157,6 +157,13 @@ MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node
 /* --trace: opens the output at attach; one line per call.  err is the
  * errno the call left; mocked_by the statement that replied, or NULL. */
 MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
+struct ms_chan_dyn;
+/* The line of a call of a declared function (id MS_FN_COUNT + i, d its
+ * channel entry, pool the channel's strings), typed as declared. */
+MS_HIDDEN void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
+			     uint64_t ret, const char *mocked_by);
+/* The line of an exec, written before it (a successful one never returns). */
+MS_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
 			     const char *mocked_by);
 /* --record: logs a real call of recorded function id, its result and

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "outfile.h"
 #include "testfile.h"
 
 #define EXIT_MOCKRUN 125
@@ -21,17 +22,20 @@
 static void usage(FILE *out)
 {
 	fputs("usage: mockrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
-	      "       mockrun [OPTIONS] -t FILE.mock...\n"
+	      "       mockrun -t FILE.mock... [OPTIONS]\n"
 	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
 	      "waits for it and every process it starts, and reports.\n"
 	      "\n"
 	      "  -e, --eval STMTS          statements (repeatable; named -e#1, -e#2, ...)\n"
 	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
 	      "  -m, --module SO           load a handler module (repeatable)\n"
-	      "      --report FMT          text (default, on stderr) | tap | json | junit (on stdout)\n"
-	      "  -o, --output FILE         write the report there\n"
+	      "      --report FMT          text (default, on stderr) | tap | junit | json\n"
+	      "                            (tap, junit and json need -o with a program)\n"
+	      "  -o, --output FILE         write the report there (- for stdout)\n"
+	      "      --tap-version N       13 (default) or 14\n"
 	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
-	      "                            TAP on stdout, or --report junit|json|text\n"
+	      "                            TAP on stdout, or --report junit|json|text;\n"
+	      "                            options and files in any order\n"
 	      "  -j, --jobs N              tests at once (default: the CPUs)\n"
 	      "      --filter GLOB         only the tests whose name matches\n"
 	      "      --list-tests          list the tests, run nothing\n"
@@ -42,8 +46,10 @@ static void usage(FILE *out)
 	      "                            fails at the end; abort: SIGABRT in the program at\n"
 	      "                            the first failed check (for a core dump or debugger)\n"
 	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
-	      "                            the allocator), with arguments and result\n"
-	      "      --trace-file FILE     write the trace there instead of stderr\n"
+	      "                            the allocator, and declared functions), with\n"
+	      "                            arguments and result\n"
+	      "      --trace-file FILE     write the trace there instead of stderr (a new\n"
+	      "                            file each run)\n"
 	      "      --record FILE         write a spec that replays the real calls of the\n"
 	      "                            --record-fns FN,... (values, errno, outputs)\n"
 	      "      --record-fns FN,...   the catalog functions to record\n"
@@ -58,7 +64,8 @@ static void usage(FILE *out)
 	      "Exit status: the program's own when every check passed; 123 (or N) when a\n"
 	      "check failed; 124 on timeout; 125 for mockrun's own errors; 126 when the\n"
 	      "program cannot be run, 127 when it is not found; 128+N when it was killed\n"
-	      "by signal N.\n"
+	      "by signal N.  With -t: 0 all passed, 1 a test failed, 125 an error.  A\n"
+	      "report or file that cannot be written is 125, whatever the verdict.\n"
 	      "Example: mockrun -e 'will_fail(read, EIO)' cat /etc/hostname\n",
 	      out);
 }
@@ -78,78 +85,8 @@ enum {
 	OPT_CHECK,
 	OPT_RECORD,
 	OPT_RECORD_FNS,
+	OPT_TAP_VERSION,
 };
-
-/*
- * --record FILE: the spec is written to a new file beside FILE and
- * renamed over it once complete, so that a run that fails leaves FILE as
- * it was (or absent) and never half-written; FILE itself when it is not
- * a regular file (/dev/stdout, a pipe).  Opened before the run: a path
- * that cannot be written fails before anything runs.
- */
-struct record_out {
-	FILE *f;
-	char *tmp;		/* the new file, NULL when writing FILE itself */
-};
-
-static int record_open(struct record_out *r, const char *path)
-{
-	struct stat st;
-	const char *slash = strrchr(path, '/');
-	int fd;
-
-	r->tmp = NULL;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		r->f = fopen(path, "we");
-		return r->f ? 0 : -errno;
-	}
-	if (asprintf(&r->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
-		     slash ? slash + 1 : path) < 0) {
-		r->tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(r->tmp, O_CLOEXEC);
-	if (fd < 0 || !(r->f = fdopen(fd, "w"))) {
-		int e = errno;
-
-		if (fd >= 0) {
-			close(fd);
-			unlink(r->tmp);
-		}
-		free(r->tmp);
-		r->tmp = NULL;
-		return -e;
-	}
-	{
-		/* mkostemp made it 0600: the mode fopen would give it */
-		mode_t um = umask(0);
-
-		umask(um);
-		fchmod(fd, 0666 & ~um);
-	}
-	return 0;
-}
-
-/* Done: 0 or -errno; the new file becomes FILE, or is removed (ok 0). */
-static int record_close(struct record_out *r, const char *path, int ok)
-{
-	int e = 0;
-
-	if (!r->f)
-		return 0;
-	if (fclose(r->f) != 0)
-		e = -errno;
-	r->f = NULL;
-	if (r->tmp) {
-		if (ok && !e && rename(r->tmp, path) != 0)
-			e = -errno;
-		if (!ok || e)
-			unlink(r->tmp);
-		free(r->tmp);
-		r->tmp = NULL;
-	}
-	return e;
-}
 
 static int parse_int(const char *s, long lo, long hi, long *out)
 {
@@ -162,6 +99,50 @@ static int parse_int(const char *s, long lo, long hi, long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* A report (or spec) made in memory, then written: a write error is the
+ * file's, with its errno, not lost in stdio's buffer. */
+struct membuf {
+	char *text;
+	size_t len;
+	FILE *f;
+};
+
+static int membuf_open(struct membuf *m)
+{
+	m->text = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->text, &m->len);
+	return m->f ? 0 : -ENOMEM;
+}
+
+static int membuf_close(struct membuf *m)
+{
+	int r = fclose(m->f) == 0 ? 0 : -ENOMEM;
+
+	m->f = NULL;
+	return r;
+}
+
+/* "mockrun: -o FILE: reason" */
+static void out_error(const struct ms_outfile *o, int err)
+{
+	fprintf(stderr, "mockrun: %s %s: %s\n", o->opt, o->path, strerror(err));
+}
+
+/* -t (or --list-tests) anywhere before "--": test-file mode, in which
+ * options and files may be interleaved.  A first pass that only looks. */
+static int test_mode(int argc, char **argv, const char *optstring, const struct option *opts)
+{
+	int c, found = 0, saved = opterr;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1)
+		found |= c == 't' || c == OPT_LIST_TESTS;
+	opterr = saved;
+	optind = 0; /* glibc: start again, from scratch */
+	return found;
 }
 
 int main(int argc, char **argv)
@@ -186,20 +167,24 @@ int main(int argc, char **argv)
 		{ "record-fns", required_argument, NULL, OPT_RECORD_FNS },
 		{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
 		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "test", required_argument, NULL, 't' },
+		{ "test", optional_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
+		{ "tap-version", required_argument, NULL, OPT_TAP_VERSION },
 		{ NULL, 0, NULL, 0 },
 	};
+	/* program mode: the first word that is not an option is the program
+	 * ("+", as env and timeout); -t mode: every non-option word is a test
+	 * file ("-" returns them in order, as operands) */
+	static const char program_opts[] = "+e:f:o:qvhm:t::j:", test_opts[] = "-e:f:o:qvhm:t::j:";
 	struct mockshim_session *s = mockshim_session_create();
 	struct mockshim_result res;
-	const char *output = NULL;
+	const char *output = NULL, *report_name = NULL;
 	int format = MOCKSHIM_REPORT_TEXT, verbosity = MOCKSHIM_NORMAL, neval = 0, c, r, rc;
-	long error_exitcode = 123;
-	FILE *out;
+	long error_exitcode = 123, tap_version = 13;
 	char **tests = NULL;
-	int ntests = 0, report_given = 0;
+	int ntests = 0, report_given = 0, testing;
 	double timeout = 0;
 	struct testfile_opts topts = { .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN) };
 	struct {
@@ -208,17 +193,25 @@ int main(int argc, char **argv)
 	} *srcs = NULL;
 	int nsrcs = 0, nmods = 0, trace = 0, check = 0;
 	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
-	struct record_out record_out = { NULL, NULL };
+	struct ms_outfile out_o = { .fd = -1 }, record_o = { .fd = -1 }, trace_o = { .fd = -1 };
+	struct membuf mb = { NULL, 0, NULL };
 	char **mods = NULL;
 
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");
 		return EXIT_MOCKRUN;
 	}
-	while ((c = getopt_long(argc, argv, "+e:f:o:qvhm:t:j:", opts, NULL)) != -1) {
+	testing = test_mode(argc, argv, program_opts, opts);
+	while ((c = getopt_long(argc, argv, testing ? test_opts : program_opts, opts, NULL)) != -1) {
 		long v;
 
 		switch (c) {
+		case 1: /* a test file, in -t mode */
+			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
+			if (!tests)
+				goto fail;
+			tests[ntests++] = optarg;
+			break;
 		case 'e':
 		case 'f':
 			/* parsed after every -m is loaded: statements may name
@@ -242,6 +235,7 @@ int main(int argc, char **argv)
 			break;
 		case OPT_REPORT:
 			report_given = 1;
+			report_name = optarg;
 			if (strcmp(optarg, "text") == 0) {
 				format = MOCKSHIM_REPORT_TEXT;
 			} else if (strcmp(optarg, "tap") == 0) {
@@ -251,8 +245,15 @@ int main(int argc, char **argv)
 			} else if (strcmp(optarg, "junit") == 0) {
 				format = MOCKSHIM_REPORT_JUNIT;
 			} else {
-				fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, json)\n",
+				fprintf(stderr,
+					"mockrun: --report: unknown format '%s' (text, tap, junit, json)\n",
 					optarg);
+				goto fail;
+			}
+			break;
+		case OPT_TAP_VERSION:
+			if (parse_int(optarg, 13, 14, &tap_version) < 0) {
+				fprintf(stderr, "mockrun: --tap-version: '%s' is not 13 or 14\n", optarg);
 				goto fail;
 			}
 			break;
@@ -329,10 +330,13 @@ int main(int argc, char **argv)
 			mockshim_session_destroy(s);
 			return 0;
 		case 't':
-			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
-			if (!tests)
-				goto fail;
-			tests[ntests++] = optarg;
+			/* a mode switch; -tFILE and --test=FILE name a file too */
+			if (optarg) {
+				tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
+				if (!tests)
+					goto fail;
+				tests[ntests++] = optarg;
+			}
 			break;
 		case 'j':
 			if (parse_int(optarg, 1, 1024, &v) < 0) {
@@ -364,7 +368,8 @@ int main(int argc, char **argv)
 			record_fns = optarg;
 			break;
 		default:
-			usage(stderr);
+			/* getopt said which option; the whole help would bury it */
+			fprintf(stderr, "mockrun: see mockrun --help\n");
 			goto fail;
 		}
 	}
@@ -374,11 +379,6 @@ int main(int argc, char **argv)
 	}
 	if (record && mockshim_session_set_record(s, record_fns) < 0) {
 		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
-		goto fail;
-	}
-	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, trace_file) < 0) {
-		fputs("mockrun: ", stderr);
-		fputs(mockshim_session_error(s), stderr);
 		goto fail;
 	}
 	for (int i = 0, e = 0; i < nsrcs; i++) {
@@ -392,8 +392,15 @@ int main(int argc, char **argv)
 			goto spec_error;
 		}
 	}
-	if (ntests || topts.list) {
-		/* -t FILE...: the files, then the arguments after the options */
+	/* the functions are checked now (declared ones are known once the
+	 * statements are in), the file is opened below */
+	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, NULL) < 0) {
+		fputs("mockrun: ", stderr);
+		fputs(mockshim_session_error(s), stderr);
+		goto fail;
+	}
+	if (testing) {
+		/* -t FILE...: whatever came after "--" are files too */
 		for (int i = optind; i < argc; i++) {
 			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
 			if (!tests)
@@ -401,7 +408,8 @@ int main(int argc, char **argv)
 			tests[ntests++] = argv[i];
 		}
 		if (!ntests) {
-			fprintf(stderr, "mockrun: --list-tests needs test files (-t FILE...)\n");
+			fprintf(stderr, "mockrun: %s needs test files (-t FILE...)\n",
+				topts.list ? "--list-tests" : "-t");
 			goto fail;
 		}
 		if (neval) {
@@ -412,33 +420,80 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mockrun: --record runs one program, not test files (-t)\n");
 			goto fail;
 		}
+		if (trace || trace_file) {
+			fprintf(stderr, "mockrun: --trace runs one program, not test files (-t)\n");
+			goto fail;
+		}
 		topts.format = format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
 			       : format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
 			       : format == MOCKSHIM_REPORT_TEXT && report_given ? TESTFILE_TEXT
 										: TESTFILE_TAP;
-		topts.color = topts.format == TESTFILE_TEXT && !output && isatty(STDOUT_FILENO) &&
-			      !getenv("NO_COLOR");
-		topts.output = output;
+		topts.tap_version = (int)tap_version;
+		topts.color = topts.format == TESTFILE_TEXT && (!output || strcmp(output, "-") == 0) &&
+			      isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+		if (output && !topts.list && (r = ms_out_open(&out_o, "-o", output)) < 0) {
+			out_error(&out_o, -r);
+			goto fail;
+		}
+		topts.output = out_o.fd >= 0 ? &out_o : NULL;
 		topts.timeout = timeout;
 		topts.modules = mods;
 		topts.nmodules = nmods;
 		mockshim_session_destroy(s);
 		rc = ms_run_test_files(tests, ntests, &topts);
+		if (topts.output && ms_out_close(&out_o, rc != 125) < 0 && rc != 125) {
+			out_error(&out_o, out_o.error);
+			rc = EXIT_MOCKRUN;
+		}
 		free(tests);
 		free(srcs);
 		free(mods);
 		return rc;
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "mockrun: no program given\n");
-		usage(stderr);
+		fprintf(stderr, "mockrun: no program given (see mockrun --help)\n");
+		goto fail;
+	}
+	if (format != MOCKSHIM_REPORT_TEXT && !output) {
+		/* a machine reads it: the program's own stdout must not mix in */
+		fprintf(stderr,
+			"mockrun: --report %s needs -o FILE (or -o - for stdout): the program's "
+			"output would mix with it\n",
+			report_name);
+		goto fail;
+	}
+	if (record && ((output && ms_out_same(record, output)) ||
+		       (trace_file && ms_out_same(record, trace_file)))) {
+		fprintf(stderr, "mockrun: --record %s: the same file as %s\n", record,
+			output && ms_out_same(record, output) ? "-o" : "--trace-file");
+		goto fail;
+	}
+	if (output && trace_file && ms_out_same(output, trace_file)) {
+		fprintf(stderr, "mockrun: -o %s: the same file as --trace-file\n", output);
 		goto fail;
 	}
 	mockshim_session_set_verbosity(s, verbosity);
-	/* opened before the run: a path that cannot be written fails now */
-	if (record && (r = record_open(&record_out, record)) < 0) {
-		fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(-r));
+	/* every file is opened before the run: a path that cannot be written
+	 * fails now, with nothing run */
+	if (output && (r = ms_out_open(&out_o, "-o", output)) < 0) {
+		out_error(&out_o, -r);
 		goto fail;
+	}
+	if (record && (r = ms_out_open(&record_o, "--record", record)) < 0) {
+		out_error(&record_o, -r);
+		goto fail;
+	}
+	if (trace_file) {
+		if ((r = ms_out_open(&trace_o, "--trace-file", trace_file)) < 0) {
+			out_error(&trace_o, -r);
+			goto fail;
+		}
+		/* the processes of the tree append to it (the new file when
+		 * there is one, renamed into place after the run) */
+		if (mockshim_session_set_trace(s, trace_fns, ms_out_target(&trace_o)) < 0) {
+			fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file, strerror(ENOMEM));
+			goto fail;
+		}
 	}
 	if (check) {
 		/* what the program can see, then the run */
@@ -457,29 +512,12 @@ int main(int argc, char **argv)
 	}
 	if (res.exec_errno) {
 		fprintf(stderr, "mockrun: %s: %s\n", argv[optind], strerror(res.exec_errno));
-		record_close(&record_out, record, 0);
+		ms_out_close(&out_o, 0);
+		ms_out_close(&record_o, 0);
+		ms_out_close(&trace_o, 0);
 		mockshim_session_destroy(s);
 		return res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? EXIT_NOT_FOUND
 									  : EXIT_CANNOT_RUN;
-	}
-	out = output ? fopen(output, "we") : format == MOCKSHIM_REPORT_TEXT ? stderr : stdout;
-	if (!out) {
-		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
-		goto fail;
-	}
-	mockshim_session_report(s, out, format);
-	if (output && fclose(out) != 0) {
-		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
-		goto fail;
-	}
-	if (record_out.f) {
-		int w = mockshim_session_write_record(s, record_out.f), cl;
-
-		cl = record_close(&record_out, record, w == 0);
-		if (w < 0 || cl < 0) {
-			fprintf(stderr, "mockrun: --record %s: %s\n", record, strerror(-(w < 0 ? w : cl)));
-			goto fail;
-		}
 	}
 	/* A tampered state gives no verdict: 125, whatever the program did.
 	 * After a signal mockrun forwarded, the status is still the
@@ -494,6 +532,51 @@ int main(int argc, char **argv)
 		rc = (int)error_exitcode;
 	else
 		rc = res.exit_status;
+
+	/* The trace is complete once every process exited. */
+	if (trace_o.fd >= 0 && ms_out_close(&trace_o, 1) < 0) {
+		out_error(&trace_o, trace_o.error);
+		rc = EXIT_MOCKRUN;
+	}
+	if (out_o.fd >= 0) {
+		if (format == MOCKSHIM_REPORT_TAP && tap_version == 14)
+			format = MOCKSHIM_REPORT_TAP14;
+		if (membuf_open(&mb) < 0 || mockshim_session_report(s, mb.f, format) < 0 ||
+		    membuf_close(&mb) < 0)
+			out_o.error = ENOMEM;
+		else
+			ms_out_write(&out_o, mb.text, mb.len);
+		free(mb.text);
+		mb.text = NULL;
+		/* a lost report is lost evidence: 125 wins over the verdict */
+		if (ms_out_close(&out_o, 1) < 0) {
+			out_error(&out_o, out_o.error);
+			rc = EXIT_MOCKRUN;
+		}
+	} else {
+		mockshim_session_report(s, stderr, format);
+	}
+	if (record_o.fd >= 0) {
+		int w;
+
+		if (membuf_open(&mb) < 0) {
+			record_o.error = ENOMEM;
+		} else {
+			w = mockshim_session_write_record(s, mb.f);
+			if (membuf_close(&mb) < 0 && w == 0)
+				w = -ENOMEM;
+			if (w < 0)
+				record_o.error = -w;
+			else
+				ms_out_write(&record_o, mb.text, mb.len);
+		}
+		free(mb.text);
+		mb.text = NULL;
+		if (ms_out_close(&record_o, 1) < 0) {
+			out_error(&record_o, record_o.error);
+			rc = EXIT_MOCKRUN;
+		}
+	}
 	mockshim_session_destroy(s);
 	free(srcs);
 	free(mods);
@@ -502,8 +585,10 @@ int main(int argc, char **argv)
 spec_error:
 	fputs(mockshim_session_error(s), stderr);
 fail:
-	/* nothing recorded: no half-written spec, FILE as it was */
-	record_close(&record_out, record, 0);
+	/* nothing written: no half-written file, each FILE as it was */
+	ms_out_close(&out_o, 0);
+	ms_out_close(&record_o, 0);
+	ms_out_close(&trace_o, 0);
 	mockshim_session_destroy(s);
 	free(tests);
 	free(srcs);

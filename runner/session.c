@@ -114,6 +114,10 @@ int mockshim_session_add(struct mockshim_session *s, const char *src, const char
 	return r;
 }
 
+/* The largest spec file (or stdin) read: a recorded spec of 16 MiB
+ * outputs fits, a runaway source (-f /dev/zero) does not. */
+#define MS_SPEC_MAX (64 << 20)
+
 int mockshim_session_add_file(struct mockshim_session *s, const char *path)
 {
 	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "re");
@@ -130,7 +134,11 @@ int mockshim_session_add_file(struct mockshim_session *s, const char *path)
 		size_t got;
 
 		if (len + 4096 > cap) {
-			char *nb = realloc(buf, cap = cap * 2 + 4096);
+			char *nb;
+
+			cap = cap * 2 + 4096;
+			cap = cap > MS_SPEC_MAX + 1 ? MS_SPEC_MAX + 1 : cap;
+			nb = realloc(buf, cap);
 
 			if (!nb) {
 				r = -ENOMEM;
@@ -140,6 +148,14 @@ int mockshim_session_add_file(struct mockshim_session *s, const char *path)
 		}
 		got = fread(buf + len, 1, cap - len, f);
 		len += got;
+		if (len > MS_SPEC_MAX) {
+			/* -f /dev/zero must not take the machine's memory */
+			r = -EFBIG;
+			snprintf(s->error, sizeof(s->error),
+				 "%s: a spec is at most %d MiB: this one is larger\n", path,
+				 MS_SPEC_MAX >> 20);
+			goto out;
+		}
 		if (got == 0) {
 			if (ferror(f)) {
 				r = -EIO;
@@ -163,18 +179,36 @@ int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, cons
 	memset(s->spec.traced, 0, sizeof(s->spec.traced));
 	s->spec.trace = 1;
 	s->spec.trace_path = 0;
+	for (uint32_t i = 0; i < s->spec.ndyn; i++)
+		s->spec.dyn[i]->traced = 0;
 	if (!fns || !*fns) {
-		/* every catalog function but the allocator, which would drown it */
+		/* every catalog function but the allocator, which would drown
+		 * it, and every declared one */
 		for (unsigned i = 0; i < MS_FN_COUNT; i++)
 			s->spec.traced[i] = strcmp(ms_catalog_get(i)->group, "memory") != 0;
+		for (uint32_t i = 0; i < s->spec.ndyn; i++)
+			s->spec.dyn[i]->traced = s->spec.dyn[i]->declared;
 	} else {
 		for (const char *p = fns; *p;) {
 			size_t n = strcspn(p, ",");
 			int id = ms_catalog_find(p, n);
 
+			/* a declared function (the statements are added first) */
+			for (uint32_t i = 0; id < 0 && i < s->spec.ndyn; i++) {
+				const struct ms_fn_meta *m = s->spec.dyn[i];
+
+				if (m->declared && strlen(m->name) == n && strncmp(m->name, p, n) == 0) {
+					s->spec.dyn[i]->traced = 1;
+					id = INT_MAX;
+				}
+			}
+			if (id == INT_MAX) {
+				p += n + (p[n] == ',');
+				continue;
+			}
 			if (id < 0) {
 				snprintf(s->error, sizeof(s->error),
-					 "--trace: '%.*s' is not in the catalog (see mockrun --list)\n",
+					 "--trace: '%.*s' is not in the catalog (see mockrun --list) nor declared with mock\n",
 					 (int)n, p);
 				s->spec.trace = 0;
 				return -EINVAL;
@@ -608,12 +642,16 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	} stopped[MAX_STOPPED];
 	size_t nstopped = 0;
 	ssize_t got;
+	struct timespec run_t0, run_t1;
 
 	if (!argv || !argv[0])
 		return -EINVAL;
 	release_run(s);
 	memset(&s->result, 0, sizeof(s->result));
 	s->done_before_timeout = 0;
+	/* for the reports: JUnit's timestamp and time */
+	clock_gettime(CLOCK_MONOTONIC, &run_t0);
+	s->result.started = (long long)time(NULL);
 	s->program = strdup(argv[0]);
 	if (!s->program)
 		return -ENOMEM;
@@ -883,6 +921,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	prctl(PR_SET_CHILD_SUBREAPER, 0);
 
 	s->ran = 1;
+	clock_gettime(CLOCK_MONOTONIC, &run_t1);
+	s->result.seconds = (double)(run_t1.tv_sec - run_t0.tv_sec) +
+			    (double)(run_t1.tv_nsec - run_t0.tv_nsec) / 1e9;
 	s->result.exec_errno = exec_err;
 	if (!exec_err) {
 		if (WIFEXITED(status)) {

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "outfile.h"
 #include "report.h"
 #include "spec.h"
 #include "testfile.h"
@@ -82,6 +83,7 @@ struct file {
 
 struct result {
 	int passed;
+	int error;		/* a fixture failed: the test did not run, or its teardown failed */
 	int skipped;
 	char *details;		/* why it failed, and the mockshim report */
 	char *out, *err;	/* what the program wrote */
@@ -666,6 +668,8 @@ static void free_file(struct file *f)
 	free(f);
 }
 
+#define TESTFILE_MAX (64 << 20)
+
 static struct file *load_file(const char *path, char *error, size_t cap)
 {
 	struct file *f = calloc(1, sizeof(*f));
@@ -683,9 +687,26 @@ static struct file *load_file(const char *path, char *error, size_t cap)
 		free(f);
 		return NULL;
 	}
-	while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0)
-		sb_printf(&text, "%.*s", (int)got, chunk);
-	if (ferror(in) || (text.s && memchr(text.s, '\0', text.len))) {
+	while ((got = fread(chunk, 1, sizeof(chunk), in)) > 0) {
+		if (memchr(chunk, '\0', got)) {
+			text.len = (size_t)-1;
+			break;
+		}
+		if (text.len + got > TESTFILE_MAX) {
+			/* a runaway file (a device, a log) must not take the memory */
+			snprintf(error, cap, "%s: a test file is at most %d MiB: this one is larger\n",
+				 path, TESTFILE_MAX >> 20);
+			fclose(in);
+			free(text.s);
+			free(f);
+			return NULL;
+		}
+		text.s = xrealloc(text.s, text.len + got + 1);
+		memcpy(text.s + text.len, chunk, got);
+		text.len += got;
+		text.s[text.len] = '\0';
+	}
+	if (ferror(in) || text.len == (size_t)-1) {
 		snprintf(error, cap, "%s: cannot read it as text\n", path);
 		fclose(in);
 		free(text.s);
@@ -920,8 +941,14 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 		made_dir = 1;
 	}
 	if (run_fixture(f, find_block(f, B_SETUP), dir, suite_dir, o, &details)) {
-		sb_printf(&details, "the test did not run: its setup failed\n");
+		/* first, as the headline a CI system shows */
+		struct strbuf why = { NULL, 0 };
+
+		sb_printf(&why, "the test did not run: its setup failed\n%s", details.s ? details.s : "");
+		free(details.s);
+		details = why;
 		failed = 1;
+		out->error = 1;
 		goto teardown;
 	}
 	s = run_one(f, t, &t->runs[0], dir, suite_dir, o, &res, &details);
@@ -1012,8 +1039,10 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 	}
 teardown:
 	/* teardown runs even after a failure, in the same directory */
-	if (run_fixture(f, find_block(f, B_TEARDOWN), dir, suite_dir, o, &details))
+	if (run_fixture(f, find_block(f, B_TEARDOWN), dir, suite_dir, o, &details)) {
 		failed = 1;
+		out->error = 1;
+	}
 done:
 	mockshim_session_destroy(s);
 	if (made_dir)
@@ -1079,59 +1108,132 @@ struct entry {
 	struct result r;
 };
 
-static void write_tap(FILE *out, struct entry *e, size_t n)
+#define TAIL_LINES 20
+
+/* The last TAIL_LINES lines of what a program wrote. */
+static const char *tail_of(const char *text, size_t *lines)
 {
-	fprintf(out, "TAP version 14\n1..%zu\n", n);
+	size_t n = strlen(text), k = 0;
+	const char *p = text + n;
+
+	if (n && p[-1] == '\n')
+		p--;
+	while (p > text) {
+		if (p[-1] == '\n' && ++k == TAIL_LINES)
+			break;
+		p--;
+	}
+	*lines = k;
+	return p;
+}
+
+/* The tail of a failed test's stdout or stderr, a line each with
+ * prefix, escaped (ms_safe_text): what a program wrote reaches a
+ * terminal or a YAML block. */
+static void put_tail(FILE *out, const char *what, const char *text, const char *head,
+		     const char *prefix)
+{
+	size_t skipped;
+	const char *p;
+
+	if (!text || !*text)
+		return;
+	p = tail_of(text, &skipped);
+	if (*what)
+		fprintf(out, "%s%s%s:\n", head, what, p > text ? " (the last 20 lines)" : "");
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+		char *line = xstrndup(p, n);
+
+		fputs(prefix, out);
+		ms_safe_text(out, line);
+		fputc('\n', out);
+		free(line);
+		p += n + (p[n] == '\n');
+	}
+}
+
+static void write_tap(FILE *out, struct entry *e, size_t n, int version)
+{
+	fprintf(out, "TAP version %d\n1..%zu\n", version, n);
 	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s %zu - %s: %s\n", e[i].r.passed ? "ok" : "not ok", i + 1, e[i].f->path,
-			e[i].t->name);
+		fprintf(out, "%s %zu - ", e[i].r.passed ? "ok" : "not ok", i + 1);
+		ms_tap_text(out, e[i].f->path);
+		fputs(": ", out);
+		ms_tap_text(out, e[i].t->name);
+		fputc('\n', out);
 		if (!e[i].r.passed) {
 			const char *d = e[i].r.details ? e[i].r.details : "";
 
-			fprintf(out, "  ---\n  at: \"%s:%u\"\n  message: |\n", e[i].f->path, e[i].t->line);
-			while (*d) {
-				const char *nl = strchr(d, '\n');
-				size_t k = nl ? (size_t)(nl - d) : strlen(d);
+			char *at = NULL;
 
-				fprintf(out, "    %.*s\n", (int)k, d);
-				d += k + (nl ? 1 : 0);
+			if (asprintf(&at, "%s:%u", e[i].f->path, e[i].t->line) < 0)
+				at = NULL;
+			fputs("  ---\n  at: ", out);
+			ms_json_text(out, at ? at : e[i].f->path);
+			free(at);
+			fputs("\n  message: |\n", out);
+			while (*d) {
+				size_t k = strcspn(d, "\n");
+				char *line = xstrndup(d, k);
+
+				fputs("    ", out);
+				ms_safe_text(out, line);
+				fputc('\n', out);
+				free(line);
+				d += k + (d[k] == '\n');
+			}
+			if (e[i].r.out && *e[i].r.out) {
+				fputs("  stdout: |\n", out);
+				put_tail(out, "", e[i].r.out, "", "    ");
+			}
+			if (e[i].r.err && *e[i].r.err) {
+				fputs("  stderr: |\n", out);
+				put_tail(out, "", e[i].r.err, "", "    ");
 			}
 			fprintf(out, "  ...\n");
 		}
 	}
 }
 
-static void write_junit(FILE *out, struct entry *e, size_t n)
+static void write_junit(FILE *out, struct entry *e, size_t n, long long started)
 {
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
 	for (size_t i = 0; i < n;) {
-		size_t j = i, failures = 0;
+		size_t j = i, failures = 0, errors = 0;
 		double secs = 0;
 
 		while (j < n && e[j].f == e[i].f) {
-			failures += !e[j].r.passed;
+			failures += !e[j].r.passed && !e[j].r.error;
+			errors += e[j].r.error;
 			secs += e[j].r.seconds;
 			j++;
 		}
 		fprintf(out, "  <testsuite name=\"");
-		ms_xml_text(out, e[i].f->path);
-		fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n", j - i,
-			failures, secs);
+		ms_junit_classname(out, e[i].f->path);
+		fprintf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"%zu\" skipped=\"0\" time=\"%.3f\"",
+			j - i, failures, errors, secs);
+		ms_junit_when_where(out, started);
+		fputs(">\n", out);
 		for (size_t k = i; k < j; k++) {
 			fprintf(out, "    <testcase classname=\"");
-			ms_xml_text(out, e[k].f->path);
+			ms_junit_classname(out, e[k].f->path);
 			fprintf(out, "\" name=\"");
 			ms_xml_text(out, e[k].t->name);
 			fprintf(out, "\" time=\"%.3f\">\n", e[k].r.seconds);
 			if (!e[k].r.passed) {
-				const char *d = e[k].r.details ? e[k].r.details : "";
-				size_t first = strcspn(d, "\n");
+				/* the first line is the headline a CI system shows;
+				 * a fixture's failure is an error, not the test's */
+				const char *d = e[k].r.details ? e[k].r.details : "the test failed\n";
+				char *first = xstrndup(d, strcspn(d, "\n"));
+				const char *tag = e[k].r.error ? "error" : "failure";
 
-				fprintf(out, "      <failure message=\"");
-				ms_xml_text(out, xstrndup(d, first));
+				fprintf(out, "      <%s message=\"", tag);
+				ms_xml_text(out, first);
 				fprintf(out, "\">");
 				ms_xml_text(out, d);
-				fprintf(out, "</failure>\n");
+				fprintf(out, "</%s>\n", tag);
+				free(first);
 			}
 			fprintf(out, "      <system-out>");
 			ms_xml_text(out, e[k].r.out);
@@ -1147,14 +1249,19 @@ static void write_junit(FILE *out, struct entry *e, size_t n)
 
 static void write_json(FILE *out, struct entry *e, size_t n)
 {
-	fprintf(out, "{\"tests\":[");
+	size_t failed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		failed += !e[i].r.passed;
+	fprintf(out, "{\"failure_count\":%zu,\"tests\":[", failed);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "%s{\"file\":", i ? "," : "");
 		ms_json_text(out, e[i].f->path);
 		fprintf(out, ",\"name\":");
 		ms_json_text(out, e[i].t->name);
-		fprintf(out, ",\"line\":%u,\"passed\":%s,\"seconds\":%.3f,\"details\":", e[i].t->line,
-			e[i].r.passed ? "true" : "false", e[i].r.seconds);
+		fprintf(out, ",\"line\":%u,\"passed\":%s,\"error\":%s,\"seconds\":%.3f,\"details\":",
+			e[i].t->line, e[i].r.passed ? "true" : "false", e[i].r.error ? "true" : "false",
+			e[i].r.seconds);
 		ms_json_text(out, e[i].r.details ? e[i].r.details : "");
 		fprintf(out, ",\"stdout\":");
 		ms_json_text(out, e[i].r.out ? e[i].r.out : "");
@@ -1173,10 +1280,28 @@ static void write_text(FILE *out, struct entry *e, size_t n, int color)
 
 	for (size_t i = 0; i < n; i++) {
 		failed += !e[i].r.passed;
-		fprintf(out, "%s%s%s %s: %s (%.2fs)\n", e[i].r.passed ? green : red,
-			e[i].r.passed ? "PASS" : "FAIL", off, e[i].f->path, e[i].t->name, e[i].r.seconds);
-		if (!e[i].r.passed && e[i].r.details)
-			fprintf(out, "%s", e[i].r.details);
+		fprintf(out, "%s%s%s ", e[i].r.passed ? green : red, e[i].r.passed ? "PASS" : "FAIL", off);
+		ms_safe_text(out, e[i].f->path);
+		fputs(": ", out);
+		ms_safe_text(out, e[i].t->name);
+		fprintf(out, " (%.2fs)\n", e[i].r.seconds);
+		if (!e[i].r.passed && e[i].r.details) {
+			const char *d = e[i].r.details;
+
+			while (*d) {
+				size_t k = strcspn(d, "\n");
+				char *line = xstrndup(d, k);
+
+				ms_safe_text(out, line);
+				fputc('\n', out);
+				free(line);
+				d += k + (d[k] == '\n');
+			}
+		}
+		if (!e[i].r.passed) {
+			put_tail(out, "stdout", e[i].r.out, "  ", "  | ");
+			put_tail(out, "stderr", e[i].r.err, "  ", "  | ");
+		}
 	}
 	fprintf(out, "%zu passed, %zu failed\n", n - failed, failed);
 }
@@ -1190,6 +1315,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	size_t n = 0, failed = 0;
 	char error[2048];
 	int rc = 0;
+	long long started = (long long)time(NULL);
 
 	/* Everything is parsed, statements included, before anything runs. */
 	for (int i = 0; i < npaths; i++) {
@@ -1274,6 +1400,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 						  suite_why[fi] ? suite_why[fi] : "");
 					e[k].r.details = d.s;
 					e[k].r.passed = 0;
+					e[k].r.error = 1;
 					pids[k] = 0;
 					fds[k] = -1;
 					done++;
@@ -1295,7 +1422,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 
 					close(fd[0]);
 					run_test(e[k].f, e[k].t, suite_dirs[fi], o, &r);
-					flag[0] = r.passed ? 'p' : 'f';
+					flag[0] = r.passed ? 'p' : r.error ? 'e' : 'f';
 					put_field(fd[1], flag);
 					put_field(fd[1], r.details);
 					put_field(fd[1], r.out);
@@ -1320,6 +1447,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 					continue;
 				flag = get_field(fds[k]);
 				e[k].r.passed = flag && flag[0] == 'p';
+				e[k].r.error = !flag || flag[0] == 'e';
 				e[k].r.details = flag ? get_field(fds[k]) : NULL;
 				e[k].r.out = flag ? get_field(fds[k]) : NULL;
 				e[k].r.err = flag ? get_field(fds[k]) : NULL;
@@ -1359,24 +1487,40 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	for (size_t i = 0; i < n; i++)
 		failed += !e[i].r.passed;
 	{
-		FILE *out = o->output ? fopen(o->output, "we") : stdout;
+		/* made in memory, then written: a failed write is the file's
+		 * error (125), not lost in a buffer */
+		char *text = NULL;
+		size_t len = 0;
+		FILE *out = open_memstream(&text, &len);
 
 		if (!out) {
-			fprintf(stderr, "mockrun: -o %s: %s\n", o->output, strerror(errno));
+			fprintf(stderr, "mockrun: out of memory\n");
 			return 125;
 		}
 		if (o->format == TESTFILE_JUNIT)
-			write_junit(out, e, n);
+			write_junit(out, e, n, started);
 		else if (o->format == TESTFILE_JSON)
 			write_json(out, e, n);
 		else if (o->format == TESTFILE_TEXT)
 			write_text(out, e, n, o->color);
 		else
-			write_tap(out, e, n);
-		if (out != stdout)
-			fclose(out);
-		else
-			fflush(out);
+			write_tap(out, e, n, o->tap_version == 14 ? 14 : 13);
+		if (fclose(out) != 0) {
+			fprintf(stderr, "mockrun: out of memory\n");
+			free(text);
+			return 125;
+		}
+		if (o->output) {
+			if (ms_out_write(o->output, text, len) < 0) {
+				fprintf(stderr, "mockrun: -o %s: %s\n", o->output->path,
+					strerror(o->output->error));
+				rc = 125;
+			}
+		} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+			fprintf(stderr, "mockrun: stdout: %s\n", strerror(errno));
+			rc = 125;
+		}
+		free(text);
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].r.details);
@@ -1393,5 +1537,5 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	free(suite_ok);
 	free(suite_why);
 	free(files);
-	return failed || rc ? 1 : 0;
+	return rc == 125 ? 125 : failed || rc ? 1 : 0;
 }

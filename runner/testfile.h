@@ -3,15 +3,20 @@
 #ifndef MS_TESTFILE_H
 #define MS_TESTFILE_H
 
+struct ms_outfile;
+
 enum testfile_format { TESTFILE_TAP, TESTFILE_JUNIT, TESTFILE_JSON, TESTFILE_TEXT };
 
 struct testfile_opts {
 	int jobs;		/* tests at once */
 	const char *filter;	/* fnmatch glob on test names, or NULL */
 	int list;		/* --list-tests: print, run nothing */
-	int format;		/* enum testfile_format */
+	int format;		/* struct ms_outfile;
+
+enum testfile_format */
 	int color;		/* text: ANSI colours */
-	const char *output;	/* -o FILE, or NULL: stdout */
+	struct ms_outfile *output;	/* -o FILE (opened), or NULL: stdout */
+	int tap_version;	/* 13 (default) or 14 */
 	const char *shim;	/* libmockshim.so, or NULL: found by the driver */
 	double timeout;		/* per run, 0: none */
 	char *const *modules;	/* -m: handler modules for every session */

@@ -5,6 +5,7 @@
 # takes another path when its stdout is a file).
 set -u
 
+TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/mockshim-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 tap_n=0
@@ -40,6 +41,10 @@ want_out_has() {
 	case "$out" in *"$1"*) ;; *) problem "stdout lacks [$1]: [$out]" ;; esac
 }
 
+want_out_lacks() {
+	case "$out" in *"$1"*) problem "stdout has [$1]: [$out]" ;; *) ;; esac
+}
+
 want_err_has() {
 	case "$err" in *"$1"*) ;; *) problem "stderr lacks [$1]: [$err]" ;; esac
 }
@@ -53,6 +58,23 @@ want() {
 	local what=$1
 	shift
 	"$@" || problem "$what"
+}
+
+# want_junit FILE: well-formed XML, valid against the JUnit schema
+# (tests/junit-10.xsd, Jenkins' shape) as a CI system reads it
+want_junit() {
+	if ! command -v xmllint >/dev/null; then
+		problem "xmllint is not installed (Debian: libxml2-utils)"
+	elif ! xmllint --noout --schema "$TESTS_DIR/junit-10.xsd" "$1" 2>"$T/.xmllint"; then
+		problem "$1 is not valid JUnit: $(head -5 "$T/.xmllint")"
+	fi
+}
+
+# want_json FILE: one JSON document, unique keys, valid against
+# doc/report.schema.json
+want_json() {
+	python3 "$TESTS_DIR/check_json.py" "$TESTS_DIR/../doc/report.schema.json" "$1" >"$T/.json" 2>&1 ||
+		problem "$(cat "$T/.json")"
 }
 
 done_t() {

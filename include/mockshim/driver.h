@@ -38,6 +38,7 @@ enum mockshim_report_format {
 	MOCKSHIM_REPORT_TAP,
 	MOCKSHIM_REPORT_JSON,
 	MOCKSHIM_REPORT_JUNIT,	/**< a testsuite, a testcase per statement */
+	MOCKSHIM_REPORT_TAP14,	/**< TAP version 14 (MOCKSHIM_REPORT_TAP is version 13) */
 };
 
 enum mockshim_verbosity {
@@ -58,6 +59,8 @@ struct mockshim_result {
 	unsigned leftovers;	/**< of them: statements not used up (values, expectations, calls) */
 	unsigned processes;	/**< processes whose shim attached */
 	unsigned consumed;	/**< turns taken, by all statements */
+	long long started;	/**< when the run started, seconds since the epoch */
+	double seconds;		/**< how long it took, start to the last process's exit */
 	int tampered;		/**< the run's shared state was found changed in a way no
 				     shim writes it: no verdict (mockrun exits 125) */
 };

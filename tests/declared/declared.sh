@@ -215,7 +215,7 @@ mock int decl_add(int a,
 expect_value(decl_add, a, 2)
 will_return(decl_add, 11)
 EOF
-run "$M" -f "$T/decl.mock" --report tap decl_lazy add
+run "$M" -f "$T/decl.mock" --report tap -o - decl_lazy add
 want_rc 0; want_out_has "add 11"; want_out_has "ok 1 - $T/decl.mock:4: expect_value(decl_add, a, 2)"
 done_t
 
@@ -265,6 +265,19 @@ t "a bad declaration: 125 with the position, before the program runs"
 run "$M" -e 'mock int decl_add(int a, float b)' decl_lazy add
 want_rc 125; want_out ""
 want_err_has "-e#1:1:26: error: float is not supported (only double)"
+done_t
+
+t "--trace names declared functions and shows their values by the declared types"
+run "$M" -q -e "$ADD" --trace=decl_add decl_lazy add
+want_rc 0; want_out "add 5"; want_err_has "decl_lazy: decl_add(2, 3) = 5"
+run "$M" -q -e "$ADD" -e 'will_return(decl_add, 42)' --trace decl_lazy add
+want_rc 0; want_out "add 42"; want_err_has "decl_add(2, 3) = 42 (mocked: -e#2:1)"
+run "$M" -q -e "$SCALE" --trace=decl_scale decl_lazy scale
+want_rc 0; want_err_has "decl_scale(1.5, 2, 0.25) = 3.25"
+run "$M" -q -e 'mock const char *decl_name(int id)' --trace=decl_name decl_lazy name
+want_rc 0; want_err_has 'decl_name(1) = "real-name"'
+run "$M" -q --trace=decl_nosuch true
+want_rc 125; want_err_has "'decl_nosuch' is not in the catalog (see mockrun --list) nor declared with mock"
 done_t
 
 t "statements for a declared function before its declaration: unknown"

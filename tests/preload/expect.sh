@@ -126,8 +126,17 @@ fails "a call out of order fails with both positions" \
 t "the out-of-order report gives the actual and the expected position"
 run "$M" -e 'expect_function_call(geteuid); expect_function_call(getuid)' "$P" order
 want_rc 123
-want_err_has "called out of order: this is call #1 of the sequence, but the next expected one, #1, is geteuid()"
+want_err_has "called out of order: call #1 of the sequence should be geteuid() (-e#1:1), but getuid() came (call #1); the rest of the sequence is not checked"
 want_err_has "    expect_function_call(geteuid)"; done_t
+
+t "one call out of order is one failure, not a cascade that contradicts it"
+printf 'x\n' > "$T/in.txt"
+run "$M" -e 'expect_function_call(read, in="cat"); expect_function_call(open, in="cat")' cat "$T/in.txt"
+want_rc 123
+want_err_has "open() call 1 in cat["
+want_err_has "call #1 of the sequence should be read() (-e#1:1), but open() came (call #1)"
+want_err_lacks "more often than expected"; want_err_lacks "was expected to be called but was not"
+want_err_has "mockshim: FAILED: 1 check failed"; done_t
 fails "a missing call fails" 'expect_function_call(getuid); expect_function_calls(getpid, 2)' \
 	"getpid() was expected to be called but was not (0 of 2 called)" order
 fails "an extra call fails" 'expect_function_call(getuid)' \
@@ -194,7 +203,10 @@ run "$M" -e 'expect_value(read, fd, 99, in="probe")' sh -c "\"$P\" read /dev/zer
 want_rc 139; want_err_has "parameter fd: expected 99, got 3"; done_t
 
 t "--report tap carries the failure in a YAML block"
-run "$M" --report tap -e 'expect_value(read, count, 3)' "$P" read /dev/zero 4
-want_rc 123; want_out_has "not ok 2 - "; want_out_has "parameter count: expected 3, got 4"; done_t
+run "$M" --report tap -o - -e 'expect_value(read, count, 3)' "$P" read /dev/zero 4
+want_rc 123; want_out_has "parameter count: expected 3, got 4"
+# the failed check fails its own statement's test, not the program's exit
+want_out_has "not ok 1 - -e#1:1: expect_value(read, count, 3) (1 of 1 checked, 1 failed check)"
+want_out_has "ok 2 - $P exited with status 0"; done_t
 
 finish

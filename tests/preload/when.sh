@@ -63,7 +63,7 @@ open(my $l, ">", "app.log") or die; $| = 1; print "out\n";
 syswrite($l, "x") or print "log: $!\n"; print "still out\n"'
 	want_rc 0; want_out "out
 log: No space left on device
-still out"; want_err_has "used 1 times (always), by perl["; done_t
+still out"; want_err_has "used 1 time (always), by perl["; done_t
 else
 	skip_t "a log file's writes fail (perl)" "no perl"
 fi
@@ -110,7 +110,7 @@ t "will_call_real(..., pathname=...): cat prints a fixture in place of /etc/host
 mkdir -p fixtures && echo "fixture-host" > fixtures/hostname
 run "$M" -e 'will_call_real(open, -1, pathname="fixtures/hostname", when(pathname == "/etc/hostname"))' \
 	sh -c 'cat /etc/hostname | cat'
-want_rc 0; want_out "fixture-host"; want_err_has "used 1 times (always), by cat["; done_t
+want_rc 0; want_out "fixture-host"; want_err_has "used 1 time (always), by cat["; done_t
 
 t "an alias's arguments are replaced too (fopen64)"
 run "$M" -q -e 'will_call_real(fopen, -1, pathname="fixtures/hostname")' "$PROBE" fopen64 /nonexistent

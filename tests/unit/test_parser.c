@@ -75,7 +75,7 @@ static void test_will_fail(void **state)
 
 	assert_int_equal(parse(f, "will_fail(read)\nwill_fail(write, ENOSPC)\n"
 				  "will_fail(getaddrinfo, EAI_AGAIN)\nwill_fail_count(open, EACCES, 2)\n"
-				  "will_fail(malloc)\nwill_fail(read, EIO, errno=EINTR)"),
+				  "will_fail(malloc)\nwill_fail(read, errno=EINTR)"),
 			 0);
 	assert_int_equal(rule(state, 0)->kind, MS_R_FAIL);
 	assert_int_equal(rule(state, 0)->value, -1);
@@ -89,8 +89,16 @@ static void test_will_fail(void **state)
 	assert_int_equal(rule(state, 3)->err, EACCES);
 	assert_int_equal(rule(state, 4)->value, 0);
 	assert_int_equal(rule(state, 4)->err, ENOMEM);
-	/* an explicit errno= wins over ERR */
+	/* errno= alone is the error */
 	assert_int_equal(rule(state, 5)->err, EINTR);
+	/* an ERR and an errno= that disagree are refused; that agree are not */
+	expect_error(state, "will_fail(read, EIO, errno=ENOSPC)", 1, 17,
+		     "will_fail's error and errno= disagree (5 and 28): give one");
+	assert_int_equal(parse(f, "will_fail(read, EIO, errno=EIO)"), 0);
+	/* getaddrinfo takes EAI_* codes only: an errno would be returned as
+	 * an unknown code */
+	expect_error(state, "will_fail(getaddrinfo, ENOENT)", 1, 24,
+		     "getaddrinfo() fails with an EAI_* code, not 2 (EAI_NONAME, EAI_AGAIN");
 }
 
 static void test_call_real(void **state)
@@ -315,7 +323,14 @@ static void test_errors(void **state)
 	expect_error(state, "will_return(read, 0, delay=5)", 1, 28, "needs a duration");
 	expect_error(state, "will_return(read, 0, delay=5h)", 1, 28, "invalid number");
 	expect_error(state, "will_return(read, NOT_A_NAME)", 1, 19, "unknown name 'NOT_A_NAME'");
-	expect_error(state, "will_return(read, 1", 1, 20, "missing ')'");
+	expect_error(state, "will_return(read, 1", 1, 20,
+		     "expected ')' at the end of the line, to close 'will_return(' (note: opened at 1:12)");
+	/* a ')' missing at the end of line 1 is reported there, not at 2:1 */
+	expect_error(state, "will_return(getuid, 0\nwill_return(getgid, 1)", 1, 22,
+		     "expected ')' at the end of the line, to close 'will_return('");
+	expect_error(state, "will_return(read, 0, delay=-1s)", 1, 29, "a duration cannot be negative: -1s");
+	expect_error(state, "expect_value(read, fd, 3, errno=EIO)", 1, 27,
+		     "expect_value takes no 'errno=': an expectation checks the call");
 	expect_error(state, "will_return(getenv, \"abc)", 1, 21, "unterminated string");
 	expect_error(state, "will_return(getenv, \"\\q\")", 1, 22, "unknown escape");
 	expect_error(state, "frobnicate(read)", 1, 1, "unknown statement 'frobnicate'");

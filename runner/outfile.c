@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: MIT */
+/* Output files written whole or not at all (outfile.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "outfile.h"
+
+/* A path that names an open descriptor: renaming beside it means nothing. */
+static int names_fd(const char *p)
+{
+	return strncmp(p, "/dev/fd/", 8) == 0 || strncmp(p, "/proc/self/fd/", 14) == 0 ||
+	       strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/stderr") == 0;
+}
+
+int ms_out_open(struct ms_outfile *o, const char *opt, const char *path)
+{
+	struct stat st;
+	const char *slash = strrchr(path, '/');
+	mode_t um;
+
+	memset(o, 0, sizeof(*o));
+	o->opt = opt;
+	o->path = path;
+	o->fd = -1;
+	if (strcmp(path, "-") == 0) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	if (names_fd(path) || (stat(path, &st) == 0 && !S_ISREG(st.st_mode))) {
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_TRUNC);
+		if (o->fd < 0)
+			return -errno;
+		o->own = 1;
+		return 0;
+	}
+	/* a symbolic link to a file: the file it names is replaced, the
+	 * link stays */
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->real = realpath(path, NULL))) {
+		path = o->real;
+		slash = strrchr(path, '/');
+	}
+	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
+		     slash ? slash + 1 : path) < 0) {
+		o->tmp = NULL;
+		return -ENOMEM;
+	}
+	o->fd = mkostemp(o->tmp, O_CLOEXEC);
+	if (o->fd < 0) {
+		int e = errno;
+
+		free(o->tmp);
+		o->tmp = NULL;
+		free(o->real);
+		o->real = NULL;
+		return -e;
+	}
+	o->own = 1;
+	/* mkostemp made it 0600: the mode a new file would get */
+	um = umask(0);
+	umask(um);
+	if (fchmod(o->fd, 0666 & ~um) != 0) {
+		/* not fatal: the file is still written */
+	}
+	return 0;
+}
+
+int ms_out_write(struct ms_outfile *o, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	if (o->error)
+		return -o->error;
+	if (o->fd < 0)
+		return -(o->error = EBADF);
+	while (n > 0) {
+		ssize_t k = write(o->fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -(o->error = k < 0 ? errno : EIO);
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int ms_out_close(struct ms_outfile *o, int keep)
+{
+	int e = o->error;
+
+	if (o->fd >= 0 && o->own) {
+		/* a file system that reports a full disk only when the data
+		 * goes out (NFS, some FUSE) does it at fsync or close */
+		if (o->tmp && keep && !e && fsync(o->fd) != 0 && errno != EINVAL)
+			e = errno;
+		if (close(o->fd) != 0 && !e && errno != EINTR)
+			e = errno;
+	}
+	o->fd = -1;
+	if (o->tmp) {
+		if (keep && !e && rename(o->tmp, o->real ? o->real : o->path) != 0)
+			e = errno;
+		if (!keep || e)
+			unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	free(o->real);
+	o->real = NULL;
+	o->error = e;
+	return -e;
+}
+
+const char *ms_out_target(const struct ms_outfile *o)
+{
+	if (o->tmp)
+		return o->tmp;
+	return strcmp(o->path, "-") == 0 ? "/dev/stdout" : o->path;
+}
+
+/* The directory's real path and the last component. */
+static char *canonical(const char *p)
+{
+	char *d = strdup(p), *b = strdup(p), *rd = NULL, *r = NULL;
+
+	if (d && b && (rd = realpath(dirname(d), NULL)) && asprintf(&r, "%s/%s", rd, basename(b)) < 0)
+		r = NULL;
+	free(d);
+	free(b);
+	free(rd);
+	return r;
+}
+
+int ms_out_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ca, *cb;
+	int same;
+
+	if (strcmp(a, b) == 0)
+		return 1;
+	if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino && S_ISREG(sa.st_mode);
+	ca = canonical(a);
+	cb = canonical(b);
+	same = ca && cb && strcmp(ca, cb) == 0;
+	free(ca);
+	free(cb);
+	return same;
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The files mockrun writes (-o, --record, --trace-file, JUnit of -t):
+# checked before the program runs, written whole or not at all, and a
+# failed write is 125 with the reason (DESIGN.md section 4).
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+D=$(cd "$(dirname "$0")/mock" && pwd)
+
+t "a path that cannot be written is 125 before the program runs"
+for opt in -o --record --trace-file; do
+	extra=()
+	[ "$opt" = --record ] && extra=(--record-fns getuid)
+	run "$M" "$opt" /nonexistent/dir/f "${extra[@]}" -e 'will_return_maybe(getuid, 0)' sh -c "touch $T/ran"
+	want_rc 125; want_err_has "mockrun: $opt /nonexistent/dir/f: No such file or directory"
+	[ ! -e "$T/ran" ] || problem "$opt: the program ran"
+done
+run "$M" --report junit -o /nonexistent/dir/r.xml -t "$D/pass.mock"
+want_rc 125; want_err_has "mockrun: -o /nonexistent/dir/r.xml: No such file or directory"
+want_out ""; done_t
+
+t "/dev/full: a failed write is 125 with the reason, and wins over the verdict"
+run "$M" -o /dev/full -e 'will_return_maybe(getuid, 0)' true
+want_rc 125; want_err_has "mockrun: -o /dev/full: No space left on device"
+run "$M" -o /dev/full -e 'will_return(getuid, 0)' true
+want_rc 125
+run "$M" -o /dev/full sh -c 'exit 3'
+want_rc 125
+run "$M" --record /dev/full --record-fns getuid id -u
+want_rc 125; want_err_has "mockrun: --record /dev/full: No space left on device"
+run "$M" --report junit -o /dev/full -t "$D/pass.mock"
+want_rc 125; want_err_has "mockrun: -o /dev/full: No space left on device"
+run sh -c "'$M' -t '$D/pass.mock' > /dev/full"
+want_rc 125; want_err_has "No space left on device"; done_t
+
+t "a device, -o - and /dev/fd/N are written in place"
+run "$M" --report tap -o - -e 'will_return_maybe(getuid, 0)' true
+want_rc 0; want_out_has "TAP version 13"
+run sh -c "'$M' --report tap -o /dev/fd/3 -e 'will_return_maybe(getuid, 0)' true 3>&1 >/dev/null"
+want_rc 0; want_out_has "TAP version 13"
+run "$M" -o /dev/null true
+want_rc 0
+run "$M" --report json -o /dev/stdout -e 'will_return_maybe(getuid, 0)' true
+want_rc 0; want_out_has '"program":"true"'; done_t
+
+t "the earlier file stays as it was when the run fails before the report"
+printf 'earlier\n' > "$T/keep.txt"
+run "$M" -o "$T/keep.txt" -e 'will_fail(nosuch)' true
+want_rc 125; [ "$(cat "$T/keep.txt")" = earlier ] || problem "changed: $(cat "$T/keep.txt")"
+run "$M" -o "$T/keep.txt" /nonexistent/program
+want_rc 127; [ "$(cat "$T/keep.txt")" = earlier ] || problem "changed: $(cat "$T/keep.txt")"
+[ -z "$(ls -A "$T" | grep '^\.keep')" ] || problem "a temporary file is left: $(ls -A "$T")"
+run "$M" -o "$T/keep.txt" -e 'will_return_maybe(getuid, 0)' true
+want_rc 0; grep -q "all checks passed" "$T/keep.txt" || problem "not replaced: $(cat "$T/keep.txt")"
+done_t
+
+t "-o through a symbolic link replaces the file it names, the link stays"
+printf 'old\n' > "$T/target.txt"; ln -s target.txt "$T/link.txt"
+run "$M" -o "$T/link.txt" -e 'will_return_maybe(getuid, 0)' true
+want_rc 0; [ -L "$T/link.txt" ] || problem "the link was replaced"
+grep -q "all checks passed" "$T/target.txt" || problem "target: $(cat "$T/target.txt")"; done_t
+
+t "--record X -o X is refused, and so is --trace-file X -o X"
+run "$M" --record "$T/same" --record-fns getuid -o "$T/same" true
+want_rc 125; want_err_has "--record $T/same: the same file as -o"
+run "$M" --record "$T/same" --record-fns getuid -o "$T/../$(basename "$T")/same" true
+want_rc 125; want_err_has "the same file as -o"
+run "$M" --trace-file "$T/same" -o "$T/same" true
+want_rc 125; want_err_has "the same file as --trace-file"
+[ ! -e "$T/same" ] || problem "created"; done_t
+
+t "--trace-file starts a new file each run"
+run "$M" -q --trace=geteuid --trace-file "$T/trace" id -u
+want_rc 0
+run "$M" -q --trace=geteuid --trace-file "$T/trace" id -u
+want_rc 0
+[ "$(grep -c 'geteuid()' "$T/trace")" -eq 1 ] || problem "not one run's trace: $(cat "$T/trace")"
+[ -z "$(ls -A "$T" | grep '^\.trace')" ] || problem "a temporary file is left: $(ls -A "$T")"
+done_t
+
+t "a full file system (tmpfs of 64k): 125, the earlier file intact, nothing left"
+mnt="$T/small"
+mkdir "$mnt"
+if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
+	# a report larger than the file system: 3000 statements listed
+	for i in $(seq 3000); do echo "will_return_maybe(getuid, $i)"; done > "$T/big.mock"
+	printf 'earlier\n' > "$mnt/r.txt"
+	run "$M" -f "$T/big.mock" -o "$mnt/r.txt" true
+	want_rc 125; want_err_has "mockrun: -o $mnt/r.txt: No space left on device"
+	[ "$(cat "$mnt/r.txt")" = earlier ] || problem "the earlier file changed: $(head -c 200 "$mnt/r.txt")"
+	[ "$(ls -A "$mnt")" = r.txt ] || problem "left behind: $(ls -A "$mnt")"
+	run "$M" -f "$T/big.mock" --report junit -o "$mnt/r.txt" true
+	want_rc 125; [ "$(cat "$mnt/r.txt")" = earlier ] || problem "the earlier file changed (junit)"
+	# -t: many tests, a JUnit that does not fit
+	{ for i in $(seq 150); do printf 'test "t%s" {\n\trun sh -c "seq 1 200"\n}\n' "$i"; done; } > "$T/many.mock"
+	run "$M" -j 2 --report junit -o "$mnt/r.txt" -t "$T/many.mock"
+	want_rc 125; want_err_has "mockrun: -o $mnt/r.txt: No space left on device"
+	[ "$(cat "$mnt/r.txt")" = earlier ] || problem "the earlier file changed (-t)"
+	[ "$(ls -A "$mnt")" = r.txt ] || problem "left behind: $(ls -A "$mnt")"
+	# a report that fits is written
+	run "$M" -o "$mnt/r.txt" -e 'will_return_maybe(getuid, 0)' true
+	want_rc 0; grep -q "all checks passed" "$mnt/r.txt" || problem "not written"
+	umount "$mnt"
+	done_t
+else
+	skip_t "a full file system (tmpfs of 64k): 125, the earlier file intact, nothing left" "mount is not permitted here"
+fi
+
+finish
