@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "jobs.h"
 #include "testfile.h"
 
 #define EXIT_MOCKRUN 125
@@ -32,7 +33,9 @@ static void usage(FILE *out)
 	      "  -o, --output FILE         write the report there\n"
 	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
 	      "                            TAP on stdout, or --report junit|json|text\n"
-	      "  -j, --jobs N              tests at once (default: the CPUs)\n"
+	      "  -j, --jobs N              tests at once (default: the CPUs; 1 under meson\n"
+	      "                            test or ctest, make's tokens under its jobserver)\n"
+	      "      --shard K/N           the K-th of N disjoint shards of the tests\n"
 	      "      --filter GLOB         only the tests whose name matches\n"
 	      "      --list-tests          list the tests, run nothing\n"
 	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
@@ -76,6 +79,7 @@ enum {
 	OPT_CHECK,
 	OPT_RECORD,
 	OPT_RECORD_FNS,
+	OPT_SHARD,
 };
 
 /*
@@ -187,6 +191,7 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
+		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mockshim_session *s = mockshim_session_create();
@@ -198,7 +203,7 @@ int main(int argc, char **argv)
 	char **tests = NULL;
 	int ntests = 0, report_given = 0;
 	double timeout = 0;
-	struct testfile_opts topts = { .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	struct testfile_opts topts = { .jobs = 0 };
 	struct {
 		int eval;
 		const char *arg;
@@ -346,6 +351,18 @@ int main(int argc, char **argv)
 		case OPT_RECORD_FNS:
 			record_fns = optarg;
 			break;
+		case OPT_SHARD: {
+			int k, n, used = 0;
+
+			if (sscanf(optarg, "%d/%d%n", &k, &n, &used) != 2 || optarg[used] || n < 1 ||
+			    n > 100000 || k < 1 || k > n) {
+				fprintf(stderr, "mockrun: --shard: '%s' is not K/N with 1 <= K <= N\n", optarg);
+				goto fail;
+			}
+			topts.shard_k = k;
+			topts.shard_n = n;
+			break;
+		}
 		default:
 			usage(stderr);
 			goto fail;
@@ -403,6 +420,8 @@ int main(int argc, char **argv)
 			      !getenv("NO_COLOR");
 		topts.output = output;
 		topts.timeout = timeout;
+		if (!topts.jobs)
+			topts.jobs = ms_default_jobs();
 		topts.modules = mods;
 		topts.nmodules = nmods;
 		mockshim_session_destroy(s);

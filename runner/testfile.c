@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "jobs.h"
 #include "report.h"
 #include "spec.h"
 #include "testfile.h"
@@ -60,6 +61,8 @@ struct block {
 	char *stdin_data;
 	size_t stdin_len;
 	int has_stdin;
+	char *stdin_file;	/* stdin_file("PATH"), expanded when it runs */
+	uint32_t stdin_line;
 	char **env;
 	size_t nenv;
 	char *cwd;
@@ -335,6 +338,7 @@ static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *o
 enum directive {
 	D_RUN, D_STDIN, D_ENV, D_CWD, D_EXPECT_EXIT, D_EXPECT_SIGNAL, D_EXPECT_STDOUT,
 	D_EXPECT_STDOUT_HAS, D_EXPECT_STDERR, D_EXPECT_STDERR_HAS, D_EXPECT_FILE_HAS,
+	D_STDIN_FILE,
 };
 
 static const char *const directives[] = {
@@ -349,6 +353,7 @@ static const char *const directives[] = {
 	[D_EXPECT_STDERR] = "expect_stderr",
 	[D_EXPECT_STDERR_HAS] = "expect_stderr_contains",
 	[D_EXPECT_FILE_HAS] = "expect_file_contains",
+	[D_STDIN_FILE] = "stdin_file",
 };
 
 static int directive_of(const char *p, const char *e, size_t *n)
@@ -373,7 +378,7 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	c.line = lx->line;
 	if (b->kind == B_SETUP_ALL || b->kind == B_TEARDOWN_ALL || b->kind == B_SETUP ||
 	    b->kind == B_TEARDOWN) {
-		if (d != D_RUN && d != D_STDIN && d != D_ENV)
+		if (d != D_RUN && d != D_STDIN && d != D_STDIN_FILE && d != D_ENV)
 			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, env)",
 					 directives[d]);
 	}
@@ -398,6 +403,16 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		b->stdin_data = x;
 		b->stdin_len = xl;
 		b->has_stdin = 1;
+		free(b->stdin_file);
+		b->stdin_file = NULL;
+		return 0;
+	case D_STDIN_FILE:
+		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
+			return -1;
+		free(b->stdin_file);
+		b->stdin_file = x;
+		b->stdin_line = lx->line;
+		b->has_stdin = 0;
 		return 0;
 	case D_ENV:
 		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
@@ -641,6 +656,7 @@ static void free_block(struct block *b)
 	}
 	free(b->runs);
 	free(b->stdin_data);
+	free(b->stdin_file);
 	for (size_t i = 0; i < b->nenv; i++)
 		free(b->env[i]);
 	free(b->env);
@@ -720,7 +736,78 @@ static void rm_tree(const char *dir)
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static char **make_env(const struct block *global, const struct block *b, const char *suite_dir)
+/*
+ * ${DIR} (the directory of the .mock file), ${TMP} (the test's own
+ * temporary directory) and $NAME or ${NAME} of a variable set with env()
+ * in run words, stdin_file, env and cwd; nothing else is expanded (no
+ * shell): any other $ stays as it is, for the program (sh -c '... $1').
+ */
+static const char *cur_tmp; /* the running test's (or suite's) directory */
+
+static const char *env_var(const struct block *global, const struct block *b, const char *name,
+			   size_t n)
+{
+	const struct block *layers[2] = { b, global };
+
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; layers[l] && i < layers[l]->nenv; i++) {
+			const char *kv = layers[l]->env[layers[l]->nenv - 1 - i];
+
+			if (strncmp(kv, name, n) == 0 && kv[n] == '=')
+				return kv + n + 1;
+		}
+	}
+	return NULL;
+}
+
+static void expand_into(struct strbuf *out, const struct file *f, const struct block *global,
+			const struct block *b, const char *s, int depth)
+{
+	while (*s) {
+		const char *name, *val = NULL;
+		size_t n = 0;
+		int braced = 0;
+
+		if (*s != '$') {
+			sb_printf(out, "%c", *s++);
+			continue;
+		}
+		braced = s[1] == '{';
+		name = s + 1 + braced;
+		while (is_word(name[n]) && !(n == 0 && name[0] >= '0' && name[0] <= '9'))
+			n++;
+		if (n && braced && name[n] != '}')
+			n = 0;
+		if (n && braced && n == 3 && memcmp(name, "DIR", 3) == 0)
+			val = f->dir ? f->dir : ".";
+		else if (n && braced && n == 3 && memcmp(name, "TMP", 3) == 0)
+			val = cur_tmp ? cur_tmp : "";
+		else if (n)
+			val = env_var(global, b, name, n);
+		if (!val) {
+			sb_printf(out, "$");
+			s++;
+			continue;
+		}
+		if (depth < 8)
+			expand_into(out, f, global, b, val, depth + 1);
+		else
+			sb_printf(out, "%s", val);
+		s = name + n + braced;
+	}
+}
+
+static char *expand(const struct file *f, const struct block *global, const struct block *b,
+		    const char *s)
+{
+	struct strbuf out = { NULL, 0 };
+
+	expand_into(&out, f, global, b, s, 0);
+	return out.s ? out.s : xstrndup("", 0);
+}
+
+static char **make_env(const struct file *f, const struct block *global, const struct block *b,
+		       const char *suite_dir)
 {
 	extern char **environ;
 	char **env = NULL;
@@ -748,7 +835,8 @@ static char **make_env(const struct block *global, const struct block *b, const 
 					break;
 				}
 			}
-			PUSH(env, n, (char *)kv);
+			/* leaks one string per run, as above */
+			PUSH(env, n, expand(f, global, b, kv));
 		}
 	}
 	PUSH(env, n, NULL);
@@ -791,10 +879,62 @@ static struct mockshim_session *run_one(const struct file *f, const struct block
 	mockshim_session_set_timeout(s, o->timeout);
 	mockshim_session_set_cwd(s, dir);
 	mockshim_session_set_capture(s, 1);
-	mockshim_session_set_stdin(s, b->has_stdin ? b->stdin_data : "", b->has_stdin ? b->stdin_len : 0);
-	env = make_env(b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN ? &f->global : NULL,
-		       b, suite_dir);
-	rc = mockshim_session_run(s, r->argv, env, res);
+	{
+		const struct block *g = b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN
+						? &f->global : NULL;
+		size_t nw = 0;
+		char **argv;
+
+		if (b->stdin_file) {
+			char *path = expand(f, g, b, b->stdin_file), *full = NULL, *data;
+			size_t len = 0;
+			FILE *in;
+
+			if (path[0] != '/' && asprintf(&full, "%s/%s", dir, path) < 0)
+				full = NULL;
+			in = fopen(full ? full : path, "re");
+			if (!in) {
+				sb_printf(details, "%s:%u: stdin_file %s: cannot read: %s\n", f->path,
+					  b->stdin_line, path, strerror(errno));
+				free(path);
+				free(full);
+				mockshim_session_destroy(s);
+				return NULL;
+			}
+			{
+				struct strbuf sb = { NULL, 0 };
+				char chunk[4096];
+				size_t k;
+
+				while ((k = fread(chunk, 1, sizeof(chunk), in)) > 0) {
+					sb.s = xrealloc(sb.s, sb.len + k);
+					memcpy(sb.s + sb.len, chunk, k);
+					sb.len += k;
+				}
+				data = sb.s;
+				len = sb.len;
+			}
+			fclose(in);
+			mockshim_session_set_stdin(s, data ? data : "", len);
+			free(data);
+			free(path);
+			free(full);
+		} else {
+			mockshim_session_set_stdin(s, b->has_stdin ? b->stdin_data : "",
+						   b->has_stdin ? b->stdin_len : 0);
+		}
+		env = make_env(f, g, b, suite_dir);
+		while (r->argv[nw])
+			nw++;
+		argv = xrealloc(NULL, (nw + 1) * sizeof(*argv));
+		for (size_t i = 0; i < nw; i++)
+			argv[i] = expand(f, g, b, r->argv[i]);
+		argv[nw] = NULL;
+		rc = mockshim_session_run(s, argv, env, res);
+		for (size_t i = 0; i < nw; i++)
+			free(argv[i]);
+		free(argv);
+	}
 	free(env);
 	if (rc < 0) {
 		sb_printf(details, "%s:%u: cannot run %s: %s", f->path, r->line, r->argv[0],
@@ -904,20 +1044,25 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(out, 0, sizeof(*out));
+	/* the test's own directory, ${TMP}, even when cwd() names another */
+	snprintf(tmpl, sizeof(tmpl), "%s/mockshim-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		sb_printf(&details, "cannot make a working directory: %s\n", strerror(errno));
+		failed = 1;
+		goto done;
+	}
+	made_dir = 1;
+	cur_tmp = tmpl;
 	if (t->cwd) {
-		if (t->cwd[0] == '/' || !f->dir)
-			snprintf(dir, sizeof(dir), "%s", t->cwd);
+		char *cwd = expand(f, &f->global, t, t->cwd);
+
+		if (cwd[0] == '/' || !f->dir)
+			snprintf(dir, sizeof(dir), "%s", cwd);
 		else
-			snprintf(dir, sizeof(dir), "%s/%s", f->dir, t->cwd);
+			snprintf(dir, sizeof(dir), "%s/%s", f->dir, cwd);
+		free(cwd);
 	} else {
-		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(tmpl)) {
-			sb_printf(&details, "cannot make a working directory: %s\n", strerror(errno));
-			failed = 1;
-			goto done;
-		}
 		snprintf(dir, sizeof(dir), "%s", tmpl);
-		made_dir = 1;
 	}
 	if (run_fixture(f, find_block(f, B_SETUP), dir, suite_dir, o, &details)) {
 		sb_printf(&details, "the test did not run: its setup failed\n");
@@ -1017,7 +1162,8 @@ teardown:
 done:
 	mockshim_session_destroy(s);
 	if (made_dir)
-		rm_tree(dir);
+		rm_tree(tmpl);
+	cur_tmp = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	out->passed = !failed;
@@ -1227,7 +1373,8 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 			}
 			mockshim_session_destroy(s);
 listed:
-			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0)) {
+			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0) &&
+			    (!o->shard_n || ms_shard_of(paths[i], b->name, o->shard_n) == o->shard_k - 1)) {
 				struct entry x = { files[i], b, { 0 } };
 
 				PUSH(e, n, x);
@@ -1253,6 +1400,7 @@ listed:
 
 		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-suite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		suite_dirs[i] = mkdtemp(tmpl) ? xstrndup(tmpl, strlen(tmpl)) : NULL;
+		cur_tmp = suite_dirs[i];
 		suite_ok[i] = suite_dirs[i] &&
 			      run_fixture(files[i], find_block(files[i], B_SETUP_ALL), suite_dirs[i],
 					  suite_dirs[i], o, &why) == 0;
@@ -1351,6 +1499,7 @@ listed:
 		struct strbuf why = { NULL, 0 };
 
 		if (suite_dirs[i]) {
+			cur_tmp = suite_dirs[i];
 			if (run_fixture(files[i], find_block(files[i], B_TEARDOWN_ALL), suite_dirs[i],
 					suite_dirs[i], o, &why)) {
 				fprintf(stderr, "mockrun: %s: teardown_all failed\n%s", paths[i],

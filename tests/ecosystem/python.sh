@@ -38,7 +38,7 @@ PY
 t "pytest finds the fixture by the entry point; a leftover fails its test with the report"
 lib=$(dirname "$(find "$D" -name 'libmockshim-driver.so.0' | head -1)")
 cd "$T/proj" && run env PYTHONPATH="$site" MOCKSHIM_DRIVER="$lib/libmockshim-driver.so.0" \
-	pytest-3 -p no:cacheprovider -rf test_user.py
+	pytest-3 -p no:cacheprovider --basetemp "$T/pt" -rf test_user.py
 [ "$rc" -eq 1 ] || problem "pytest exit $rc, expected 1 (one failed)"
 want_out_has "1 failed, 1 passed"
 want_out_has "FAILED test_user.py::test_left_over"
