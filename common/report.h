@@ -29,6 +29,9 @@ unsigned ms_report_failures(const struct ms_report_in *r);
 unsigned ms_report_leftovers(const struct ms_report_in *r);
 unsigned ms_report_consumed(const struct ms_report_in *r);
 
+/* The HTML page (report_html.c); 0 or -errno. */
+int ms_report_html(struct ms_report_in *r, FILE *out);
+
 /* Text escaped for XML attributes and text, and as a JSON string. */
 void ms_xml_text(FILE *out, const char *text);
 void ms_json_text(FILE *out, const char *text);

@@ -29,7 +29,8 @@ static void usage(FILE *out)
 	      "  -e, --eval STMTS          statements (repeatable; named -e#1, -e#2, ...)\n"
 	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
 	      "  -m, --module SO           load a handler module (repeatable)\n"
-	      "      --report FMT          text (default, on stderr) | tap | json | junit (on stdout)\n"
+	      "      --report FMT          text (default, on stderr) | tap | json | junit | html\n"
+	      "                            (on stdout; html: one self-contained page)\n"
 	      "  -o, --output FILE         write the report there\n"
 	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
 	      "                            TAP on stdout, or --report junit|json|text\n"
@@ -252,8 +253,10 @@ int main(int argc, char **argv)
 				format = MOCKSHIM_REPORT_JSON;
 			} else if (strcmp(optarg, "junit") == 0) {
 				format = MOCKSHIM_REPORT_JUNIT;
+			} else if (strcmp(optarg, "html") == 0) {
+				format = MOCKSHIM_REPORT_HTML;
 			} else {
-				fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, json)\n",
+				fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, json, junit, html)\n",
 					optarg);
 				goto fail;
 			}
@@ -410,6 +413,10 @@ int main(int argc, char **argv)
 		}
 		if (record) {
 			fprintf(stderr, "mockrun: --record runs one program, not test files (-t)\n");
+			goto fail;
+		}
+		if (format == MOCKSHIM_REPORT_HTML) {
+			fprintf(stderr, "mockrun: --report html reports one program, not test files (-t)\n");
 			goto fail;
 		}
 		topts.format = format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT

@@ -37,6 +37,7 @@ enum mockshim_report_format {
 	MOCKSHIM_REPORT_TAP,
 	MOCKSHIM_REPORT_JSON,
 	MOCKSHIM_REPORT_JUNIT,	/**< a testsuite, a testcase per statement */
+	MOCKSHIM_REPORT_HTML,	/**< one self-contained page (no network, no script) */
 };
 
 enum mockshim_verbosity {
