@@ -153,6 +153,10 @@ MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node
 /* --trace: opens the output at attach; one line per call.  err is the
  * errno the call left; mocked_by the statement that replied, or NULL. */
 MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
+/* --trace-format chrome: each traced line starts with when the call began
+ * (ms_trace_start, from ms_consult) and ended, its thread and parent. */
+extern int ms_trace_timed MS_HIDDEN;
+MS_HIDDEN void ms_trace_start(void);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
 			     const char *mocked_by);
 /* --record: logs a real call of recorded function id, its result and

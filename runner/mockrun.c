@@ -47,6 +47,8 @@ static void usage(FILE *out)
 	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
 	      "                            the allocator), with arguments and result\n"
 	      "      --trace-file FILE     write the trace there instead of stderr\n"
+	      "      --trace-format FMT    text (default) | chrome: Trace Event Format JSON\n"
+	      "                            in --trace-file (Perfetto, chrome://tracing)\n"
 	      "      --record FILE         write a spec that replays the real calls of the\n"
 	      "                            --record-fns FN,... (values, errno, outputs)\n"
 	      "      --record-fns FN,...   the catalog functions to record\n"
@@ -81,6 +83,7 @@ enum {
 	OPT_RECORD,
 	OPT_RECORD_FNS,
 	OPT_SHARD,
+	OPT_TRACE_FORMAT,
 };
 
 /*
@@ -193,6 +196,7 @@ int main(int argc, char **argv)
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
 		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct mockshim_session *s = mockshim_session_create();
@@ -209,7 +213,9 @@ int main(int argc, char **argv)
 		int eval;
 		const char *arg;
 	} *srcs = NULL;
-	int nsrcs = 0, nmods = 0, trace = 0, check = 0;
+	int nsrcs = 0, nmods = 0, trace = 0, check = 0, chrome = 0;
+	char *trace_raw = NULL;	/* --trace-format chrome: the shims' timed lines */
+	struct record_out trace_out = { NULL, NULL };
 	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
 	struct record_out record_out = { NULL, NULL };
 	char **mods = NULL;
@@ -342,6 +348,16 @@ int main(int argc, char **argv)
 		case OPT_TRACE_FILE:
 			trace_file = optarg;
 			break;
+		case OPT_TRACE_FORMAT:
+			if (strcmp(optarg, "chrome") == 0) {
+				chrome = 1;
+			} else if (strcmp(optarg, "text") == 0) {
+				chrome = 0;
+			} else {
+				fprintf(stderr, "mockrun: --trace-format: '%s' is not text or chrome\n", optarg);
+				goto fail;
+			}
+			break;
 		case OPT_CHECK:
 			check = 1;
 			break;
@@ -379,7 +395,32 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
 		goto fail;
 	}
-	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, trace_file) < 0) {
+	if (chrome && (!trace_file || ntests || topts.list)) {
+		fprintf(stderr, "mockrun: --trace-format chrome needs --trace-file FILE and one program\n");
+		goto fail;
+	}
+	if (chrome) {
+		/* the shims append timed lines to a file beside FILE; it
+		 * becomes FILE's JSON after the run (opened now: a path that
+		 * cannot be written fails before anything runs) */
+		int fd, e;
+
+		if ((e = record_open(&trace_out, trace_file)) < 0) {
+			fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file, strerror(-e));
+			goto fail;
+		}
+		if (asprintf(&trace_raw, "%s.raw.XXXXXX", trace_file) < 0 ||
+		    (fd = mkostemp(trace_raw, O_CLOEXEC)) < 0) {
+			fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file, strerror(errno));
+			free(trace_raw);
+			trace_raw = NULL;
+			goto fail;
+		}
+		close(fd);
+		mockshim_session_set_trace_timed(s, 1);
+	}
+	if ((trace || trace_file) &&
+	    mockshim_session_set_trace(s, trace_fns, chrome ? trace_raw : trace_file) < 0) {
 		fputs("mockrun: ", stderr);
 		fputs(mockshim_session_error(s), stderr);
 		goto fail;
@@ -481,6 +522,19 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mockrun: -o %s: %s\n", output, strerror(errno));
 		goto fail;
 	}
+	if (trace_out.f) {
+		FILE *raw = fopen(trace_raw, "re");
+		int w = raw ? mockshim_trace_chrome(raw, trace_out.f) : -errno, cl;
+
+		if (raw)
+			fclose(raw);
+		unlink(trace_raw);
+		cl = record_close(&trace_out, trace_file, w == 0);
+		if (w < 0 || cl < 0) {
+			fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file, strerror(-(w < 0 ? w : cl)));
+			goto fail;
+		}
+	}
 	if (record_out.f) {
 		int w = mockshim_session_write_record(s, record_out.f), cl;
 
@@ -503,6 +557,7 @@ int main(int argc, char **argv)
 	mockshim_session_destroy(s);
 	free(srcs);
 	free(mods);
+	free(trace_raw);
 	return rc;
 
 spec_error:
@@ -510,6 +565,10 @@ spec_error:
 fail:
 	/* nothing recorded: no half-written spec, FILE as it was */
 	record_close(&record_out, record, 0);
+	record_close(&trace_out, trace_file, 0);
+	if (trace_raw)
+		unlink(trace_raw);
+	free(trace_raw);
 	mockshim_session_destroy(s);
 	free(tests);
 	free(srcs);

@@ -259,6 +259,14 @@ void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on)
 		s->chan_flags &= ~(uint32_t)MS_CHAN_ABORT_ON_FAIL;
 }
 
+void mockshim_session_set_trace_timed(struct mockshim_session *s, int on)
+{
+	if (on)
+		s->chan_flags |= MS_CHAN_TRACE_TIMED;
+	else
+		s->chan_flags &= ~(uint32_t)MS_CHAN_TRACE_TIMED;
+}
+
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity)
 {
 	s->verbosity = verbosity;
