@@ -27,6 +27,12 @@ want_out_has 'will_fail(read, EIO, in="cat")'
 case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
 done_t
 
+t "the console check sees a page's error (its failing twin)"
+printf '<!DOCTYPE html><html><body><script>console.error("boom"); nosuch();</script></body></html>' > "$T/bad.html"
+run browse --dump-dom "file://$T/bad.html"
+case "$err" in *CONSOLE*'"boom"'*) ;; *) problem "no console error seen: the check above proves nothing" ;; esac
+done_t
+
 t "a passing run's page says PASSED"
 run "$M" --report html -o "$T/pass.html" -e 'will_return(geteuid, 4242)' id -u
 want_rc 0
