@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "expand.h"
 #include "jobs.h"
 #include "report.h"
 #include "spec.h"
@@ -379,7 +380,7 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	if (b->kind == B_SETUP_ALL || b->kind == B_TEARDOWN_ALL || b->kind == B_SETUP ||
 	    b->kind == B_TEARDOWN) {
 		if (d != D_RUN && d != D_STDIN && d != D_STDIN_FILE && d != D_ENV)
-			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, env)",
+			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, stdin_file, env)",
 					 directives[d]);
 	}
 	switch (d) {
@@ -736,22 +737,21 @@ static void rm_tree(const char *dir)
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/*
- * ${DIR} (the directory of the .mock file), ${TMP} (the test's own
- * temporary directory) and $NAME or ${NAME} of a variable set with env()
- * in run words, stdin_file, env and cwd; nothing else is expanded (no
- * shell): any other $ stays as it is, for the program (sh -c '... $1').
- */
+/* ${DIR}, ${TMP} and env() variables (expand.c) */
 static const char *cur_tmp; /* the running test's (or suite's) directory */
 
-static const char *env_var(const struct block *global, const struct block *b, const char *name,
-			   size_t n)
+struct layers {
+	const struct block *b, *global;
+};
+
+static const char *env_var(void *ctx, const char *name, size_t n)
 {
-	const struct block *layers[2] = { b, global };
+	const struct layers *ls = ctx;
+	const struct block *layer[2] = { ls->b, ls->global };
 
 	for (int l = 0; l < 2; l++) {
-		for (size_t i = 0; layers[l] && i < layers[l]->nenv; i++) {
-			const char *kv = layers[l]->env[layers[l]->nenv - 1 - i];
+		for (size_t i = 0; layer[l] && i < layer[l]->nenv; i++) {
+			const char *kv = layer[l]->env[layer[l]->nenv - 1 - i];
 
 			if (strncmp(kv, name, n) == 0 && kv[n] == '=')
 				return kv + n + 1;
@@ -760,50 +760,17 @@ static const char *env_var(const struct block *global, const struct block *b, co
 	return NULL;
 }
 
-static void expand_into(struct strbuf *out, const struct file *f, const struct block *global,
-			const struct block *b, const char *s, int depth)
-{
-	while (*s) {
-		const char *name, *val = NULL;
-		size_t n = 0;
-		int braced = 0;
-
-		if (*s != '$') {
-			sb_printf(out, "%c", *s++);
-			continue;
-		}
-		braced = s[1] == '{';
-		name = s + 1 + braced;
-		while (is_word(name[n]) && !(n == 0 && name[0] >= '0' && name[0] <= '9'))
-			n++;
-		if (n && braced && name[n] != '}')
-			n = 0;
-		if (n && braced && n == 3 && memcmp(name, "DIR", 3) == 0)
-			val = f->dir ? f->dir : ".";
-		else if (n && braced && n == 3 && memcmp(name, "TMP", 3) == 0)
-			val = cur_tmp ? cur_tmp : "";
-		else if (n)
-			val = env_var(global, b, name, n);
-		if (!val) {
-			sb_printf(out, "$");
-			s++;
-			continue;
-		}
-		if (depth < 8)
-			expand_into(out, f, global, b, val, depth + 1);
-		else
-			sb_printf(out, "%s", val);
-		s = name + n + braced;
-	}
-}
-
 static char *expand(const struct file *f, const struct block *global, const struct block *b,
 		    const char *s)
 {
-	struct strbuf out = { NULL, 0 };
+	struct layers ls = { b, global };
+	char *r = ms_expand(s, f->dir, cur_tmp, env_var, &ls);
 
-	expand_into(&out, f, global, b, s, 0);
-	return out.s ? out.s : xstrndup("", 0);
+	if (!r) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		exit(125);
+	}
+	return r;
 }
 
 static char **make_env(const struct file *f, const struct block *global, const struct block *b,
@@ -886,36 +853,23 @@ static struct mockshim_session *run_one(const struct file *f, const struct block
 		char **argv;
 
 		if (b->stdin_file) {
-			char *path = expand(f, g, b, b->stdin_file), *full = NULL, *data;
+			/* relative to the working directory, as run's paths are */
+			char *path = expand(f, g, b, b->stdin_file), *full = NULL, *data = NULL;
 			size_t len = 0;
-			FILE *in;
+			int e;
 
 			if (path[0] != '/' && asprintf(&full, "%s/%s", dir, path) < 0)
 				full = NULL;
-			in = fopen(full ? full : path, "re");
-			if (!in) {
+			e = ms_read_whole(full ? full : path, &data, &len);
+			if (e < 0) {
 				sb_printf(details, "%s:%u: stdin_file %s: cannot read: %s\n", f->path,
-					  b->stdin_line, path, strerror(errno));
+					  b->stdin_line, path, strerror(-e));
 				free(path);
 				free(full);
 				mockshim_session_destroy(s);
 				return NULL;
 			}
-			{
-				struct strbuf sb = { NULL, 0 };
-				char chunk[4096];
-				size_t k;
-
-				while ((k = fread(chunk, 1, sizeof(chunk), in)) > 0) {
-					sb.s = xrealloc(sb.s, sb.len + k);
-					memcpy(sb.s + sb.len, chunk, k);
-					sb.len += k;
-				}
-				data = sb.s;
-				len = sb.len;
-			}
-			fclose(in);
-			mockshim_session_set_stdin(s, data ? data : "", len);
+			mockshim_session_set_stdin(s, data, len);
 			free(data);
 			free(path);
 			free(full);
