@@ -49,6 +49,7 @@ enum ms_chan_flags {
 	MS_CHAN_TRACE = 1u << 2,	/* --trace: trace_path (pool, 0: stderr) */
 	MS_CHAN_LOG_CALLS = 1u << 3,	/* -v: a consume event for every call, not */
 					/* only each process's first of each rule */
+	MS_CHAN_TRACE_TIMED = 1u << 4,	/* --trace-format chrome: times, tid, ppid */
 };
 
 /* The spec's header: written once by the driver, then sealed. */

@@ -1834,6 +1834,8 @@ int ms_report_write(struct ms_report_in *s, FILE *out, int format)
 	case MOCKSHIM_REPORT_JUNIT:
 		report_junit(s, out);
 		break;
+	case MOCKSHIM_REPORT_HTML: /* report_html.c, over the text report */
+		return ms_report_html(s, out);
 	default:
 		return -EINVAL;
 	}

@@ -52,6 +52,9 @@ unsigned ms_report_failures(const struct ms_report_in *r);
 unsigned ms_report_leftovers(const struct ms_report_in *r);
 unsigned ms_report_consumed(const struct ms_report_in *r);
 
+/* The HTML page (report_html.c); 0 or -errno. */
+int ms_report_html(struct ms_report_in *r, FILE *out);
+
 /* Text escaped for XML attributes and text (valid UTF-8, XML 1.0
  * characters only), as a JSON string, as a TAP test name, and for a
  * terminal (control characters and invalid UTF-8 as \xNN). */

@@ -1986,6 +1986,8 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 	if (ms_unlikely(!__atomic_load_n(&live, __ATOMIC_ACQUIRE)))
 		return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE
 			       ? 0 : consult_attaching(id, args, ret, caller);
+	if (ms_unlikely(ms_trace_timed) && (fns[id].flags & MS_FF_TRACED))
+		ms_trace_start();
 	return decide(id, args, ret, caller);
 }
 

@@ -164,6 +164,10 @@ MS_HIDDEN void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, cons
 			     uint64_t ret, const char *mocked_by);
 /* The line of an exec, written before it (a successful one never returns). */
 MS_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
+/* --trace-format chrome: each traced line starts with when the call began
+ * (ms_trace_start, from ms_consult) and ended, its thread and parent. */
+extern int ms_trace_timed MS_HIDDEN;
+MS_HIDDEN void ms_trace_start(void);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
 			     const char *mocked_by);
 /* --record: logs a real call of recorded function id, its result and

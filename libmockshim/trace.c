@@ -30,6 +30,24 @@ struct out {
 };
 
 static int trace_fd = -1;
+int ms_trace_timed;
+static __thread uint64_t call_start __attribute__((tls_model("initial-exec")));
+
+/* CLOCK_MONOTONIC in ns by the system call: clock_gettime is in the
+ * catalog, and the shim calls none of its functions */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void ms_trace_start(void)
+{
+	call_start = now_ns();
+}
 
 static void put(struct out *o, const char *s)
 {
@@ -379,6 +397,7 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 		trace_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 500L);
 	if (trace_fd < 0)
 		ms_diag("warning: --trace: cannot open the trace file", NULL);
+	ms_trace_timed = trace_fd >= 0 && (h->flags & MS_CHAN_TRACE_TIMED);
 }
 
 /* "PID EXE: FN(ARGS)" into o; filled: the call succeeded, its outputs
@@ -386,6 +405,21 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 static void put_call(struct out *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
 {
 	o->n = 0;
+	if (ms_trace_timed) {
+		/* "@START END TID PPID ": the driver turns it into trace events */
+		uint64_t end = now_ns();
+
+		put_c(o, '@');
+		put_u(o, call_start && call_start <= end ? call_start : end, 10);
+		put_c(o, ' ');
+		put_u(o, end, 10);
+		put_c(o, ' ');
+		put_i(o, (int64_t)syscall(SYS_gettid));
+		put_c(o, ' ');
+		put_i(o, (int64_t)syscall(SYS_getppid));
+		put_c(o, ' ');
+		call_start = 0;
+	}
 	put_i(o, (int64_t)syscall(SYS_getpid));
 	put_c(o, ' ');
 	put(o, ms_exe_name());

@@ -12,6 +12,7 @@
 
 #include "mockshim/driver.h"
 #include "outfile.h"
+#include "jobs.h"
 #include "testfile.h"
 
 #define EXIT_MOCKRUN 125
@@ -29,14 +30,16 @@ static void usage(FILE *out)
 	      "  -e, --eval STMTS          statements (repeatable; named -e#1, -e#2, ...)\n"
 	      "  -f, --file SPEC           statements from a file (repeatable; - for stdin)\n"
 	      "  -m, --module SO           load a handler module (repeatable)\n"
-	      "      --report FMT          text (default, on stderr) | tap | junit | json\n"
-	      "                            (tap, junit and json need -o with a program)\n"
+	      "      --report FMT          text (default, on stderr) | tap | junit | json | html\n"
+	      "                            (tap, junit, json and html need -o with a program)\n"
 	      "  -o, --output FILE         write the report there (- for stdout)\n"
 	      "      --tap-version N       13 (default) or 14\n"
 	      "  -t, --test FILE...        run test files (*.mock) instead of a program:\n"
 	      "                            TAP on stdout, or --report junit|json|text;\n"
 	      "                            options and files in any order\n"
-	      "  -j, --jobs N              tests at once (default: the CPUs)\n"
+	      "  -j, --jobs N              tests at once (default: the CPUs; 1 under meson\n"
+	      "                            test or ctest, make's tokens under its jobserver)\n"
+	      "      --shard K/N           the K-th of N disjoint shards of the tests\n"
 	      "      --filter GLOB         only the tests whose name matches\n"
 	      "      --list-tests          list the tests, run nothing\n"
 	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
@@ -50,6 +53,8 @@ static void usage(FILE *out)
 	      "                            arguments and result\n"
 	      "      --trace-file FILE     write the trace there instead of stderr (a new\n"
 	      "                            file each run)\n"
+	      "      --trace-format FMT    text (default) | chrome: Trace Event Format JSON\n"
+	      "                            in --trace-file (Perfetto, chrome://tracing)\n"
 	      "      --record FILE         write a spec that replays the real calls of the\n"
 	      "                            --record-fns FN,... (values, errno, outputs)\n"
 	      "      --record-fns FN,...   the catalog functions to record\n"
@@ -86,6 +91,8 @@ enum {
 	OPT_RECORD,
 	OPT_RECORD_FNS,
 	OPT_TAP_VERSION,
+	OPT_SHARD,
+	OPT_TRACE_FORMAT,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -172,6 +179,8 @@ int main(int argc, char **argv)
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
 		{ "tap-version", required_argument, NULL, OPT_TAP_VERSION },
+		{ "shard", required_argument, NULL, OPT_SHARD },
+		{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* program mode: the first word that is not an option is the program
@@ -186,12 +195,13 @@ int main(int argc, char **argv)
 	char **tests = NULL;
 	int ntests = 0, report_given = 0, testing;
 	double timeout = 0;
-	struct testfile_opts topts = { .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN) };
+	struct testfile_opts topts = { .jobs = 0 };
 	struct {
 		int eval;
 		const char *arg;
 	} *srcs = NULL;
-	int nsrcs = 0, nmods = 0, trace = 0, check = 0;
+	int nsrcs = 0, nmods = 0, trace = 0, check = 0, chrome = 0;
+	char *trace_raw = NULL;	/* --trace-format chrome: the shims' timed lines */
 	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
 	struct ms_outfile out_o = { .fd = -1 }, record_o = { .fd = -1 }, trace_o = { .fd = -1 };
 	struct membuf mb = { NULL, 0, NULL };
@@ -244,9 +254,11 @@ int main(int argc, char **argv)
 				format = MOCKSHIM_REPORT_JSON;
 			} else if (strcmp(optarg, "junit") == 0) {
 				format = MOCKSHIM_REPORT_JUNIT;
+			} else if (strcmp(optarg, "html") == 0) {
+				format = MOCKSHIM_REPORT_HTML;
 			} else {
 				fprintf(stderr,
-					"mockrun: --report: unknown format '%s' (text, tap, junit, json)\n",
+					"mockrun: --report: unknown format '%s' (text, tap, junit, json, html)\n",
 					optarg);
 				goto fail;
 			}
@@ -355,6 +367,16 @@ int main(int argc, char **argv)
 		case OPT_TRACE_FILE:
 			trace_file = optarg;
 			break;
+		case OPT_TRACE_FORMAT:
+			if (strcmp(optarg, "chrome") == 0) {
+				chrome = 1;
+			} else if (strcmp(optarg, "text") == 0) {
+				chrome = 0;
+			} else {
+				fprintf(stderr, "mockrun: --trace-format: '%s' is not text or chrome\n", optarg);
+				goto fail;
+			}
+			break;
 		case OPT_CHECK:
 			check = 1;
 			break;
@@ -367,6 +389,18 @@ int main(int argc, char **argv)
 		case OPT_RECORD_FNS:
 			record_fns = optarg;
 			break;
+		case OPT_SHARD: {
+			int k, n, used = 0;
+
+			if (sscanf(optarg, "%d/%d%n", &k, &n, &used) != 2 || optarg[used] || n < 1 ||
+			    n > 100000 || k < 1 || k > n) {
+				fprintf(stderr, "mockrun: --shard: '%s' is not K/N with 1 <= K <= N\n", optarg);
+				goto fail;
+			}
+			topts.shard_k = k;
+			topts.shard_n = n;
+			break;
+		}
 		default:
 			/* getopt said which option; the whole help would bury it */
 			fprintf(stderr, "mockrun: see mockrun --help\n");
@@ -379,6 +413,10 @@ int main(int argc, char **argv)
 	}
 	if (record && mockshim_session_set_record(s, record_fns) < 0) {
 		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
+		goto fail;
+	}
+	if (chrome && (!trace_file || ntests || topts.list)) {
+		fprintf(stderr, "mockrun: --trace-format chrome needs --trace-file FILE and one program\n");
 		goto fail;
 	}
 	for (int i = 0, e = 0; i < nsrcs; i++) {
@@ -424,6 +462,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mockrun: --trace runs one program, not test files (-t)\n");
 			goto fail;
 		}
+		if (format == MOCKSHIM_REPORT_HTML) {
+			fprintf(stderr, "mockrun: --report html reports one program, not test files (-t)\n");
+			goto fail;
+		}
 		topts.format = format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
 			       : format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
 			       : format == MOCKSHIM_REPORT_TEXT && report_given ? TESTFILE_TEXT
@@ -437,6 +479,8 @@ int main(int argc, char **argv)
 		}
 		topts.output = out_o.fd >= 0 ? &out_o : NULL;
 		topts.timeout = timeout;
+		if (!topts.jobs)
+			topts.jobs = ms_default_jobs();
 		topts.modules = mods;
 		topts.nmodules = nmods;
 		mockshim_session_destroy(s);
@@ -488,9 +532,26 @@ int main(int argc, char **argv)
 			out_error(&trace_o, -r);
 			goto fail;
 		}
+		if (chrome) {
+			/* the shims append timed lines to a file beside FILE,
+			 * which becomes FILE's JSON after the run */
+			int fd;
+
+			if (asprintf(&trace_raw, "%s.raw.XXXXXX", trace_file) < 0 ||
+			    (fd = mkostemp(trace_raw, O_CLOEXEC)) < 0) {
+				fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file,
+					strerror(errno));
+				free(trace_raw);
+				trace_raw = NULL;
+				goto fail;
+			}
+			close(fd);
+			mockshim_session_set_trace_timed(s, 1);
+		}
 		/* the processes of the tree append to it (the new file when
 		 * there is one, renamed into place after the run) */
-		if (mockshim_session_set_trace(s, trace_fns, ms_out_target(&trace_o)) < 0) {
+		if (mockshim_session_set_trace(s, trace_fns,
+					       chrome ? trace_raw : ms_out_target(&trace_o)) < 0) {
 			fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file, strerror(ENOMEM));
 			goto fail;
 		}
@@ -534,6 +595,20 @@ int main(int argc, char **argv)
 		rc = res.exit_status;
 
 	/* The trace is complete once every process exited. */
+	if (trace_o.fd >= 0 && chrome) {
+		FILE *raw = fopen(trace_raw, "re");
+
+		if (!raw || membuf_open(&mb) < 0 || mockshim_trace_chrome(raw, mb.f) < 0 ||
+		    membuf_close(&mb) < 0)
+			trace_o.error = raw ? ENOMEM : errno;
+		else
+			ms_out_write(&trace_o, mb.text, mb.len);
+		if (raw)
+			fclose(raw);
+		free(mb.text);
+		mb.text = NULL;
+		unlink(trace_raw);
+	}
 	if (trace_o.fd >= 0 && ms_out_close(&trace_o, 1) < 0) {
 		out_error(&trace_o, trace_o.error);
 		rc = EXIT_MOCKRUN;
@@ -580,6 +655,7 @@ int main(int argc, char **argv)
 	mockshim_session_destroy(s);
 	free(srcs);
 	free(mods);
+	free(trace_raw);
 	return rc;
 
 spec_error:
@@ -589,6 +665,9 @@ fail:
 	ms_out_close(&out_o, 0);
 	ms_out_close(&record_o, 0);
 	ms_out_close(&trace_o, 0);
+	if (trace_raw)
+		unlink(trace_raw);
+	free(trace_raw);
 	mockshim_session_destroy(s);
 	free(tests);
 	free(srcs);

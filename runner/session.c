@@ -308,6 +308,14 @@ void mockshim_session_set_seed(struct mockshim_session *s, uint64_t seed)
 	s->seed_set = 1;
 }
 
+void mockshim_session_set_trace_timed(struct mockshim_session *s, int on)
+{
+	if (on)
+		s->chan_flags |= MS_CHAN_TRACE_TIMED;
+	else
+		s->chan_flags &= ~(uint32_t)MS_CHAN_TRACE_TIMED;
+}
+
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity)
 {
 	s->verbosity = verbosity;

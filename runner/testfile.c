@@ -29,6 +29,8 @@
 
 #include "mockshim/driver.h"
 #include "outfile.h"
+#include "expand.h"
+#include "jobs.h"
 #include "report.h"
 #include "spec.h"
 #include "testfile.h"
@@ -61,6 +63,8 @@ struct block {
 	char *stdin_data;
 	size_t stdin_len;
 	int has_stdin;
+	char *stdin_file;	/* stdin_file("PATH"), expanded when it runs */
+	uint32_t stdin_line;
 	char **env;
 	size_t nenv;
 	char *cwd;
@@ -337,6 +341,7 @@ static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *o
 enum directive {
 	D_RUN, D_STDIN, D_ENV, D_CWD, D_EXPECT_EXIT, D_EXPECT_SIGNAL, D_EXPECT_STDOUT,
 	D_EXPECT_STDOUT_HAS, D_EXPECT_STDERR, D_EXPECT_STDERR_HAS, D_EXPECT_FILE_HAS,
+	D_STDIN_FILE,
 };
 
 static const char *const directives[] = {
@@ -351,6 +356,7 @@ static const char *const directives[] = {
 	[D_EXPECT_STDERR] = "expect_stderr",
 	[D_EXPECT_STDERR_HAS] = "expect_stderr_contains",
 	[D_EXPECT_FILE_HAS] = "expect_file_contains",
+	[D_STDIN_FILE] = "stdin_file",
 };
 
 static int directive_of(const char *p, const char *e, size_t *n)
@@ -375,8 +381,8 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	c.line = lx->line;
 	if (b->kind == B_SETUP_ALL || b->kind == B_TEARDOWN_ALL || b->kind == B_SETUP ||
 	    b->kind == B_TEARDOWN) {
-		if (d != D_RUN && d != D_STDIN && d != D_ENV)
-			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, env)",
+		if (d != D_RUN && d != D_STDIN && d != D_STDIN_FILE && d != D_ENV)
+			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, stdin_file, env)",
 					 directives[d]);
 	}
 	switch (d) {
@@ -400,6 +406,16 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		b->stdin_data = x;
 		b->stdin_len = xl;
 		b->has_stdin = 1;
+		free(b->stdin_file);
+		b->stdin_file = NULL;
+		return 0;
+	case D_STDIN_FILE:
+		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
+			return -1;
+		free(b->stdin_file);
+		b->stdin_file = x;
+		b->stdin_line = lx->line;
+		b->has_stdin = 0;
 		return 0;
 	case D_ENV:
 		if (lex_call_args(lx, args, 1, &x, &xl, NULL, NULL))
@@ -643,6 +659,7 @@ static void free_block(struct block *b)
 	}
 	free(b->runs);
 	free(b->stdin_data);
+	free(b->stdin_file);
 	for (size_t i = 0; i < b->nenv; i++)
 		free(b->env[i]);
 	free(b->env);
@@ -741,7 +758,44 @@ static void rm_tree(const char *dir)
 	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static char **make_env(const struct block *global, const struct block *b, const char *suite_dir)
+/* ${DIR}, ${TMP} and env() variables (expand.c) */
+static const char *cur_tmp; /* the running test's (or suite's) directory */
+
+struct layers {
+	const struct block *b, *global;
+};
+
+static const char *env_var(void *ctx, const char *name, size_t n)
+{
+	const struct layers *ls = ctx;
+	const struct block *layer[2] = { ls->b, ls->global };
+
+	for (int l = 0; l < 2; l++) {
+		for (size_t i = 0; layer[l] && i < layer[l]->nenv; i++) {
+			const char *kv = layer[l]->env[layer[l]->nenv - 1 - i];
+
+			if (strncmp(kv, name, n) == 0 && kv[n] == '=')
+				return kv + n + 1;
+		}
+	}
+	return NULL;
+}
+
+static char *expand(const struct file *f, const struct block *global, const struct block *b,
+		    const char *s)
+{
+	struct layers ls = { b, global };
+	char *r = ms_expand(s, f->dir, cur_tmp, env_var, &ls);
+
+	if (!r) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		exit(125);
+	}
+	return r;
+}
+
+static char **make_env(const struct file *f, const struct block *global, const struct block *b,
+		       const char *suite_dir)
 {
 	extern char **environ;
 	char **env = NULL;
@@ -769,7 +823,8 @@ static char **make_env(const struct block *global, const struct block *b, const 
 					break;
 				}
 			}
-			PUSH(env, n, (char *)kv);
+			/* leaks one string per run, as above */
+			PUSH(env, n, expand(f, global, b, kv));
 		}
 	}
 	PUSH(env, n, NULL);
@@ -812,10 +867,49 @@ static struct mockshim_session *run_one(const struct file *f, const struct block
 	mockshim_session_set_timeout(s, o->timeout);
 	mockshim_session_set_cwd(s, dir);
 	mockshim_session_set_capture(s, 1);
-	mockshim_session_set_stdin(s, b->has_stdin ? b->stdin_data : "", b->has_stdin ? b->stdin_len : 0);
-	env = make_env(b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN ? &f->global : NULL,
-		       b, suite_dir);
-	rc = mockshim_session_run(s, r->argv, env, res);
+	{
+		const struct block *g = b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN
+						? &f->global : NULL;
+		size_t nw = 0;
+		char **argv;
+
+		if (b->stdin_file) {
+			/* relative to the working directory, as run's paths are */
+			char *path = expand(f, g, b, b->stdin_file), *full = NULL, *data = NULL;
+			size_t len = 0;
+			int e;
+
+			if (path[0] != '/' && asprintf(&full, "%s/%s", dir, path) < 0)
+				full = NULL;
+			e = ms_read_whole(full ? full : path, &data, &len);
+			if (e < 0) {
+				sb_printf(details, "%s:%u: stdin_file %s: cannot read: %s\n", f->path,
+					  b->stdin_line, path, strerror(-e));
+				free(path);
+				free(full);
+				mockshim_session_destroy(s);
+				return NULL;
+			}
+			mockshim_session_set_stdin(s, data, len);
+			free(data);
+			free(path);
+			free(full);
+		} else {
+			mockshim_session_set_stdin(s, b->has_stdin ? b->stdin_data : "",
+						   b->has_stdin ? b->stdin_len : 0);
+		}
+		env = make_env(f, g, b, suite_dir);
+		while (r->argv[nw])
+			nw++;
+		argv = xrealloc(NULL, (nw + 1) * sizeof(*argv));
+		for (size_t i = 0; i < nw; i++)
+			argv[i] = expand(f, g, b, r->argv[i]);
+		argv[nw] = NULL;
+		rc = mockshim_session_run(s, argv, env, res);
+		for (size_t i = 0; i < nw; i++)
+			free(argv[i]);
+		free(argv);
+	}
 	free(env);
 	if (rc < 0) {
 		sb_printf(details, "%s:%u: cannot run %s: %s", f->path, r->line, r->argv[0],
@@ -925,20 +1019,25 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(out, 0, sizeof(*out));
+	/* the test's own directory, ${TMP}, even when cwd() names another */
+	snprintf(tmpl, sizeof(tmpl), "%s/mockshim-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(tmpl)) {
+		sb_printf(&details, "cannot make a working directory: %s\n", strerror(errno));
+		failed = 1;
+		goto done;
+	}
+	made_dir = 1;
+	cur_tmp = tmpl;
 	if (t->cwd) {
-		if (t->cwd[0] == '/' || !f->dir)
-			snprintf(dir, sizeof(dir), "%s", t->cwd);
+		char *cwd = expand(f, &f->global, t, t->cwd);
+
+		if (cwd[0] == '/' || !f->dir)
+			snprintf(dir, sizeof(dir), "%s", cwd);
 		else
-			snprintf(dir, sizeof(dir), "%s/%s", f->dir, t->cwd);
+			snprintf(dir, sizeof(dir), "%s/%s", f->dir, cwd);
+		free(cwd);
 	} else {
-		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-test-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		if (!mkdtemp(tmpl)) {
-			sb_printf(&details, "cannot make a working directory: %s\n", strerror(errno));
-			failed = 1;
-			goto done;
-		}
 		snprintf(dir, sizeof(dir), "%s", tmpl);
-		made_dir = 1;
 	}
 	if (run_fixture(f, find_block(f, B_SETUP), dir, suite_dir, o, &details)) {
 		/* first, as the headline a CI system shows */
@@ -1046,7 +1145,8 @@ teardown:
 done:
 	mockshim_session_destroy(s);
 	if (made_dir)
-		rm_tree(dir);
+		rm_tree(tmpl);
+	cur_tmp = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	out->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	out->passed = !failed;
@@ -1327,9 +1427,14 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 		}
 		for (size_t k = 0; k < files[i]->nblocks; k++) {
 			const struct block *b = &files[i]->blocks[k];
-			struct mockshim_session *s = mockshim_session_create();
+			struct mockshim_session *s = NULL;
 
-			if (!s)
+			/* --list-tests names the tests without compiling their
+			 * statements: a build system lists them before the
+			 * handler modules they name are built */
+			if (o->list)
+				goto listed;
+			if (!(s = mockshim_session_create()))
 				return 125;
 			for (int m = 0; m < o->nmodules; m++) {
 				if (mockshim_session_add_module(s, o->modules[m]) < 0) {
@@ -1347,7 +1452,9 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 				return 125;
 			}
 			mockshim_session_destroy(s);
-			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0)) {
+listed:
+			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0) &&
+			    (!o->shard_n || ms_shard_of(paths[i], b->name, o->shard_n) == o->shard_k - 1)) {
 				struct entry x = { files[i], b, { 0 } };
 
 				PUSH(e, n, x);
@@ -1373,6 +1480,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 
 		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-suite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		suite_dirs[i] = mkdtemp(tmpl) ? xstrndup(tmpl, strlen(tmpl)) : NULL;
+		cur_tmp = suite_dirs[i];
 		suite_ok[i] = suite_dirs[i] &&
 			      run_fixture(files[i], find_block(files[i], B_SETUP_ALL), suite_dirs[i],
 					  suite_dirs[i], o, &why) == 0;
@@ -1473,6 +1581,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 		struct strbuf why = { NULL, 0 };
 
 		if (suite_dirs[i]) {
+			cur_tmp = suite_dirs[i];
 			if (run_fixture(files[i], find_block(files[i], B_TEARDOWN_ALL), suite_dirs[i],
 					suite_dirs[i], o, &why)) {
 				fprintf(stderr, "mockrun: %s: teardown_all failed\n%s", paths[i],

@@ -21,6 +21,7 @@ enum testfile_format */
 	double timeout;		/* per run, 0: none */
 	char *const *modules;	/* -m: handler modules for every session */
 	int nmodules;
+	int shard_k, shard_n;	/* --shard K/N, n 0: all */
 };
 
 /* Parses every file (125 on an error, before anything runs), runs the

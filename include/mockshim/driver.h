@@ -39,6 +39,7 @@ enum mockshim_report_format {
 	MOCKSHIM_REPORT_JSON,
 	MOCKSHIM_REPORT_JUNIT,	/**< a testsuite, a testcase per statement */
 	MOCKSHIM_REPORT_TAP14,	/**< TAP version 14 (MOCKSHIM_REPORT_TAP is version 13) */
+	MOCKSHIM_REPORT_HTML,	/**< one self-contained page (no network, no script) */
 };
 
 enum mockshim_verbosity {
@@ -127,6 +128,15 @@ const char *mockshim_session_output(const struct mockshim_session *s, int fd, si
 int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
 /** With @p on, the program gets SIGABRT at its first failed check. */
 void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);
+/** With @p on, each trace line starts with "@START END TID PPID " (ns of
+ * CLOCK_MONOTONIC), the input of mockshim_trace_chrome(). */
+void mockshim_session_set_trace_timed(struct mockshim_session *s, int on);
+/** Turns a timed trace (@p in) into the Trace Event Format JSON that
+ * Perfetto and chrome://tracing open (@p out): a track per process and
+ * thread named exe[pid], a slice per call with its arguments and result
+ * (mocked ones name their statement), flows from parent to child and
+ * across exec.  0 or -errno. */
+int mockshim_trace_chrome(FILE *in, FILE *out);
 /** Sets how much the text report says. */
 void mockshim_session_set_verbosity(struct mockshim_session *s, int verbosity);
 /** The seed of probability= draws (default: a random one, which the

@@ -134,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	in.program = "prog";
 	in.result.exited = 1;
 	if (ms_report_take_state(&in, st, state_size, 42) == 0) {
-		for (int format = MOCKSHIM_REPORT_TEXT; format <= MOCKSHIM_REPORT_JUNIT; format++)
+		for (int format = MOCKSHIM_REPORT_TEXT; format <= MOCKSHIM_REPORT_HTML; format++)
 			for (int v = MOCKSHIM_QUIET; v <= MOCKSHIM_VERBOSE; v++) {
 				in.verbosity = v;
 				ms_report_write(&in, sink, format);

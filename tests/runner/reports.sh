@@ -193,7 +193,7 @@ done_t
 
 t "--report names every format; an unknown option is one line"
 run "$M" --report xml true
-want_rc 125; want_err_has "unknown format 'xml' (text, tap, junit, json)"
+want_rc 125; want_err_has "unknown format 'xml' (text, tap, junit, json, html)"
 run "$M" --frobnicate true
 want_rc 125; want_err_has "unrecognized option '--frobnicate'"; want_err_has "see mockrun --help"
 [ "$(printf '%s\n' "$err" | wc -l)" -le 2 ] || problem "more than 2 lines: $err"; done_t

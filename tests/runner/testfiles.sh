@@ -71,6 +71,13 @@ run "$M" -t "$T/bad.mock"
 want_rc 125; want_err_has "$T/bad.mock:2:12: error: unknown function 'raed'"
 [ ! -e "$T/ran" ] || problem "something ran"; done_t
 
+t "--list-tests lists a file whose statements name a module that is not loaded"
+printf 'test "uses a module" {\n\twill_return(chef_cook, 1)\n\trun true\n}\n' > "$T/mod.mock"
+run "$M" --list-tests -t "$T/mod.mock"
+want_rc 0; want_out "$T/mod.mock: uses a module"
+run "$M" -t "$T/mod.mock"
+want_rc 125; want_err_has "$T/mod.mock:2:"; done_t
+
 t "syntax errors in test files: 125 with position"
 printf 'test "x" {\n\trun true\n' > "$T/open.mock"
 run "$M" -t "$T/open.mock"

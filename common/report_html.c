@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --report html: one self-contained page (inline CSS and SVG, no
+ * network, no script) for a person to look at: the verdict at the top,
+ * every statement with its uses, each failure with what was expected and
+ * what happened, and the processes of the run with the calls statements
+ * answered, in the order they were answered.
+ *
+ * The page is built from the verbose text report, the one place that
+ * words every failure: the HTML says the same things as the terminal.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+static void esc(FILE *out, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		switch (p[i]) {
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '&': fputs("&amp;", out); break;
+		case '"': fputs("&quot;", out); break;
+		default: fputc(p[i], out);
+		}
+	}
+}
+
+static void escs(FILE *out, const char *s)
+{
+	esc(out, s, strlen(s));
+}
+
+static const char css[] =
+	"body{font:14px/1.4 sans-serif;margin:0;color:#222;background:#fafafa}"
+	"header{padding:16px 24px;color:#fff}header.fail{background:#b3261e}header.pass{background:#1e7b34}"
+	"header h1{margin:0;font-size:22px}header p{margin:4px 0 0}"
+	"section{margin:16px 24px}h2{font-size:16px;border-bottom:1px solid #ccc}"
+	"table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:4px 8px;border-bottom:1px solid #eee}"
+	"code,pre{font-family:monospace}.left{color:#b3261e;font-weight:bold}"
+	".failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:8px 0}"
+	".failure .msg{font-weight:bold}.failure pre{margin:4px 0 0;color:#555}"
+	"svg text{font:12px monospace}pre.raw{background:#fff;padding:8px;overflow:auto}";
+
+/* "  SRC:L:C: STATEMENT: N of M used[, by ...]" (statement text may hold ": ") */
+static int statement_line(const char *l)
+{
+	return l[0] == ' ' && l[1] == ' ' && l[2] != ' ' && strstr(l, ": ") && !strstr(l, "() call ") &&
+	       (strstr(l, " used") || strstr(l, " checked") || strstr(l, " called") || strstr(l, " of "));
+}
+
+int ms_report_html(struct ms_report_in *r, FILE *out)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	int verbosity = r->verbosity, rc;
+	FILE *m = open_memstream(&text, &len);
+	char **lines = NULL;
+	size_t n = 0, cap = 0;
+	unsigned failures = ms_report_failures(r);
+
+	if (!m)
+		return -errno;
+	r->verbosity = 1; /* MOCKSHIM_VERBOSE: every answered call */
+	rc = ms_report_write(r, m, MOCKSHIM_REPORT_TEXT);
+	r->verbosity = verbosity;
+	fclose(m);
+	if (rc < 0) {
+		free(text);
+		return rc;
+	}
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (n == cap) {
+			char **nl = realloc(lines, (cap = cap ? cap * 2 : 64) * sizeof(*lines));
+
+			if (!nl) {
+				free(lines);
+				free(text);
+				return -ENOMEM;
+			}
+			lines = nl;
+		}
+		lines[n++] = line;
+	}
+
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+	      "<title>mockshim: ", out);
+	escs(out, r->program ? r->program : "run");
+	fprintf(out, " %s</title><style>%s</style></head><body>\n", failures ? "FAILED" : "passed", css);
+
+	/* the verdict */
+	fprintf(out, "<header class=\"%s\"><h1 id=\"verdict\">%s</h1><p>", failures ? "fail" : "pass",
+		failures ? "FAILED" : "PASSED");
+	if (failures)
+		fprintf(out, "%u check%s failed. ", failures, failures == 1 ? "" : "s");
+	if (n && strncmp(lines[0], "mockshim: ", 10) == 0)
+		escs(out, lines[0] + 10);
+	fputs("</p></header>\n", out);
+
+	/* the statements */
+	fputs("<section id=\"statements\"><h2>Statements</h2><table><tr><th>where</th><th>statement</th>"
+	      "<th>uses</th></tr>\n", out);
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i], *a, *b;
+
+		if (!statement_line(l))
+			continue;
+		/* SRC:L:C: STMT: USES -- the last ": " before the counts */
+		a = strstr(l + 2, ": ");
+		b = strrchr(l, ':');
+		while (b && b > a && b[1] != ' ')
+			b = NULL;
+		if (!a || !b || b <= a)
+			continue;
+		fputs("<tr><td><code>", out);
+		esc(out, l + 2, (size_t)(a - l - 2));
+		fputs("</code></td><td><code>", out);
+		esc(out, a + 2, (size_t)(b - a - 2));
+		fprintf(out, "</code></td><td%s>", strncmp(b + 1, " 0 of ", 6) == 0 ? " class=\"left\"" : "");
+		escs(out, b + 2);
+		fputs("</td></tr>\n", out);
+	}
+	fputs("</table></section>\n", out);
+
+	/* the failures: "...: error: MESSAGE" and its indented lines */
+	fprintf(out, "<section id=\"failures\"><h2>Failures (%u)</h2>\n", failures);
+	for (size_t i = 0; i < n; i++) {
+		const char *e = strstr(lines[i], ": error: ");
+
+		if (!e || lines[i][0] == ' ')
+			continue;
+		fputs("<div class=\"failure\"><div class=\"msg\">", out);
+		escs(out, e + 9);
+		fputs("</div><div><code>", out);
+		esc(out, lines[i], (size_t)(e - lines[i]));
+		fputs("</code></div><pre>", out);
+		for (size_t k = i + 1; k < n && lines[k][0] == ' ' && lines[k][1] == ' ' && lines[k][2] == ' '; k++) {
+			escs(out, lines[k] + 4);
+			fputc('\n', out);
+		}
+		fputs("</pre></div>\n", out);
+	}
+	if (!failures)
+		fputs("<p>None.</p>\n", out);
+	fputs("</section>\n", out);
+
+	/* the processes, and the calls statements answered, in order */
+	{
+		const char *att = n ? strstr(lines[0], "attached (") : NULL;
+		char procs[64][64];
+		size_t np = 0, ncalls = 0, x;
+
+		if (att) {
+			for (const char *p = att + 10; *p && *p != ')' && np < 64;) {
+				size_t k = strcspn(p, ",)");
+
+				snprintf(procs[np++], sizeof(procs[0]), "%.*s", (int)(k < 63 ? k : 63), p);
+				p += k;
+				while (*p == ',' || *p == ' ')
+					p++;
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			ncalls += strstr(lines[i], "() call ") && lines[i][0] == ' ' && !strstr(lines[i], "error:");
+		fprintf(out, "<section id=\"timeline\"><h2>Processes and answered calls</h2>\n"
+			"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\">\n",
+			(size_t)220 + (ncalls + 1) * 90, np * 28 + 10);
+		for (size_t p = 0; p < np; p++) {
+			fprintf(out, "<text x=\"4\" y=\"%zu\">", p * 28 + 22);
+			escs(out, procs[p]);
+			fprintf(out, "</text><rect x=\"200\" y=\"%zu\" width=\"%zu\" height=\"16\" fill=\"#dde6f5\"/>\n",
+				p * 28 + 9, (ncalls + 1) * 90);
+		}
+		x = 0;
+		for (size_t i = 0; i < n; i++) {
+			const char *l = lines[i], *c = strstr(l, "() call ");
+
+			if (!c || l[0] != ' ' || strstr(l, "error:"))
+				continue;
+			for (size_t p = 0; p < np; p++) {
+				char in[80];
+
+				snprintf(in, sizeof(in), " in %s", procs[p]);
+				if (!strstr(l, in))
+					continue;
+				fprintf(out, "<g><title>");
+				escs(out, l + 2);
+				fprintf(out, "</title><rect x=\"%zu\" y=\"%zu\" width=\"84\" height=\"16\" fill=\"#1e5fb3\"/>"
+					"<text x=\"%zu\" y=\"%zu\" fill=\"#fff\">",
+					205 + x * 90, p * 28 + 9, 208 + x * 90, p * 28 + 21);
+				esc(out, l + 2, (size_t)(c - l - 2 > 9 ? 9 : c - l - 2));
+				fputs("()</text></g>\n", out);
+				break;
+			}
+			x++;
+		}
+		fputs("</svg></section>\n", out);
+	}
+
+	/* everything, as the terminal shows it */
+	fputs("<section id=\"text\"><h2>Report</h2><pre class=\"raw\">", out);
+	for (size_t i = 0; i < n; i++) {
+		escs(out, lines[i]);
+		fputc('\n', out);
+	}
+	fputs("</pre></section>\n</body></html>\n", out);
+	free(lines);
+	free(text);
+	return fflush(out) == 0 ? 0 : -EIO;
+}

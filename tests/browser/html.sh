@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# --report html in a real browser: headless Chromium (Debian's chromium)
+# loads the page of a failing run without a console error, the failure
+# text is in its DOM, and it takes a screenshot (kept in the build tree
+# as report.png for a person to look at).
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+chrome=$(command -v chromium || true)
+[ -n "$chrome" ] || { skip_t "the HTML report in a browser" "no chromium"; finish; exit 0; }
+browse() {
+	"$chrome" --headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync --user-data-dir="$(mktemp -d "$T/ud.XXXXXX")" \
+		--enable-logging=stderr --v=0 "$@"
+}
+
+t "a failing run's page: verdict, statements, failure with expected and actual"
+run "$M" --report html -o "$T/fail.html" -e 'will_fail(read, EIO, in="cat")' \
+	-e 'expect_string(open, pathname, "/etc/passwd")' sh -c 'cat /etc/hostname'
+want_rc 123
+grep -qiE '<script|<link|<img|<iframe| src=|url\(|@import' "$T/fail.html" && problem "the page loads something or runs a script"
+run browse --dump-dom "file://$T/fail.html"
+want_out_has '<h1 id="verdict">FAILED</h1>'
+want_out_has 'parameter pathname: expected "/etc/passwd", got "/etc/hostname"'
+want_out_has 'will_fail(read, EIO, in="cat")'
+case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
+done_t
+
+t "the console check sees a page's error (its failing twin)"
+printf '<!DOCTYPE html><html><body><script>console.error("boom"); nosuch();</script></body></html>' > "$T/bad.html"
+run browse --dump-dom "file://$T/bad.html"
+case "$err" in *CONSOLE*'"boom"'*) ;; *) problem "no console error seen: the check above proves nothing" ;; esac
+done_t
+
+t "a passing run's page says PASSED"
+run "$M" --report html -o "$T/pass.html" -e 'will_return(geteuid, 4242)' id -u
+want_rc 0
+run browse --dump-dom "file://$T/pass.html"
+want_out_has '<h1 id="verdict">PASSED</h1>'
+want_out_has 'will_return(geteuid, 4242)'
+done_t
+
+t "a screenshot of the failing page"
+rm -f "$SHOT"
+run browse --window-size=1100,800 --screenshot="$SHOT" "file://$T/fail.html"
+[ -s "$SHOT" ] && [ "$(head -c 8 "$SHOT" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] ||
+	problem "no PNG at $SHOT"
+done_t
+
+t "--report html with -t is an error"
+run "$M" --report html -t "$(dirname "$0")/../runner/mock/pass.mock"
+want_rc 125; want_err_has "--report html reports one program"; done_t
+
+finish
