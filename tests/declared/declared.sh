@@ -27,6 +27,12 @@ for v in lazy now noplt; do
 	want_err_has "will_return(decl_add, 42): 1 of 1 used, by $P["
 	done_t
 
+	t "$v: when() on a declared parameter"
+	run "$M" -e "$ADD" -e 'will_return_always(decl_add, 99, when(a == 2, b > 2)); will_return_always(decl_add, 7, when(a == 9))' "$P" add
+	want_rc 123; want_out "add 99"
+	want_err_has "when(a == 9)): used 0 times"; want_err_has "no call of decl_add() had a == 9"
+	done_t
+
 	t "$v: a failed expectation is reported with both values and the caller"
 	run "$M" -e "$ADD" -e 'expect_value(decl_add, b, 4)' "$P" add
 	want_rc 123; want_out "add 5"

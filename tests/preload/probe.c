@@ -156,6 +156,48 @@ static void hex(const unsigned char *p, ssize_t n)
 	printf("\n");
 }
 
+struct aimed_arg {
+	long n, counts[3];
+};
+
+static void *aimed_thread(void *p)
+{
+	struct aimed_arg *a = p;
+	char buf[2];
+
+	for (long i = 0; i < a->n; i++) {
+		for (size_t len = 1; len <= 2; len++) {
+			errno = 0;
+			if (getrandom(buf, len, 0) >= 0)
+				continue;
+			if (errno == (len == 1 ? EAGAIN : EINTR))
+				a->counts[len - 1]++;
+			else
+				a->counts[2]++;
+		}
+	}
+	return NULL;
+}
+
+/* T threads of aimed_thread; the sums into got[3]. */
+static void aimed_threads(int t, long n, long got[3])
+{
+	pthread_t th[64];
+	struct aimed_arg args[64];
+
+	memset(args, 0, sizeof(args));
+	got[0] = got[1] = got[2] = 0;
+	for (int i = 0; i < t && i < 64; i++) {
+		args[i].n = n;
+		pthread_create(&th[i], NULL, aimed_thread, &args[i]);
+	}
+	for (int i = 0; i < t && i < 64; i++) {
+		pthread_join(th[i], NULL);
+		for (int k = 0; k < 3; k++)
+			got[k] += args[i].counts[k];
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
@@ -419,6 +461,30 @@ int main(int argc, char **argv)
 			}
 		}
 		printf("scribbled: %d\n", done);
+	} else if (strcmp(cmd, "aimed") == 0 && argc == 5) {
+		/* aimed P T N: P processes x T threads x N pairs of getrandom
+		 * calls, one of 1 byte and one of 2; prints how many failed
+		 * with EAGAIN and EINTR, and how many failed the other way */
+		int p = atoi(argv[2]), fds[2];
+		long got[3], total[3] = { 0, 0, 0 };
+
+		if (pipe(fds) != 0)
+			return 2;
+		for (int i = 0; i < p; i++) {
+			if (fork() == 0) {
+				aimed_threads(atoi(argv[3]), atol(argv[4]), got);
+				if (write(fds[1], got, sizeof(got)) != sizeof(got))
+					_exit(2);
+				_exit(0);
+			}
+		}
+		close(fds[1]);
+		while (read(fds[0], got, sizeof(got)) == sizeof(got))
+			for (int k = 0; k < 3; k++)
+				total[k] += got[k];
+		while (wait(NULL) > 0)
+			;
+		printf("eagain %ld eintr %ld wrong %ld\n", total[0], total[1], total[2]);
 	} else if (strcmp(cmd, "fopen64") == 0 && argc == 3) {
 		/* an alias (fopen64) whose arguments will_call_real replaces */
 		char line[256] = "";

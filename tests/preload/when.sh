@@ -88,6 +88,12 @@ want_rc 1; want_err_has "cat: a: No such file or directory"; want_err_has "cat: 
 want_err_has 'when(pathname == "a")): 1 of 1 used'
 want_err_has 'when(pathname == "b")): 1 of 1 used'; done_t
 
+t "disjoint conditions in a tree of 4 processes x 4 threads: each statement takes its calls exactly"
+run "$M" -e 'will_fail_count(getrandom, EAGAIN, 1000, when(buflen == 1)); will_fail_count(getrandom, EINTR, 1500, when(buflen == 2))' \
+	"$PROBE" aimed 4 4 200
+want_rc 0; want_out "eagain 1000 eintr 1500 wrong 0"
+want_err_has "1000 of 1000 used"; want_err_has "1500 of 1500 used"; done_t
+
 t "integer, bit, set and NULL conditions"
 run "$M" -e 'will_fail(open, EACCES, when(flags & O_CREAT)); will_fail(open, ENOENT, when(!(flags & O_CREAT), flags in {O_RDONLY, O_WRONLY}))' \
 	sh -c 'echo x > new.txt; cat a'
