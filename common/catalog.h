@@ -8,6 +8,29 @@
 
 #include <stdint.h>
 
+/*
+ * The length of a parenthesised argument list, as a preprocessor number:
+ * MS_NARGS_OF((fd, buf, count)) is 3, MS_NARGS_OF(()) is 0.  A row's
+ * number of parameters is its (args)' length: written once.
+ */
+#define MS_CAT_(a, b) a##b
+#define MS_CAT(a, b) MS_CAT_(a, b)
+#define MS_NARGS(...) MS_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
+/* empty: the first argument pasted to MS_E_ is MS_E_ itself, which
+ * expands to two words and shifts the 1 into place */
+#define MS_FIRST_(a, ...) a
+#define MS_FIRST(...) MS_FIRST_(__VA_ARGS__, ~)
+#define MS_E_ ~, 1
+#define MS_PICK2_(a, b, ...) b
+#define MS_IS_EMPTY_(x) MS_PICK2_(x, 0, ~)
+#define MS_E_PASTE(x) MS_E_##x
+#define MS_IS_EMPTY1(x) MS_IS_EMPTY_(MS_E_PASTE(x))
+#define MS_IS_EMPTY(...) MS_IS_EMPTY1(MS_FIRST(__VA_ARGS__))
+#define MS_NA_1(args) 0
+#define MS_NA_0(args) MS_NARGS args
+#define MS_NARGS_OF(args) MS_CAT(MS_NA_, MS_IS_EMPTY args)(args)
+
 /* Canonical function ids: MS_ID_read, ... */
 enum ms_fn_id {
 #define MS_FN(ret, name, ...) MS_ID_##name,

@@ -107,11 +107,14 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		d->proto = m->pool_decl;
 		d->nparams = m->nparams;
 		d->kind = m->declared ? MS_DYN_DECLARED : MS_DYN_MODULE;
-		d->ret = m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE : MS_DYN_RET_INT;
+		/* a handler module's doubles are its own C code's business: only
+		 * the generic stubs of declared functions pass them in SSE */
+		d->ret = m->declared && m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE
+								      : MS_DYN_RET_INT;
 		for (unsigned k = 0; k < m->nparams; k++) {
 			if (m->params[k].type.tclass >= MS_T_PTR)
 				d->ptrmask |= (uint16_t)(1u << k);
-			if (m->params[k].type.tclass == MS_T_DOUBLE)
+			if (m->declared && m->params[k].type.tclass == MS_T_DOUBLE)
 				d->dblmask |= (uint16_t)(1u << k);
 		}
 	}

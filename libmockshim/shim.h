@@ -53,8 +53,6 @@ struct ms_chan_hdr;
 
 /* Arguments are passed to ms_consult as 64-bit words. */
 #define MS_U(x) ((uint64_t)(uintptr_t)(x))
-#define MS_CAT_(a, b) a##b
-#define MS_CAT(a, b) MS_CAT_(a, b)
 #define MS_ARR0() 0
 #define MS_ARR1(a) MS_U(a)
 #define MS_ARR2(a, b) MS_U(a), MS_U(b)
@@ -65,8 +63,6 @@ struct ms_chan_hdr;
 #define MS_ARR7(a, b, c, d, e, f, g) MS_ARR6(a, b, c, d, e, f), MS_U(g)
 #define MS_ARR8(a, b, c, d, e, f, g, h) MS_ARR7(a, b, c, d, e, f, g), MS_U(h)
 #define MS_ARR(n, args) MS_CAT(MS_ARR, n) args
-#define MS_NARGS(...) MS_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
 #define MS_CARR_(...) MS_CAT(MS_ARR, MS_NARGS(__VA_ARGS__))(__VA_ARGS__)
 #define MS_CARR(args) MS_CARR_ args
 /* The arguments back from an MS_ARR array v, each to its parameter's type:
@@ -99,10 +95,10 @@ extern uint8_t ms_armed[MS_FN_COUNT] MS_HIDDEN;
 /* The real functions, bound lazily: each slot starts at a stub that looks
  * the symbol up with dlsym(RTLD_NEXT) and then calls it. */
 struct ms_real_table {
-#define MS_FN(ret, name, n, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MS_FN(ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
 #define MS_FN_H MS_FN
 #define MS_FN_V MS_FN
-#define MS_ALIAS(canon, ret, name, n, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MS_ALIAS(canon, ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V MS_ALIAS
 #include "mockshim/catalog.def"
@@ -111,10 +107,10 @@ struct ms_real_table {
 extern struct ms_real_table ms_real MS_HIDDEN;
 
 /* Bind stubs (generated, or written by hand for _H rows). */
-#define MS_FN(ret, name, n, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MS_FN(ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
 #define MS_FN_H MS_FN
 #define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, n, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MS_ALIAS(canon, ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"

@@ -44,10 +44,10 @@
 
 /* Declarations first: for the symbols glibc declares too, a prototype that
  * disagrees with glibc's is a compile error here. */
-#define MS_FN(ret, name, n, proto, ...) MS_EXPORT ret name proto;
+#define MS_FN(ret, name, proto, ...) MS_EXPORT ret name proto;
 #define MS_FN_H(...)
 #define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, n, proto, ...) MS_EXPORT ret name proto;
+#define MS_ALIAS(canon, ret, name, proto, ...) MS_EXPORT ret name proto;
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
@@ -89,15 +89,16 @@
 		return ms_real.name.fn args;                                              \
 	}
 
-#define MS_FN(ret, name, n, proto, args, ...) \
-	MS_TRAMPOLINE(MS_ID_##name, ret, name, n, proto, args, MS_ARR(n, args), c_, )
+#define MS_FN(ret, name, proto, args, ...)                                          \
+	MS_TRAMPOLINE(MS_ID_##name, ret, name, MS_NARGS_OF(args), proto, args,          \
+		      MS_ARR(MS_NARGS_OF(args), args), c_, )
 #define MS_FN_H(...)
 #define MS_FN_V(...)
 /* an alias's own arguments (c_ holds the canonical row's), in an array
  * that escapes, so that they too are read back after the consult */
-#define MS_ALIAS(canon, ret, name, n, proto, args, cargs)                              \
-	MS_TRAMPOLINE(MS_ID_##canon, ret, name, n, proto, args, MS_CARR(cargs), a_,    \
-		      uint64_t a_[] = { MS_ARR(n, args) };                             \
+#define MS_ALIAS(canon, ret, name, proto, args, cargs)                                 \
+	MS_TRAMPOLINE(MS_ID_##canon, ret, name, MS_NARGS_OF(args), proto, args,        \
+		      MS_CARR(cargs), a_, uint64_t a_[] = { MS_ARR(MS_NARGS_OF(args), args) }; \
 		      __asm__ volatile("" : : "r"(a_) : "memory");)
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
