@@ -11,6 +11,7 @@
 #include <netdb.h>
 #include <stdio.h>
 #include <string.h>
+#include <wchar.h>
 
 #include "catalog.h"
 #include "ctype.h"

@@ -91,7 +91,8 @@ static const struct {
 	/* pointers under a typedef */
 	{ "timer_t", MS_T_PTR, 8 },	  { "iconv_t", MS_T_PTR, 8 },
 	{ "ms_dirent_filter", MS_T_PTR, 8 }, { "ms_dirent_compar", MS_T_PTR, 8 },
-	{ "ms_glob_errfunc", MS_T_PTR, 8 },
+	{ "ms_glob_errfunc", MS_T_PTR, 8 }, { "caddr_t", MS_T_PTR, 8 },
+	{ "res_state", MS_T_PTR, 8 },	  { "va_list", MS_T_PTR, 8 },
 	/* only ever pointed to */
 	{ "FILE", MS_T_PTR, 0 },	  { "DIR", MS_T_PTR, 0 },
 	{ "fd_set", MS_T_PTR, 0 },	  { "sigset_t", MS_T_PTR, 0 },
@@ -99,6 +100,8 @@ static const struct {
 	{ "fpos64_t", MS_T_PTR, 0 },	  { "siginfo_t", MS_T_PTR, 0 },
 	{ "posix_spawn_file_actions_t", MS_T_PTR, 0 },
 	{ "posix_spawnattr_t", MS_T_PTR, 0 },
+	{ "FTS", MS_T_PTR, 0 },		  { "FTSENT", MS_T_PTR, 0 },
+	{ "sem_t", MS_T_PTR, 0 },	  { "cpu_set_t", MS_T_PTR, 0 },
 };
 
 #define TYPES_TAKEN                                                                       \

@@ -18,10 +18,14 @@
 
 /* Every type the catalog's prototypes use. */
 #include <dirent.h>
+#include <fts.h>
+#include <glob.h>
 #include <grp.h>
+#include <mqueue.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdint.h>
@@ -35,13 +39,50 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "catalog.h"
 
-/* Declared by <sys/stat.h> only under _GNU_SOURCE, which trampolines.c
- * leaves out: the rows need the tag alone. */
+/* The structs the rows point to, declared at file scope: a tag first
+ * seen in a prototype would be a new type in each (some are declared by
+ * <sys/stat.h> and others only under _GNU_SOURCE, which trampolines.c
+ * leaves out; the rows need the tag alone). */
 struct statx;
+struct utimbuf;
+struct statfs;
+struct statvfs;
+struct file_handle;
+struct sysinfo;
+struct shmid_ds;
+struct msqid_ds;
+struct sembuf;
+struct tms;
+struct ntptimeval;
+struct ether_addr;
+struct ifaddrs;
+struct mmsghdr;
+struct termios;
+struct winsize;
+struct spwd;
+struct mntent;
+struct utmp;
+struct ttyent;
+struct aliasent;
+struct rpcent;
+struct if_nameindex;
+struct mq_attr;
+struct sched_param;
+struct itimerspec;
+struct itimerval;
+struct sigevent;
+struct rusage;
+struct rlimit;
+/* <resolv.h>'s typedef, without its macros (it defines p_type, which
+ * symbols.c's Elf64_Phdr needs): the same type, so a later include agrees */
+struct __res_state;
+typedef struct __res_state *res_state;
 
 struct ms_chan_hdr;
 
@@ -81,6 +122,9 @@ struct ms_chan_hdr;
 #define MS_GET7(v, a, b, c, d, e, f, g)                                                        \
 	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f), \
 	 MS_G(v, 6, g))
+#define MS_GET8(v, a, b, c, d, e, f, g, h)                                                     \
+	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f), \
+	 MS_G(v, 6, g), MS_G(v, 7, h))
 #define MS_STRIP(...) __VA_ARGS__
 #define MS_APPLY(f, a) f a
 #define MS_GET(n, v, args) MS_APPLY(MS_CAT(MS_GET, n), (v, MS_STRIP args))

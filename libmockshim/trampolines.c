@@ -89,6 +89,42 @@
 		return ms_real.name.fn args;                                              \
 	}
 
+/* The same for a function that returns nothing: a reply returns, the
+ * real function's (absent) result is traced as 0. */
+#define MS_TRAMPOLINE_VOID(id, name, n, proto, args, cargs, vals, decl)                    \
+	static __attribute__((noinline, cold)) void ms_armed_##name proto                  \
+	{                                                                                 \
+		uint64_t c_[] = { cargs };                                                \
+		decl                                                                      \
+		int64_t v_;                                                               \
+		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
+		if (ms_likely(k_ == 1))                                                   \
+			return;                                                           \
+		ms_real.name.fn MS_GET(n, vals, args);                                    \
+		if (k_ == 2)                                                              \
+			ms_trace_after(id, c_, 0);                                        \
+	}                                                                                 \
+	MS_EXPORT void name proto                                                         \
+	{                                                                                 \
+		if (ms_unlikely(ms_armed[id])) {                                          \
+			ms_armed_##name args;                                             \
+			return;                                                           \
+		}                                                                         \
+		ms_real.name.fn args;                                                     \
+	}                                                                                 \
+	MS_HIDDEN void ms_bind_##name proto                                               \
+	{                                                                                 \
+		ms_real.name.ptr = ms_lookup(#name);                                      \
+		ms_real.name.fn args;                                                     \
+	}
+
+#define MS_FN_VOID(name, proto, args, ...)                                             \
+	MS_TRAMPOLINE_VOID(MS_ID_##name, name, MS_NARGS_OF(args), proto, args,          \
+			   MS_ARR(MS_NARGS_OF(args), args), c_, )
+#define MS_ALIAS_VOID(canon, name, proto, args, cargs)                                 \
+	MS_TRAMPOLINE_VOID(MS_ID_##canon, name, MS_NARGS_OF(args), proto, args,         \
+			   MS_CARR(cargs), a_, uint64_t a_[] = { MS_ARR(MS_NARGS_OF(args), args) }; \
+			   __asm__ volatile("" : : "r"(a_) : "memory");)
 #define MS_FN(ret, name, proto, args, ...)                                          \
 	MS_TRAMPOLINE(MS_ID_##name, ret, name, MS_NARGS_OF(args), proto, args,          \
 		      MS_ARR(MS_NARGS_OF(args), args), c_, )

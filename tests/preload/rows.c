@@ -84,7 +84,9 @@ static void print_spec(int aliases)
 
 		if (!n || is_free(m))
 			continue;
-		if (m->fail_kind == MS_FK_NEVER)
+		if (m->ret.tclass == MS_T_VOID)
+			printf("will_return_count(%s, _, %u, from=\"rows\")\n", m->name, n);
+		else if (m->fail_kind == MS_FK_NEVER)
 			printf("will_return_count(%s, %d, %u, from=\"rows\")\n", m->name, NEVER_VALUE, n);
 		else
 			printf("will_fail_count(%s, %lld, %u, from=\"rows\")\n", m->name,
@@ -127,7 +129,11 @@ static const char *call_row(const struct ms_fn_meta *m, const char *sym, char *w
 	errno = 4095;
 	got = as_ret(m, f(a0, s, s, s, s, s, s, s));
 	err = errno;
-	if (m->fail_kind == MS_FK_NEVER) {
+	if (m->ret.tclass == MS_T_VOID) {
+		/* returns nothing: the reply skips the real call, errno stays */
+		got = want = 0;
+		want_err = 4095;
+	} else if (m->fail_kind == MS_FK_NEVER) {
 		want = NEVER_VALUE;
 		want_err = 4095;
 	} else {
