@@ -52,7 +52,10 @@
 struct statx;
 struct utimbuf;
 struct statfs;
+struct statfs64;
 struct statvfs;
+struct statvfs64;
+struct rlimit64;
 struct file_handle;
 struct sysinfo;
 struct shmid_ds;
@@ -104,8 +107,7 @@ struct ms_chan_hdr;
 #define MS_ARR7(a, b, c, d, e, f, g) MS_ARR6(a, b, c, d, e, f), MS_U(g)
 #define MS_ARR8(a, b, c, d, e, f, g, h) MS_ARR7(a, b, c, d, e, f, g), MS_U(h)
 #define MS_ARR(n, args) MS_CAT(MS_ARR, n) args
-#define MS_CARR_(...) MS_CAT(MS_ARR, MS_NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define MS_CARR(args) MS_CARR_ args
+#define MS_CARR(args) MS_ARR(MS_NARGS_OF(args), args)
 /* The arguments back from an MS_ARR array v, each to its parameter's type:
  * what an armed trampoline passes to the real function, so that nothing
  * but the array stays live across the consult. */

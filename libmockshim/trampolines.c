@@ -42,6 +42,10 @@
 
 #include "shim.h"
 
+/* <stdio.h> makes these macros when optimising: the rows define them */
+#undef fread_unlocked
+#undef fwrite_unlocked
+
 /* Declarations first: for the symbols glibc declares too, a prototype that
  * disagrees with glibc's is a compile error here. */
 #define MS_FN(ret, name, proto, ...) MS_EXPORT ret name proto;
