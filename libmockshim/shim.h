@@ -28,6 +28,7 @@
 #include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>

@@ -14,6 +14,11 @@
 #define _DEFAULT_SOURCE
 #define _LARGEFILE64_SOURCE
 
+/* <stdio.h> renames the scanf functions to their __isoc99_ forms (in
+ * C99 and later, which this file is); the rows define both names: the
+ * declarations it redirects get other names here. */
+#define vfscanf ms_redirected_vfscanf
+#define vscanf ms_redirected_vscanf
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -39,6 +44,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+#undef vfscanf
+#undef vscanf
 
 #include "shim.h"
 
