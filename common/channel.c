@@ -188,7 +188,9 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 {
 	const struct ms_fn_meta *m = ms_catalog_get(r->fn);
 
-	if (!m || o->data > pool_size || o->len > pool_size - o->data)
+	/* a POOLPTR's len is the field's offset, not a length */
+	if (!m || o->data > pool_size ||
+	    (o->kind != MS_O_POOLPTR && o->len > pool_size - o->data))
 		return 0;
 	for (unsigned i = 0; i < m->nouts; i++) {
 		const struct ms_out_desc *d = &m->outs[i];
@@ -235,6 +237,13 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			    o->len == (o->data ? sizeof(struct ms_passwd_rec) : 0) &&
 			    m->nparams >= o->param + 4u)
 				return 1;
+			break;
+		case MS_O_POOLPTR:
+			/* a string field of a catalog struct (struct tm's tm_zone) */
+			sd = d->kind == MS_OK_STRUCT ? ms_struct_find(d->strct) : NULL;
+			for (unsigned f = 0; sd && f < sd->nfields; f++)
+				if (sd->fields[f].kind == MS_FD_STR && sd->fields[f].off == o->len)
+					return 1;
 			break;
 		case MS_O_ADDRINFO:
 			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "addrinfo") == 0 && o->len &&
