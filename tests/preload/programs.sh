@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The catalog's newer rows on real programs (coreutils 9, dash, getent):
+# each test checks what the program printed or how it failed, and that
+# the report accounts for the statement.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+echo hello > "$T/file"
+STATX='*statxbuf={.stx_mask = STATX_BASIC_STATS, .stx_size = 4096, .stx_mode = S_IFREG|0644, .stx_nlink = 1, .stx_mtime = {1700000000, 0}}'
+
+t "stat -c %s shows the size of a faked statx"
+run "$M" -e "will_return_always(statx, 0, $STATX)" stat -c '%s %Y' "$T/file"
+want_rc 0
+want_out "4096 1700000000"
+want_err_has "all checks passed"
+done_t
+
+t "ls -l shows the size and mtime of a faked statx"
+run "$M" -e "will_return_always(statx, 0, $STATX)" ls -l --time-style=+%s "$T/file"
+want_rc 0
+want_out_has " 4096 1700000000 "
+done_t
+
+t "a statx timestamp given as an integer is its seconds"
+run "$M" -e 'will_return_always(statx, 0, *statxbuf={.stx_mask = STATX_BASIC_STATS, .stx_mtime = 1234567890})' stat -c '%Y' "$T/file"
+want_rc 0
+want_out "1234567890"
+done_t
+
+t "a statx literal names a field it does not have: the error lists the fields"
+run "$M" -e 'will_return(statx, 0, *statxbuf={.st_size = 1})' stat "$T/file"
+want_rc 125
+want_err_has "struct statx has no field 'st_size'"
+want_err_has "stx_size"
+done_t
+
+t "df shows a disk at 100% through statvfs"
+run "$M" -e 'will_return_always(statvfs, 0, *buf={.f_bsize = 4096, .f_frsize = 4096, .f_blocks = 1000, .f_bfree = 0, .f_bavail = 0})' df "$T"
+want_rc 0
+want_out_has " 4000  4000         0 100% "
+done_t
+
+t "touch fails through utimensat"
+mkdir "$T/dir"
+run "$M" -e 'will_fail(utimensat, EACCES)' touch "$T/dir"
+want_rc 1
+want_err_has "setting times of"
+want_err_has "Permission denied"
+want_err_has "will_fail(utimensat, EACCES): 1 of 1 used"
+done_t
+
+t "mv copies across devices when renameat2 says EXDEV"
+echo moved > "$T/a"
+run "$M" -e 'will_fail(renameat2, EXDEV)' -e 'expect_function_call(renameat2)' mv "$T/a" "$T/b"
+want_rc 0
+want_err_has "will_fail(renameat2, EXDEV): 1 of 1 used"
+want_err_has "all checks passed"
+[ "$(cat "$T/b" 2>/dev/null)" = moved ] || problem "b does not hold a's text"
+[ ! -e "$T/a" ] || problem "a is still there"
+done_t
+
+t "sh -c ls cannot start ls when vfork fails"
+run "$M" -e 'will_fail(vfork, EAGAIN, in="dash")' sh -c 'ls /'
+want_rc 2
+want_err_has "Cannot fork"
+want_err_has "will_fail(vfork, EAGAIN, in=\"dash\"): 1 of 1 used"
+done_t
+
+t "an unmocked vfork runs the child and returns to the parent"
+run "$M" -e 'will_call_real(vfork)' sh -c 'ls -d /; echo parent'
+want_rc 0
+want_out "/
+parent"
+want_err_has "will_call_real(vfork): 1 of 1 used"
+done_t
+
+t "getent hosts asks gethostbyname2 (AF_INET6, then AF_INET): NULL is not found"
+run "$M" -e 'will_return_count(gethostbyname2, NULL, 2)' -e 'expect_string_count(gethostbyname2, name, "example.invalid", 2)' -e 'expect_value(gethostbyname2, af, AF_INET6); expect_value(gethostbyname2, af, AF_INET)' getent hosts example.invalid
+want_rc 2
+want_out ""
+want_err_has "all checks passed"
+done_t
+
+t "id USER asks getgrouplist for that user's groups"
+run "$M" -e 'expect_string_count(getgrouplist, user, "root", -1)' id root
+want_rc 0
+want_out_has "uid=0(root)"
+want_err_has "all checks passed"
+done_t
+
+t "id USER: an expectation getgrouplist does not meet is reported"
+run "$M" -e 'expect_string_count(getgrouplist, user, "nobody", -1)' id root
+want_rc 123
+want_err_has "getgrouplist() call 1 in id"
+want_err_has "parameter user: expected \"nobody\", got \"root\""
+done_t
+
+t "date prints the struct tm that localtime_r gives"
+run "$M" -e 'will_return_always(localtime_r, _, *result={.tm_year = 130, .tm_mon = 0, .tm_mday = 2, .tm_hour = 3, .tm_min = 4, .tm_sec = 5, .tm_zone = "XYZ"})' date '+%Y-%m-%d %H:%M:%S %Z'
+want_rc 0
+want_out "2030-01-02 03:04:05 XYZ"
+done_t
+
+t "a struct tm field out of range is refused before the program runs"
+run "$M" -e 'will_return(localtime_r, _, *result={.tm_mon = 12})' date
+want_rc 125
+want_err_has "field tm_mon = 12 out of range"
+done_t
+
+t "perror, a row that returns nothing: a reply skips it, an expectation checks it"
+run "$M" -e 'will_return(perror, _)' -e 'expect_string(perror, s, "quiet")' python3 -c 'import ctypes; ctypes.CDLL(None).perror(b"quiet")'
+want_rc 0
+want_err_lacks "quiet:"
+want_err_has "all checks passed"
+done_t
+
+finish
