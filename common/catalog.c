@@ -352,6 +352,14 @@ const char *ms_sym_name(unsigned sym)
 	return sym < MS_SYM_COUNT ? sym_names[sym] : NULL;
 }
 
+const char *ms_sym_name_of(const char *name)
+{
+	for (unsigned i = 0; i < MS_SYM_COUNT; i++)
+		if (strcmp(sym_names[i], name) == 0)
+			return sym_names[i];
+	return NULL;
+}
+
 uint32_t ms_catalog_hash(void)
 {
 	uint32_t h = 2166136261u;

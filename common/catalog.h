@@ -176,5 +176,7 @@ unsigned ms_catalog_nparams(unsigned id);
 /* A fingerprint of the catalog's ids, stored in and checked against the channel. */
 uint32_t ms_catalog_hash(void);
 const char *ms_sym_name(unsigned sym);
+/* The catalog's own copy of exported symbol name, or NULL. */
+const char *ms_sym_name_of(const char *name);
 
 #endif

@@ -115,4 +115,47 @@ want_err_lacks "quiet:"
 want_err_has "all checks passed"
 done_t
 
+t "--list statx shows the fields its output takes, the timestamps' too"
+run "$M" --list statx
+want_rc 0
+want_out_has "*statxbuf={struct statx: .stx_mask, "
+want_out_has ".stx_size"
+want_out_has ".stx_mtime = {tv_sec, tv_nsec}"
+done_t
+
+t "--list localtime_r: struct tm's fields, and _ is the result pointer"
+run "$M" --list localtime_r
+want_rc 0
+want_out_has "*result={struct tm: .tm_sec, "
+want_out_has ".tm_zone = \"...\""
+done_t
+
+t "--check: echo writes through stdio: it points to fwrite and fputs, and SYS_write"
+run "$M" --check -e 'will_fail(write, EIO)' /usr/bin/echo hi
+want_err_has "nothing in /usr/bin/echo imports write()"
+want_err_has "it imports fwrite"
+want_err_has "fputs (as fputs_unlocked)"
+want_err_has "SYS_write"
+done_t
+
+t "--check: a fortified read is read, imported as __read_chk"
+cat > "$T/fort.c" <<'C'
+#include <unistd.h>
+int main(int argc, char **argv) { char b[16]; (void)argv; return (int)read(0, b, (size_t)argc * 8) < 0; }
+C
+if cc -O2 -D_FORTIFY_SOURCE=2 "$T/fort.c" -o "$T/fort" 2>/dev/null; then
+	run "$M" --check -e 'will_fail(read, EIO)' "$T/fort" < /dev/null
+	want_err_has "read() is imported by $T/fort (as __read_chk)"
+	want_rc 1
+else
+	problem "cannot build the fortified program"
+fi
+done_t
+
+t "--check: dash imports fork, but starts commands with vfork: it says so"
+run "$M" --check -e 'will_fail(fork)' sh -c true
+want_err_has "fork() is imported by"
+want_err_has "it also imports vfork"
+done_t
+
 finish
