@@ -879,3 +879,107 @@ pid_t ms_bind_vfork(void)
 	errno = ENOSYS;
 	return -1;
 }
+
+/* ---- functions glibc exports in two versions ---- */
+
+/*
+ * realpath@GLIBC_2.2.5 refuses a NULL buffer where realpath@@GLIBC_2.3
+ * allocates one; posix_spawn@GLIBC_2.2.5 returns 0 when the exec fails
+ * where @@GLIBC_2.15 returns the error.  The shim's one unversioned
+ * definition takes a program's call whatever version the program was
+ * linked against (the anonymous version script), so it is mocked either
+ * way; an unmocked call must then reach the version the caller's object
+ * bound (its .gnu.version_r: ms_bound_version), dlvsym's old one or
+ * the default.  The answer is kept per call site, in one word: the
+ * return address, and the top bit (above any user address) for "old".
+ */
+struct versioned {
+	const char *name, *old;	/* the function, its older version */
+	void *old_real;		/* dlvsym(RTLD_NEXT, name, old), once */
+	uint64_t site[8];	/* caller | OLD_BIT when old */
+};
+
+#define OLD_BIT (1ull << 63)
+
+static void *pick_version(struct versioned *v, void *dflt, const void *caller)
+{
+	uint64_t c = (uint64_t)(uintptr_t)caller, e;
+	unsigned h = (unsigned)(c >> 3) & 7;
+	void *p;
+
+	e = __atomic_load_n(&v->site[h], __ATOMIC_RELAXED);
+	if ((e & ~OLD_BIT) != c) {
+		const char *bound;
+
+		/* the loader's lock and maybe its allocations: the shim's own */
+		ms_guard++;
+		ms_binding++;
+		bound = ms_bound_version(caller, v->name);
+		ms_binding--;
+		ms_guard--;
+		e = c | (bound && strcmp(bound, v->old) == 0 ? OLD_BIT : 0);
+		__atomic_store_n(&v->site[h], e, __ATOMIC_RELAXED);
+	}
+	if (!(e & OLD_BIT))
+		return dflt;
+	p = __atomic_load_n(&v->old_real, __ATOMIC_RELAXED);
+	if (ms_unlikely(!p)) {
+		int saved = errno;
+
+		ms_guard++;
+		ms_binding++;
+		p = dlvsym(RTLD_NEXT, v->name, v->old);
+		ms_binding--;
+		ms_guard--;
+		errno = saved;
+		if (!p)
+			p = dflt;
+		__atomic_store_n(&v->old_real, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
+#define VERSIONED(ret, name, old_version, proto, args, n)                                \
+	static struct versioned name##_versions = { #name, old_version, NULL, { 0 } };   \
+	typedef ret(*name##_fn) proto;                                                   \
+	static __attribute__((noinline, cold)) ret name##_armed(name##_fn f,             \
+								 const void *caller,     \
+								 MS_STRIP proto)         \
+	{                                                                                \
+		uint64_t a_[] = { MS_ARR(n, args) };                                     \
+		int64_t v_;                                                              \
+		int k_ = ms_consult(MS_ID_##name, a_, &v_, caller);                      \
+		ret r_;                                                                  \
+		if (k_ == 1)                                                             \
+			return (ret)(uintptr_t)v_;                                       \
+		r_ = f args;                                                             \
+		if (k_ == 2)                                                             \
+			ms_trace_after(MS_ID_##name, a_, (int64_t)(uintptr_t)r_);        \
+		return r_;                                                               \
+	}                                                                                \
+	MS_EXPORT ret name proto                                                         \
+	{                                                                                \
+		const void *caller = MS_CALLER;                                          \
+		void *p = pick_version(&name##_versions, ms_real.name.ptr, caller);      \
+		name##_fn f;                                                             \
+		memcpy(&f, &p, sizeof(f));                                               \
+		if (ms_unlikely(ms_armed[MS_ID_##name]))                                 \
+			return name##_armed(f, caller, MS_STRIP args);                   \
+		return f args;                                                           \
+	}                                                                                \
+	ret ms_bind_##name proto                                                         \
+	{                                                                                \
+		ms_real.name.ptr = ms_lookup(#name);                                     \
+		return ms_real.name.fn args;                                             \
+	}
+
+VERSIONED(char *, realpath, "GLIBC_2.2.5", (const char *path, char *resolved_path),
+	  (path, resolved_path), 2)
+VERSIONED(int, posix_spawn, "GLIBC_2.2.5",
+	  (pid_t *pid, const char *path, const posix_spawn_file_actions_t *file_actions,
+	   const posix_spawnattr_t *attrp, char *const *argv, char *const *envp),
+	  (pid, path, file_actions, attrp, argv, envp), 6)
+VERSIONED(int, posix_spawnp, "GLIBC_2.2.5",
+	  (pid_t *pid, const char *file, const posix_spawn_file_actions_t *file_actions,
+	   const posix_spawnattr_t *attrp, char *const *argv, char *const *envp),
+	  (pid, file, file_actions, attrp, argv, envp), 6)

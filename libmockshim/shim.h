@@ -171,6 +171,10 @@ MS_HIDDEN void *ms_lookup(const char *name);
  * shim: what dlsym(RTLD_NEXT) or dlsym(RTLD_DEFAULT) would find, without
  * touching dlerror()'s state, which is the program's (symbols.c). */
 MS_HIDDEN void *ms_find_symbol(const char *name, int next);
+/* The version ("GLIBC_2.2.5") the object holding address caller bound
+ * its import of name to, or NULL: unversioned, or not an import of it
+ * (a dlsym'd pointer).  Walks the loaded objects: not for hot paths. */
+MS_HIDDEN const char *ms_bound_version(const void *caller, const char *name);
 /* Counts the objects loaded at start, for ms_find_symbol (the constructor). */
 MS_HIDDEN void ms_symbols_init(void);
 /* What a symbol with no real definition is bound to: a diagnostic, exit 127. */
