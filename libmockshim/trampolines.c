@@ -11,6 +11,11 @@
  */
 #undef _FILE_OFFSET_BITS
 #undef _GNU_SOURCE
+/* no extern inline definitions from glibc's headers (getc_unlocked,
+ * feof_unlocked, ... when optimising): the rows define those symbols */
+#ifndef __NO_INLINE__
+#define __NO_INLINE__ 1
+#endif
 #define _DEFAULT_SOURCE
 #define _LARGEFILE64_SOURCE
 
