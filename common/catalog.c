@@ -196,6 +196,11 @@ static void parse_outs(struct ms_fn_meta *m)
 			p = e;
 			continue;
 		}
+		if (strncmp(p, "ret:hostent", 11) == 0 && e - p == 11) {
+			m->ret_hostent = 1;
+			p = e;
+			continue;
+		}
 		if (strncmp(p, "ret:owned", 9) == 0 && e - p == 9) {
 			m->ret_owned = 1;
 			p = e;

@@ -143,6 +143,8 @@ struct ms_fn_meta {
 	uint8_t ret_passwd;	/* "ret:passwd": a struct passwd literal may be returned */
 	uint8_t ret_owned;	/* "ret:owned": the caller frees the returned string */
 	uint8_t ret_group;	/* "ret:group": a struct group literal may be returned */
+	uint8_t ret_hostent;	/* "ret:hostent": an address list {"10.1.2.3", "::1"} may be
+				 * returned, as a struct hostent named by parameter 0 */
 	const char *aliases[8];
 	uint8_t naliases;
 };

@@ -510,6 +510,11 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			if (!pool_ok(h, g.name) || !pool_ok(h, g.passwd) || !pool_ok(h, g.mem))
 				return "bad struct group value";
 		}
+		if ((r->flags & MS_RF_HOSTENT) &&
+		    (!m->ret_hostent || r->value < 1 || r->value > 64 || !r->value_str ||
+		     r->value_str > h->pool_size ||
+		     (uint64_t)r->value * sizeof(struct ms_addr) > h->pool_size - r->value_str))
+			return "bad struct hostent value";
 		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
 		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
 			return "bad rule default";

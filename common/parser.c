@@ -1679,12 +1679,25 @@ static int compile(struct parser *ps, struct stmt *st)
 					r.flags |= MS_RF_GROUP;
 					break;
 				}
+				if (value->kind == V_STRUCT && m->ret_hostent) {
+					struct ms_out ao;
+
+					/* the addresses, as getaddrinfo's list */
+					if (encode_addrinfo(ps, value, &ao))
+						return -1;
+					r.value_str = ao.data;
+					r.value = ao.len / (uint32_t)sizeof(struct ms_addr);
+					r.flags |= MS_RF_HOSTENT;
+					break;
+				}
 				if (value->kind != V_NULL)
 					return fail_at(ps, value->line, value->col,
 						       "%s() returns %s: only NULL%s can be returned, not %s",
 						       m->name, m->ret.text,
 						       m->ret_passwd ? " or a {.pw_name = ...} literal"
-						       : m->ret_group ? " or a {.gr_name = ...} literal" : "",
+						       : m->ret_group ? " or a {.gr_name = ...} literal"
+						       : m->ret_hostent ? " or an address list {\"10.1.2.3\", ...}"
+									: "",
 						       kind_name(value->kind));
 				break;
 			}

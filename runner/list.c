@@ -135,6 +135,10 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 	if (m->ret_group)
 		fprintf(out, "  returns: NULL, or a struct group {.gr_name, .gr_passwd, .gr_gid, "
 			     ".gr_mem = \"alice,bob\"}\n");
+	if (m->ret_hostent)
+		fprintf(out, "  returns: NULL, or a struct hostent from an address list "
+			     "{\"10.1.2.3\", \"10.1.2.4\"} (h_name: the %s asked for)\n",
+			m->params[0].name);
 	if (m->ret_owned)
 		fprintf(out, "  returns: NULL, or a string: a copy from the program's malloc, "
 			     "which the program frees\n");

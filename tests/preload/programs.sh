@@ -82,6 +82,25 @@ want_out ""
 want_err_has "all checks passed"
 done_t
 
+t "getent hosts prints the struct hostent gethostbyname2 gives from an address list"
+run "$M" -e 'will_return_always(gethostbyname2, {"10.1.2.3", "10.1.2.4"})' getent hosts example.invalid
+want_rc 0
+want_out "10.1.2.3        example.invalid
+10.1.2.4        example.invalid"
+done_t
+
+t "an IPv6 address list: the hostent is AF_INET6"
+run "$M" -e 'will_return_always(gethostbyname2, {"::1"})' getent hosts example.invalid
+want_rc 0
+want_out "::1             example.invalid"
+done_t
+
+t "a hostent list that holds no address is refused before the program runs"
+run "$M" -e 'will_return(gethostbyname2, {"not-an-address"})' getent hosts example.invalid
+want_rc 125
+want_err_has "expected an IPv4 or IPv6 address"
+done_t
+
 t "id USER asks getgrouplist for that user's groups"
 run "$M" -e 'expect_string_count(getgrouplist, user, "root", -1)' id root
 want_rc 0
