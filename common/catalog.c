@@ -260,6 +260,8 @@ static void parse_outs(struct ms_fn_meta *m)
 				o->cap2 = (uint8_t)param_of(m, star + 1, (size_t)(close - star - 1));
 				if (o->cap2 == 0xff)
 					goto bad;
+			} else if (close - br == 2 && br[1] == '=') {
+				o->cap1 = MS_CAP_OWN; /* as long as the string in it */
 			} else {
 				o->cap1 = (uint8_t)param_of(m, br + 1, (size_t)(close - br - 1));
 			}

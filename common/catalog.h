@@ -99,10 +99,15 @@ enum ms_out_kind {
 	MS_OK_STRPTR,		/* char ** (declared): a pointer to a string, or NULL */
 };
 
+/* An output's capacity is the string already in it (mkstemp's template:
+ * "template[=]:str"), not a parameter's value. */
+#define MS_CAP_OWN 0xfeu
+
 struct ms_out_desc {
 	uint8_t kind;
 	uint8_t param;
-	uint8_t cap1, cap2;	/* capacity params (cap2 multiplies), 0xff none */
+	uint8_t cap1, cap2;	/* capacity params (cap2 multiplies), 0xff none,
+				 * MS_CAP_OWN */
 	uint8_t size;		/* MS_OK_SCALAR: bytes */
 	uint8_t mirror_ret;	/* MS_OK_SCALAR =ret */
 	uint8_t dbl;		/* MS_OK_SCALAR: a double */

@@ -528,7 +528,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 
 		if (o->kind < MS_O_BYTES || o->kind > MS_O_POOLPTR || o->param >= MS_MAX_PARAMS)
 			return "bad output";
-		if ((o->cap1 != MS_NONE8 && o->cap1 >= MS_MAX_PARAMS) ||
+		if ((o->cap1 != MS_NONE8 && o->cap1 != MS_CAP_OWN && o->cap1 >= MS_MAX_PARAMS) ||
 		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))
 			return "bad output";
 		if (o->data > h->pool_size || o->len > h->pool_size - o->data)

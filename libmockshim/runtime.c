@@ -1136,9 +1136,30 @@ static void check_order(unsigned id, uint32_t call, const void *caller)
 	}
 }
 
+/* The length + 1 of the string at p, read fault-safely, at most max. */
+static uint64_t own_capacity(const char *p, uint64_t max)
+{
+	char chunk[256];
+	uint64_t n = 0;
+
+	while (n < max) {
+		size_t got = ms_read_user(chunk, p + n, sizeof(chunk)), k;
+
+		for (k = 0; k < got; k++)
+			if (!chunk[k])
+				return n + k + 1;
+		if (got < sizeof(chunk))
+			return 0; /* unreadable: nothing is written */
+		n += got;
+	}
+	return max;
+}
+
 static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
 {
-	uint64_t cap = o->cap1 == MS_NONE8 ? UINT64_MAX : a[o->cap1];
+	uint64_t cap = o->cap1 == MS_NONE8 ? UINT64_MAX
+		       : o->cap1 == MS_CAP_OWN ? own_capacity((const char *)(uintptr_t)a[o->param], 4096)
+					      : a[o->cap1];
 
 	if (o->cap2 != MS_NONE8) {
 		uint64_t m = a[o->cap2];

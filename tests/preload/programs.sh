@@ -115,6 +115,40 @@ want_err_has "getgrouplist() call 1 in id"
 want_err_has "parameter user: expected \"nobody\", got \"root\""
 done_t
 
+# mktemp(1) calls neither mkstemp nor getrandom here (gnulib's
+# gen_tempname and open): the template output is tried through python's
+# ctypes, which calls libc's mkstemp as a C program does
+PY=/usr/bin/python3
+t "mkstemp writes the template back: the name it returns is the mock's"
+run "$M" -e 'will_return(mkstemp, 9, template="/tmp/fixed.ABCDEF")' "$PY" -c '
+import ctypes
+c = ctypes.CDLL(None)
+b = ctypes.create_string_buffer(b"/tmp/fixed.XXXXXX")
+print(c.mkstemp(b), b.value.decode())'
+want_rc 0
+want_out "9 /tmp/fixed.ABCDEF"
+done_t
+
+t "a template given longer than the program's is cut to the program's length"
+run "$M" -e 'will_return(mkstemp, 9, template="/tmp/fixed.ABCDEFGHIJ")' "$PY" -c '
+import ctypes
+c = ctypes.CDLL(None)
+b = ctypes.create_string_buffer(b"/tmp/fixed.XXXXXX" + bytes(8))
+print(c.mkstemp(b), b.value.decode())'
+want_rc 0
+want_out "9 /tmp/fixed.ABCDEF"
+done_t
+
+t "mkdtemp returns its template, written back"
+run "$M" -e 'will_return(mkdtemp, _, template="/tmp/dir.QQQQQQ")' "$PY" -c '
+import ctypes
+c = ctypes.CDLL(None)
+c.mkdtemp.restype = ctypes.c_char_p
+print(c.mkdtemp(ctypes.create_string_buffer(b"/tmp/dir.XXXXXX")).decode())'
+want_rc 0
+want_out "/tmp/dir.QQQQQQ"
+done_t
+
 t "date prints the struct tm that localtime_r gives"
 run "$M" -e 'will_return_always(localtime_r, _, *result={.tm_year = 130, .tm_mon = 0, .tm_mday = 2, .tm_hour = 3, .tm_min = 4, .tm_sec = 5, .tm_zone = "XYZ"})' date '+%Y-%m-%d %H:%M:%S %Z'
 want_rc 0
