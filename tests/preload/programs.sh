@@ -35,6 +35,12 @@ want_err_has "struct statx has no field 'st_size'"
 want_err_has "stx_size"
 done_t
 
+t "struct literals nest one level deep: a third level is refused with its place"
+run "$M" -e 'will_return(statx, 0, *statxbuf={.stx_mtime = {{1, 2}, 0}})' stat "$T/file"
+want_rc 125
+want_err_has "-e#1:1:48: error: struct literals nest one level deep"
+done_t
+
 t "df shows a disk at 100% through statvfs"
 run "$M" -e 'will_return_always(statvfs, 0, *buf={.f_bsize = 4096, .f_frsize = 4096, .f_blocks = 1000, .f_bfree = 0, .f_bavail = 0})' df "$T"
 want_rc 0
