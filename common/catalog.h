@@ -8,6 +8,29 @@
 
 #include <stdint.h>
 
+/*
+ * The length of a parenthesised argument list, as a preprocessor number:
+ * MS_NARGS_OF((fd, buf, count)) is 3, MS_NARGS_OF(()) is 0.  A row's
+ * number of parameters is its (args)' length: written once.
+ */
+#define MS_CAT_(a, b) a##b
+#define MS_CAT(a, b) MS_CAT_(a, b)
+#define MS_NARGS(...) MS_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
+/* empty: the first argument pasted to MS_E_ is MS_E_ itself, which
+ * expands to two words and shifts the 1 into place */
+#define MS_FIRST_(a, ...) a
+#define MS_FIRST(...) MS_FIRST_(__VA_ARGS__, ~)
+#define MS_E_ ~, 1
+#define MS_PICK2_(a, b, ...) b
+#define MS_IS_EMPTY_(x) MS_PICK2_(x, 0, ~)
+#define MS_E_PASTE(x) MS_E_##x
+#define MS_IS_EMPTY1(x) MS_IS_EMPTY_(MS_E_PASTE(x))
+#define MS_IS_EMPTY(...) MS_IS_EMPTY1(MS_FIRST(__VA_ARGS__))
+#define MS_NA_1(args) 0
+#define MS_NA_0(args) MS_NARGS args
+#define MS_NARGS_OF(args) MS_CAT(MS_NA_, MS_IS_EMPTY args)(args)
+
 /* Canonical function ids: MS_ID_read, ... */
 enum ms_fn_id {
 #define MS_FN(ret, name, ...) MS_ID_##name,
@@ -76,10 +99,15 @@ enum ms_out_kind {
 	MS_OK_STRPTR,		/* char ** (declared): a pointer to a string, or NULL */
 };
 
+/* An output's capacity is the string already in it (mkstemp's template:
+ * "template[=]:str"), not a parameter's value. */
+#define MS_CAP_OWN 0xfeu
+
 struct ms_out_desc {
 	uint8_t kind;
 	uint8_t param;
-	uint8_t cap1, cap2;	/* capacity params (cap2 multiplies), 0xff none */
+	uint8_t cap1, cap2;	/* capacity params (cap2 multiplies), 0xff none,
+				 * MS_CAP_OWN */
 	uint8_t size;		/* MS_OK_SCALAR: bytes */
 	uint8_t mirror_ret;	/* MS_OK_SCALAR =ret */
 	uint8_t dbl;		/* MS_OK_SCALAR: a double */
@@ -121,6 +149,8 @@ struct ms_fn_meta {
 	uint8_t ret_passwd;	/* "ret:passwd": a struct passwd literal may be returned */
 	uint8_t ret_owned;	/* "ret:owned": the caller frees the returned string */
 	uint8_t ret_group;	/* "ret:group": a struct group literal may be returned */
+	uint8_t ret_hostent;	/* "ret:hostent": an address list {"10.1.2.3", "::1"} may be
+				 * returned, as a struct hostent named by parameter 0 */
 	const char *aliases[8];
 	uint8_t naliases;
 };
@@ -154,5 +184,7 @@ unsigned ms_catalog_nparams(unsigned id);
 /* A fingerprint of the catalog's ids, stored in and checked against the channel. */
 uint32_t ms_catalog_hash(void);
 const char *ms_sym_name(unsigned sym);
+/* The catalog's own copy of exported symbol name, or NULL. */
+const char *ms_sym_name_of(const char *name);
 
 #endif

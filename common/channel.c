@@ -157,11 +157,14 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		d->proto = m->pool_decl;
 		d->nparams = m->nparams;
 		d->kind = m->declared ? MS_DYN_DECLARED : MS_DYN_MODULE;
-		d->ret = m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE : MS_DYN_RET_INT;
+		/* a handler module's doubles are its own C code's business: only
+		 * the generic stubs of declared functions pass them in SSE */
+		d->ret = m->declared && m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE
+								      : MS_DYN_RET_INT;
 		for (unsigned k = 0; k < m->nparams; k++) {
 			if (m->params[k].type.tclass >= MS_T_PTR)
 				d->ptrmask |= (uint16_t)(1u << k);
-			if (m->params[k].type.tclass == MS_T_DOUBLE)
+			if (m->declared && m->params[k].type.tclass == MS_T_DOUBLE)
 				d->dblmask |= (uint16_t)(1u << k);
 		}
 	}
@@ -199,6 +202,12 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	}
 	fns[MS_ID_execve].flags |= MS_FF_EXEC;
 	fns[MS_ID_execvp].flags |= MS_FF_EXEC;
+	fns[MS_ID_execv].flags |= MS_FF_EXEC;
+	fns[MS_ID_execvpe].flags |= MS_FF_EXEC;
+	fns[MS_ID_execl].flags |= MS_FF_EXEC;
+	fns[MS_ID_execlp].flags |= MS_FF_EXEC;
+	fns[MS_ID_execle].flags |= MS_FF_EXEC;
+	fns[MS_ID_fexecve].flags |= MS_FF_EXEC;
 	fns[MS_ID_posix_spawn].flags |= MS_FF_EXEC;
 	fns[MS_ID_posix_spawnp].flags |= MS_FF_EXEC;
 	fns[MS_ID_system].flags |= MS_FF_EXEC;
@@ -246,7 +255,9 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 {
 	const struct ms_fn_meta *m = ms_catalog_get(r->fn);
 
-	if (!m || o->data > pool_size || o->len > pool_size - o->data)
+	/* a POOLPTR's len is the field's offset, not a length */
+	if (!m || o->data > pool_size ||
+	    (o->kind != MS_O_POOLPTR && o->len > pool_size - o->data))
 		return 0;
 	/* an argument will_call_real replaces: of its class, not an output */
 	if ((o->kind >= MS_O_ARG_INT) != (r->kind == MS_R_REAL))
@@ -317,6 +328,13 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			    o->len == (o->data ? sizeof(struct ms_passwd_rec) : 0) &&
 			    m->nparams >= o->param + 4u)
 				return 1;
+			break;
+		case MS_O_POOLPTR:
+			/* a string field of a catalog struct (struct tm's tm_zone) */
+			sd = d->kind == MS_OK_STRUCT ? ms_struct_find(d->strct) : NULL;
+			for (unsigned f = 0; sd && f < sd->nfields; f++)
+				if (sd->fields[f].kind == MS_FD_STR && sd->fields[f].off == o->len)
+					return 1;
 			break;
 		case MS_O_ADDRINFO:
 			if (d->kind == MS_OK_STRUCT && strcmp(d->strct, "addrinfo") == 0 && o->len &&
@@ -640,6 +658,11 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			if (!pool_ok(h, g.name) || !pool_ok(h, g.passwd) || !pool_ok(h, g.mem))
 				return "bad struct group value";
 		}
+		if ((r->flags & MS_RF_HOSTENT) &&
+		    (!m->ret_hostent || r->value < 1 || r->value > 64 || !r->value_str ||
+		     r->value_str > h->pool_size ||
+		     (uint64_t)r->value * sizeof(struct ms_addr) > h->pool_size - r->value_str))
+			return "bad struct hostent value";
 		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
 		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
 			return "bad rule default";
@@ -653,7 +676,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 
 		if (o->kind < MS_O_BYTES || o->kind > MS_O_ARG_ADDR || o->param >= MS_MAX_PARAMS)
 			return "bad output";
-		if ((o->cap1 != MS_NONE8 && o->cap1 >= MS_MAX_PARAMS) ||
+		if ((o->cap1 != MS_NONE8 && o->cap1 != MS_CAP_OWN && o->cap1 >= MS_MAX_PARAMS) ||
 		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))
 			return "bad output";
 		if (o->data > h->pool_size || o->len > h->pool_size - o->data)

@@ -218,6 +218,8 @@ enum ms_rule_flags {
 					/* functions) */
 	MS_RF_PASSWD = 1u << 4,		/* value_str: a struct ms_passwd_rec (getpwuid, getpwnam) */
 	MS_RF_GROUP = 1u << 6,		/* value_str: a struct ms_group_rec (getgrnam, getgrgid) */
+	MS_RF_HOSTENT = 1u << 7,	/* value_str: value struct ms_addr (gethostbyname*):
+					 * a struct hostent of those of the first's family */
 	MS_RF_OWNED = 1u << 5,		/* MS_RF_STRVAL, returned as a copy from the */
 					/* program's malloc (strdup: the caller frees it) */
 };

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ctype.h"
 #include "spec.h"
 
 #define MAX_DECL_FIELDS 32
@@ -149,278 +150,21 @@ static const char *skip_ws(const char *p, const char *e)
 	return p;
 }
 
-static int word_is(const char *w, size_t n, const char *s)
-{
-	return strlen(s) == n && memcmp(w, s, n) == 0;
-}
-
-/* A declared type, as far as the stubs and outputs need it. */
-struct ctype {
-	struct ms_type t;	/* class and size as the rules see them */
-	unsigned depth;		/* '*'s */
-	uint8_t is_void, is_char, is_bool, is_double, is_struct;
-	uint8_t konst[8];	/* konst[k]: what k '*'s point through is const */
-	uint8_t base_class, base_size;	/* of the type under the '*'s */
-	char base[24];		/* the struct tag, or the scalar's name */
-};
-
-static const struct {
-	const char *name;
-	uint8_t tclass, size;
-} named_types[] = {
-	{ "int8_t", MS_T_INT, 1 },	  { "uint8_t", MS_T_UINT, 1 },
-	{ "int16_t", MS_T_INT, 2 },	  { "uint16_t", MS_T_UINT, 2 },
-	{ "int32_t", MS_T_INT, 4 },	  { "uint32_t", MS_T_UINT, 4 },
-	{ "int64_t", MS_T_INT, 8 },	  { "uint64_t", MS_T_UINT, 8 },
-	{ "intptr_t", MS_T_INT, 8 },	  { "uintptr_t", MS_T_UINT, 8 },
-	{ "intmax_t", MS_T_INT, 8 },	  { "uintmax_t", MS_T_UINT, 8 },
-	{ "ptrdiff_t", MS_T_INT, 8 },	  { "size_t", MS_T_UINT, 8 },
-	{ "ssize_t", MS_T_INT, 8 },	  { "off_t", MS_T_INT, 8 },
-	{ "pid_t", MS_T_INT, 4 },	  { "uid_t", MS_T_UINT, 4 },
-	{ "gid_t", MS_T_UINT, 4 },	  { "mode_t", MS_T_UINT, 4 },
-	{ "time_t", MS_T_INT, 8 },	  { "socklen_t", MS_T_UINT, 4 },
-	{ "bool", MS_T_UINT, 1 },	  { "_Bool", MS_T_UINT, 1 },
-};
-
-#define TYPES_TAKEN                                                                       \
-	"int, long, short, char, unsigned, bool, (u)intN_t, size_t, ssize_t, double, "     \
-	"pointers, struct NAME pointers"
-
-/*
- * Parses [p, e) as a C type, with a trailing name when *name is non-NULL
- * on entry (a parameter or a field).  Fills *ct; *name and *name_n are the
- * name's, and *dims the array length of `char name[N]` (fields only).
- */
-static int parse_ctype(struct dscan *d, const char *p, const char *e, struct ctype *ct,
+/* A declared type: the one parser's (ctype.c), its errors at their place
+ * in the declaration. */
+static int parse_ctype(struct dscan *d, const char *p, const char *e, struct ms_ctype *ct,
 		       const char **name, size_t *name_n, unsigned *dims)
 {
-	const char *start = skip_ws(p, e), *last = NULL, *base_at = NULL;
-	size_t last_n = 0;
-	unsigned n_long = 0, n_unsigned = 0, n_signed = 0, n_short = 0, n_int = 0, kw = 0;
-	int want_name = name != NULL, have_base = 0;
-	const char *named = NULL;
-	size_t named_n = 0;
+	struct ms_ctype_err err = { d->msg, d->cap, NULL };
+	int r = ms_ctype_parse(p, e, ct, name, name_n, dims, 0, &err);
 
-	memset(ct, 0, sizeof(*ct));
-	if (dims)
-		*dims = 0;
-	p = start;
-	while (p < e) {
-		const char *w = p;
-		size_t n;
-
-		p = skip_ws(p, e);
-		if (p >= e)
-			break;
-		if (*p == '*') {
-			if (last)
-				return dfail(d, p, "unexpected '*' after the name");
-			if (!have_base && !kw)
-				return dfail(d, p, "a '*' before any type");
-			if (++ct->depth >= sizeof(ct->konst))
-				return dfail(d, p, "too many '*'");
-			p++;
-			continue;
-		}
-		if (*p == '[') {
-			const char *q = p + 1;
-			unsigned v = 0;
-
-			if (!dims || !last)
-				return dfail(d, p, "array parameters are not supported: write a pointer");
-			q = skip_ws(q, e);
-			while (q < e && *q >= '0' && *q <= '9' && v < 100000)
-				v = v * 10 + (unsigned)(*q++ - '0');
-			q = skip_ws(q, e);
-			if (!v || q >= e || *q != ']')
-				return dfail(d, p, "expected a length: char %.*s[N]", (int)last_n, last);
-			*dims = v;
-			p = skip_ws(q + 1, e);
-			if (p < e)
-				return dfail(d, p, "unexpected text after the array length");
-			break;
-		}
-		if (*p == '.' && e - p >= 3 && memcmp(p, "...", 3) == 0)
-			return dfail(d, p, "variadic functions cannot be declared (the stubs "
-					   "cannot know what the '...' holds)");
-		if (!is_id(*p) || (*p >= '0' && *p <= '9'))
-			return dfail(d, p, "unexpected character '%c' in a type", *p);
-		w = p;
-		while (p < e && is_id(*p))
-			p++;
-		n = (size_t)(p - w);
-		if (last) {
-			/* the previous word was a name after all: only a name
-			 * may follow a complete type */
-			return dfail(d, w, "unexpected '%.*s' after '%.*s'", (int)n, w, (int)last_n,
-				     last);
-		}
-		if (word_is(w, n, "const")) {
-			ct->konst[ct->depth] = 1;
-			continue;
-		}
-		if (word_is(w, n, "volatile") || word_is(w, n, "restrict") ||
-		    word_is(w, n, "__restrict") || word_is(w, n, "extern"))
-			continue;
-		if (ct->depth || have_base) {
-			/* after a complete type: the name */
-			if (!want_name)
-				return dfail(d, w, "unexpected '%.*s' after the type", (int)n, w);
-			last = w;
-			last_n = n;
-		} else if (word_is(w, n, "long")) {
-			n_long++, kw = 1;
-		} else if (word_is(w, n, "unsigned")) {
-			n_unsigned++, kw = 1;
-		} else if (word_is(w, n, "signed")) {
-			n_signed++, kw = 1;
-		} else if (word_is(w, n, "short")) {
-			n_short++, kw = 1;
-		} else if (word_is(w, n, "int")) {
-			n_int++, kw = 1;
-		} else if (kw && !word_is(w, n, "char") && !word_is(w, n, "double")) {
-			if (!want_name)
-				return dfail(d, w, "unexpected '%.*s' after the type", (int)n, w);
-			last = w;
-			last_n = n;
-		} else if (word_is(w, n, "struct") || word_is(w, n, "union") ||
-			   word_is(w, n, "enum")) {
-			const char *t;
-
-			p = skip_ws(p, e);
-			t = p;
-			while (p < e && is_id(*p))
-				p++;
-			if (p == t)
-				return dfail(d, t, "expected the %.*s's tag", (int)n, w);
-			if (word_is(w, n, "enum")) {
-				/* an enum is an int */
-				named = "int";
-				named_n = 3;
-			} else {
-				/* a union is only ever pointed to: opaque */
-				ct->is_struct = 1;
-				if (word_is(w, n, "struct")) {
-					if ((size_t)(p - t) >= sizeof(ct->base))
-						return dfail(d, t, "struct tag too long");
-					memcpy(ct->base, t, (size_t)(p - t));
-					ct->base[p - t] = '\0';
-				}
-			}
-			have_base = 1;
-			base_at = w;
-		} else {
-			named = w;
-			named_n = n;
-			have_base = 1;
-			base_at = w;
-		}
-	}
-	if (!have_base && !kw)
-		return dfail(d, start, "expected a type");
-	if (want_name && !last && !(ct->depth == 0 && !kw && named && word_is(named, named_n, "void")))
-		return dfail(d, p > start ? p - 1 : start, "expected a name after the type");
-	if (name) {
-		*name = last;
-		*name_n = last_n;
-	}
-	if (!base_at)
-		base_at = start;
-	/* the type under the '*'s */
-	if (kw) {
-		if (named && !word_is(named, named_n, "char") && !word_is(named, named_n, "int") &&
-		    !word_is(named, named_n, "double"))
-			return dfail(d, start, "'%.*s' does not go with short, long, signed or unsigned",
-				     (int)named_n, named);
-		if (named && word_is(named, named_n, "double"))
-			return dfail(d, start, "long double is not supported (only double)");
-		ct->base_class = n_unsigned ? MS_T_UINT : MS_T_INT;
-		ct->base_size = named && word_is(named, named_n, "char") ? 1
-				: n_short			      ? 2
-				: n_long			      ? 8
-								      : 4;
-		ct->is_char = ct->base_size == 1;
-		snprintf(ct->base, sizeof(ct->base), "%s", n_unsigned ? "unsigned" : "int");
-	} else if (ct->is_struct) {
-		ct->base_class = MS_T_PTR;
-	} else if (word_is(named, named_n, "void")) {
-		ct->is_void = 1;
-		ct->base_class = MS_T_VOID;
-	} else if (word_is(named, named_n, "char")) {
-		ct->is_char = 1;
-		ct->base_class = MS_T_INT;
-		ct->base_size = 1;
-	} else if (word_is(named, named_n, "double")) {
-		ct->is_double = 1;
-		ct->base_class = MS_T_DOUBLE;
-		ct->base_size = 8;
-	} else if (word_is(named, named_n, "float")) {
-		return dfail(d, base_at, "float is not supported (only double)");
-	} else if (word_is(named, named_n, "int")) {
-		ct->base_class = MS_T_INT;
-		ct->base_size = 4;
-	} else {
-		size_t i;
-
-		for (i = 0; i < sizeof(named_types) / sizeof(named_types[0]); i++)
-			if (word_is(named, named_n, named_types[i].name))
-				break;
-		if (i == sizeof(named_types) / sizeof(named_types[0])) {
-			if (ct->depth)
-				/* a pointer to what we cannot know: opaque */
-				ct->base_class = MS_T_PTR;
-			else
-				return dfail(d, base_at,
-					     "unknown type '%.*s' (declared prototypes take " TYPES_TAKEN
-					     "; an opaque pointer is void *)",
-					     (int)named_n, named);
-		} else {
-			ct->base_class = named_types[i].tclass;
-			ct->base_size = named_types[i].size;
-			ct->is_bool = named_types[i].name[0] == 'b' || named_types[i].name[0] == '_';
-		}
-		if (named_n < sizeof(ct->base)) {
-			memcpy(ct->base, named, named_n);
-			ct->base[named_n] = '\0';
-		}
-	}
-	/* the type as the rules see it */
-	if (ct->depth == 1 && ct->is_char) {
-		ct->t.tclass = MS_T_STR;
-		ct->t.size = 8;
-	} else if (ct->depth) {
-		ct->t.tclass = MS_T_PTR;
-		ct->t.size = 8;
-		if (ct->depth == 1 && ct->is_struct)
-			snprintf(ct->t.strct, sizeof(ct->t.strct), "%s", ct->base);
-	} else if (ct->is_struct) {
-		return dfail(d, base_at, "a struct is passed or returned by value: not supported "
-					 "(only through a pointer)");
-	} else {
-		ct->t.tclass = ct->base_class;
-		ct->t.size = ct->base_size;
-	}
-	{
-		/* the text, normalised: "const char *" */
-		const char *s = start, *stop = last ? last : p;
-		size_t k = 0;
-
-		while (stop > s && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\n'))
-			stop--;
-		for (; s < stop && k + 1 < sizeof(ct->t.text); s++) {
-			char c = *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s;
-
-			if (c == ' ' && (k == 0 || ct->t.text[k - 1] == ' '))
-				continue;
-			ct->t.text[k++] = c;
-		}
-		ct->t.text[k] = '\0';
-	}
-	return 0;
+	if (r)
+		*d->at = (size_t)(err.where - d->text);
+	return r;
 }
 
 /* What `*param=...` writes for a declared parameter of type ct, if anything. */
-static int out_of(const struct ctype *ct, unsigned param, struct ms_out_desc *o)
+static int out_of(const struct ms_ctype *ct, unsigned param, struct ms_out_desc *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->param = (uint8_t)param;
@@ -457,7 +201,7 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 	const char *e = text + len, *open, *close, *name, *p;
 	size_t name_n;
 	unsigned nint = 0, ndbl = 0, n = 0;
-	struct ctype ret, ct[MS_MAX_PARAMS];
+	struct ms_ctype ret, ct[MS_MAX_PARAMS];
 	const char *pnames[MS_MAX_PARAMS];
 	size_t pnames_n[MS_MAX_PARAMS];
 	struct ms_fn_meta *m;
@@ -654,7 +398,7 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 		const char *semi = memchr(p, ';', (size_t)(end - p)), *fname;
 		size_t fname_n;
 		unsigned dims;
-		struct ctype ct;
+		struct ms_ctype ct;
 		struct ms_field_desc *f;
 		uint32_t fa;
 		int r;

@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -50,6 +54,12 @@ static const struct named other_names[] = {
 	N(EOF),
 	N(POLLIN), N(POLLPRI), N(POLLOUT), N(POLLERR), N(POLLHUP), N(POLLNVAL),
 	N(POLLRDNORM), N(POLLRDBAND), N(POLLWRNORM), N(POLLWRBAND), N(POLLRDHUP),
+	/* statx's mask, statvfs's flags */
+	N(STATX_TYPE), N(STATX_MODE), N(STATX_NLINK), N(STATX_UID), N(STATX_GID),
+	N(STATX_ATIME), N(STATX_MTIME), N(STATX_CTIME), N(STATX_INO), N(STATX_SIZE),
+	N(STATX_BLOCKS), N(STATX_BASIC_STATS), N(STATX_BTIME), N(STATX_ALL),
+	N(ST_RDONLY), N(ST_NOSUID), N(ST_NODEV), N(ST_NOEXEC), N(ST_SYNCHRONOUS),
+	N(ST_MANDLOCK), N(ST_NOATIME), N(ST_NODIRATIME), N(ST_RELATIME),
 };
 #undef N
 
@@ -106,13 +116,17 @@ int ms_name_value(const char *name, size_t len, int64_t *value)
 }
 
 #define F_INT(s, f, n) \
-	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_INT, INT64_MIN, INT64_MAX }
+	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_INT, INT64_MIN, INT64_MAX, NULL }
 #define F_RANGE(s, f, n, lo, hi) \
-	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_INT, lo, hi }
+	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_INT, lo, hi, NULL }
 #define F_UINT(s, f, n) \
-	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_UINT, 0, INT64_MAX }
+	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_UINT, 0, INT64_MAX, NULL }
 #define F_CHARS(s, f, n) \
-	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_CHARS, 0, 0 }
+	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_CHARS, 0, 0, NULL }
+#define F_NEST(s, f, n, sub) \
+	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_NESTED, 0, 0, &sub }
+#define F_STR(s, f, n) \
+	{ n, offsetof(struct s, f), sizeof(((struct s *)0)->f), MS_FD_STR, 0, 0, NULL }
 
 static const struct ms_field_desc timespec_fields[] = {
 	F_INT(timespec, tv_sec, "tv_sec"),
@@ -147,14 +161,131 @@ static const struct ms_field_desc utsname_fields[] = {
 };
 
 #define S(n, f) { #n, sizeof(struct n), f, sizeof(f) / sizeof(f[0]) }
+static const struct ms_struct_desc timeval_desc = S(timeval, timeval_fields);
+
+static const struct ms_field_desc statx_timestamp_fields[] = {
+	F_INT(statx_timestamp, tv_sec, "tv_sec"),
+	F_RANGE(statx_timestamp, tv_nsec, "tv_nsec", 0, 999999999),
+};
+static const struct ms_struct_desc statx_timestamp_desc =
+	S(statx_timestamp, statx_timestamp_fields);
+
+/* what statx(2) fills; stx_mask says which fields are valid (the caller
+ * checks it: write .stx_mask = STATX_BASIC_STATS, or the fields given) */
+static const struct ms_field_desc statx_fields[] = {
+	F_UINT(statx, stx_mask, "stx_mask"),
+	F_UINT(statx, stx_blksize, "stx_blksize"),
+	F_UINT(statx, stx_attributes, "stx_attributes"),
+	F_UINT(statx, stx_nlink, "stx_nlink"),
+	F_UINT(statx, stx_uid, "stx_uid"),
+	F_UINT(statx, stx_gid, "stx_gid"),
+	F_UINT(statx, stx_mode, "stx_mode"),
+	F_UINT(statx, stx_ino, "stx_ino"),
+	F_UINT(statx, stx_size, "stx_size"),
+	F_UINT(statx, stx_blocks, "stx_blocks"),
+	F_UINT(statx, stx_attributes_mask, "stx_attributes_mask"),
+	F_NEST(statx, stx_atime, "stx_atime", statx_timestamp_desc),
+	F_NEST(statx, stx_btime, "stx_btime", statx_timestamp_desc),
+	F_NEST(statx, stx_ctime, "stx_ctime", statx_timestamp_desc),
+	F_NEST(statx, stx_mtime, "stx_mtime", statx_timestamp_desc),
+	F_UINT(statx, stx_rdev_major, "stx_rdev_major"),
+	F_UINT(statx, stx_rdev_minor, "stx_rdev_minor"),
+	F_UINT(statx, stx_dev_major, "stx_dev_major"),
+	F_UINT(statx, stx_dev_minor, "stx_dev_minor"),
+};
+static const struct ms_field_desc statfs_fields[] = {
+	F_INT(statfs, f_type, "f_type"),
+	F_INT(statfs, f_bsize, "f_bsize"),
+	F_UINT(statfs, f_blocks, "f_blocks"),
+	F_UINT(statfs, f_bfree, "f_bfree"),
+	F_UINT(statfs, f_bavail, "f_bavail"),
+	F_UINT(statfs, f_files, "f_files"),
+	F_UINT(statfs, f_ffree, "f_ffree"),
+	F_INT(statfs, f_namelen, "f_namelen"),
+	F_INT(statfs, f_frsize, "f_frsize"),
+	F_INT(statfs, f_flags, "f_flags"),
+};
+static const struct ms_field_desc statvfs_fields[] = {
+	F_UINT(statvfs, f_bsize, "f_bsize"),
+	F_UINT(statvfs, f_frsize, "f_frsize"),
+	F_UINT(statvfs, f_blocks, "f_blocks"),
+	F_UINT(statvfs, f_bfree, "f_bfree"),
+	F_UINT(statvfs, f_bavail, "f_bavail"),
+	F_UINT(statvfs, f_files, "f_files"),
+	F_UINT(statvfs, f_ffree, "f_ffree"),
+	F_UINT(statvfs, f_favail, "f_favail"),
+	F_UINT(statvfs, f_fsid, "f_fsid"),
+	F_UINT(statvfs, f_flag, "f_flag"),
+	F_UINT(statvfs, f_namemax, "f_namemax"),
+};
+static const struct ms_field_desc tm_fields[] = {
+	F_RANGE(tm, tm_sec, "tm_sec", 0, 60),
+	F_RANGE(tm, tm_min, "tm_min", 0, 59),
+	F_RANGE(tm, tm_hour, "tm_hour", 0, 23),
+	F_RANGE(tm, tm_mday, "tm_mday", 1, 31),
+	F_RANGE(tm, tm_mon, "tm_mon", 0, 11),
+	F_RANGE(tm, tm_year, "tm_year", INT32_MIN, INT32_MAX),
+	F_RANGE(tm, tm_wday, "tm_wday", 0, 6),
+	F_RANGE(tm, tm_yday, "tm_yday", 0, 365),
+	F_RANGE(tm, tm_isdst, "tm_isdst", -1, 1),
+	F_INT(tm, tm_gmtoff, "tm_gmtoff"),
+	F_STR(tm, tm_zone, "tm_zone"),
+};
+static const struct ms_field_desc rusage_fields[] = {
+	F_NEST(rusage, ru_utime, "ru_utime", timeval_desc),
+	F_NEST(rusage, ru_stime, "ru_stime", timeval_desc),
+	F_INT(rusage, ru_maxrss, "ru_maxrss"),
+	F_INT(rusage, ru_ixrss, "ru_ixrss"),
+	F_INT(rusage, ru_idrss, "ru_idrss"),
+	F_INT(rusage, ru_isrss, "ru_isrss"),
+	F_INT(rusage, ru_minflt, "ru_minflt"),
+	F_INT(rusage, ru_majflt, "ru_majflt"),
+	F_INT(rusage, ru_nswap, "ru_nswap"),
+	F_INT(rusage, ru_inblock, "ru_inblock"),
+	F_INT(rusage, ru_oublock, "ru_oublock"),
+	F_INT(rusage, ru_msgsnd, "ru_msgsnd"),
+	F_INT(rusage, ru_msgrcv, "ru_msgrcv"),
+	F_INT(rusage, ru_nsignals, "ru_nsignals"),
+	F_INT(rusage, ru_nvcsw, "ru_nvcsw"),
+	F_INT(rusage, ru_nivcsw, "ru_nivcsw"),
+};
+static const struct ms_field_desc sysinfo_fields[] = {
+	F_INT(sysinfo, uptime, "uptime"),
+	F_UINT(sysinfo, totalram, "totalram"),
+	F_UINT(sysinfo, freeram, "freeram"),
+	F_UINT(sysinfo, sharedram, "sharedram"),
+	F_UINT(sysinfo, bufferram, "bufferram"),
+	F_UINT(sysinfo, totalswap, "totalswap"),
+	F_UINT(sysinfo, freeswap, "freeswap"),
+	F_UINT(sysinfo, procs, "procs"),
+	F_UINT(sysinfo, totalhigh, "totalhigh"),
+	F_UINT(sysinfo, freehigh, "freehigh"),
+	F_UINT(sysinfo, mem_unit, "mem_unit"),
+};
+
 static const struct ms_struct_desc structs[] = {
 	S(timespec, timespec_fields),
 	S(timeval, timeval_fields),
 	S(stat, stat_fields),
 	{ "stat64", sizeof(struct stat), stat_fields, sizeof(stat_fields) / sizeof(stat_fields[0]) },
 	S(utsname, utsname_fields),
+	S(statx, statx_fields),
+	S(statfs, statfs_fields),
+	{ "statfs64", sizeof(struct statfs), statfs_fields, sizeof(statfs_fields) / sizeof(statfs_fields[0]) },
+	S(statvfs, statvfs_fields),
+	{ "statvfs64", sizeof(struct statvfs), statvfs_fields,
+	  sizeof(statvfs_fields) / sizeof(statvfs_fields[0]) },
+	S(tm, tm_fields),
+	S(rusage, rusage_fields),
+	S(sysinfo, sysinfo_fields),
 };
 #undef S
+
+/* The catalog's structs, one by one (--list): NULL after the last. */
+const struct ms_struct_desc *ms_struct_at(unsigned i)
+{
+	return i < sizeof(structs) / sizeof(structs[0]) ? &structs[i] : NULL;
+}
 
 const struct ms_struct_desc *ms_struct_find(const char *name)
 {

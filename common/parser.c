@@ -140,6 +140,8 @@ struct parser {
 	struct ms_diag *diag;
 	int err;
 	uint32_t src_off;
+	struct stmt *st;	/* the statement being read: its nested literals */
+	int in_literal;		/* reading a literal inside a literal */
 };
 
 static int fail_at(struct parser *ps, uint32_t line, uint32_t col, const char *fmt, ...)
@@ -405,6 +407,7 @@ enum val_kind { V_INT = 1, V_DBL, V_STR, V_NULL, V_BOOL, V_PH, V_STRUCT, V_DUR, 
 
 #define MAX_FIELDS 16
 #define MAX_ARGS 16
+#define MAX_NESTED 8
 /* A string, a repeat() or a file(): 16 MiB.  The fuzz targets build with
  * less: each parse allocates its scratch at this size, and ASan poisons
  * all of it on every run. */
@@ -462,6 +465,10 @@ struct stmt {
 	unsigned nconds;
 	struct cond_src conds[MAX_CONDS];
 	struct val condfields[MAX_CONDS][MAX_FIELDS];
+	/* the fields of struct literals inside struct literals (statx's
+	 * stx_mtime = {S, NS}), one level deep */
+	struct val nested[MAX_NESTED][MAX_FIELDS];
+	unsigned nnested;
 };
 
 static const char *kind_name(enum val_kind k)
@@ -741,10 +748,23 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 				if (next(ps))
 					return -1;
 			}
-			if (is_punct(t, '{'))
-				return fail_tok(ps, t, "nested struct literals are not supported");
-			if (parse_value(ps, f->v, NULL, scratch))
+			if (is_punct(t, '{')) {
+				int r;
+
+				if (ps->in_literal || !ps->st)
+					return fail_tok(ps, t, "struct literals nest one level deep");
+				if (ps->st->nnested == MAX_NESTED)
+					return fail_tok(ps, t,
+							"too many struct literals inside others (at most %d)",
+							MAX_NESTED);
+				ps->in_literal = 1;
+				r = parse_value(ps, f->v, ps->st->nested[ps->st->nnested++], scratch);
+				ps->in_literal = 0;
+				if (r)
+					return -1;
+			} else if (parse_value(ps, f->v, NULL, scratch)) {
 				return -1;
+			}
 			if (is_punct(t, ','))  {
 				if (next(ps))
 					return -1;
@@ -882,6 +902,8 @@ static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 	if (next(ps))
 		return -1;
 	st->nargs = 0;
+	st->nnested = 0;
+	ps->st = st;
 	while (!is_punct(t, ')')) {
 		struct arg *a;
 
@@ -1148,7 +1170,26 @@ static int encode_struct(struct parser *ps, const struct val *v, const struct ms
 		if (seen[idx])
 			return fail_at(ps, f->v->line, f->v->col, "field %s given twice", fd->name);
 		seen[idx] = 1;
-		if (fd->kind == MS_FD_STR && f->v->kind == V_STR) {
+		if (fd->kind == MS_FD_NESTED && f->v->kind == V_STRUCT) {
+			/* its own fields, at its offset; no string fields inside */
+			unsigned none = 0;
+
+			if (encode_struct(ps, f->v, fd->sub, bytes + fd->off, NULL, &none))
+				return -1;
+		} else if (fd->kind == MS_FD_NESTED && f->v->kind != V_INT) {
+			return fail_at(ps, f->v->line, f->v->col,
+				       "field %s needs a struct %s literal {...} or an integer, not %s",
+				       fd->name, fd->sub->name, kind_name(f->v->kind));
+		} else if (fd->kind == MS_FD_NESTED) {
+			/* an integer: the first field (the seconds of a time) */
+			struct val lit = { .kind = V_STRUCT, .nfields = 1, .line = f->v->line,
+					   .col = f->v->col };
+			unsigned none = 0;
+
+			lit.fields[0].v = f->v;
+			if (encode_struct(ps, &lit, fd->sub, bytes + fd->off, NULL, &none))
+				return -1;
+		} else if (fd->kind == MS_FD_STR && f->v->kind == V_STR) {
 			fix[(*nfix)++] = (struct str_fix){ fd->off, f->v->str };
 		} else if (fd->kind == MS_FD_STR || fd->kind == MS_FD_PTR) {
 			if (f->v->kind != V_NULL && f->v->kind != V_INT)
@@ -2063,12 +2104,25 @@ static int compile(struct parser *ps, struct stmt *st)
 					r.flags |= MS_RF_GROUP;
 					break;
 				}
+				if (value->kind == V_STRUCT && m->ret_hostent) {
+					struct ms_out ao;
+
+					/* the addresses, as getaddrinfo's list */
+					if (encode_addrinfo(ps, value, &ao))
+						return -1;
+					r.value_str = ao.data;
+					r.value = ao.len / (uint32_t)sizeof(struct ms_addr);
+					r.flags |= MS_RF_HOSTENT;
+					break;
+				}
 				if (value->kind != V_NULL)
 					return fail_at(ps, value->line, value->col,
 						       "%s() returns %s: only NULL%s can be returned, not %s",
 						       m->name, m->ret.text,
 						       m->ret_passwd ? " or a {.pw_name = ...} literal"
-						       : m->ret_group ? " or a {.gr_name = ...} literal" : "",
+						       : m->ret_group ? " or a {.gr_name = ...} literal"
+						       : m->ret_hostent ? " or an address list {\"10.1.2.3\", ...}"
+									: "",
 						       kind_name(value->kind));
 				break;
 			}

@@ -147,6 +147,8 @@ enum ms_field_kind {
 	MS_FD_DOUBLE,		/* declared structs: double */
 	MS_FD_STR,		/* declared structs: char *, the spec's string or NULL */
 	MS_FD_PTR,		/* declared structs: another pointer, NULL or an address */
+	MS_FD_NESTED,		/* a struct inside: a literal {...} of struct sub, or
+				 * an integer for its first field (stx_mtime = {S, NS}) */
 };
 
 struct ms_field_desc {
@@ -154,6 +156,7 @@ struct ms_field_desc {
 	uint16_t off, size;
 	uint8_t kind;
 	int64_t min, max;
+	const struct ms_struct_desc *sub;	/* MS_FD_NESTED */
 };
 
 struct ms_struct_desc {
@@ -164,6 +167,8 @@ struct ms_struct_desc {
 };
 
 const struct ms_struct_desc *ms_struct_find(const char *name);
+/* The catalog's structs, one by one (--list): NULL after the last. */
+const struct ms_struct_desc *ms_struct_at(unsigned i);
 
 /* Shell-style glob: '*', '?', '[...]'. */
 int ms_glob_match(const char *pat, const char *s);

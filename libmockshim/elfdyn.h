@@ -21,6 +21,8 @@ struct ms_dynamic {
 	const ElfW(Rela) *rela, *jmprel;
 	size_t relasz, pltrelsz;	/* bytes */
 	const char *rpath, *runpath;	/* DT_RPATH, DT_RUNPATH, or NULL */
+	const ElfW(Verneed) *verneed;	/* DT_VERNEED, DT_VERNEEDNUM */
+	size_t verneednum;
 };
 
 /* Reads info's dynamic section into d: 0, or -1 without a symbol table. */

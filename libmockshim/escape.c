@@ -187,10 +187,41 @@ void ms_exec_check(unsigned id, const uint64_t *a)
 		spawned = 0;
 		break;
 	case MS_ID_execvp:
+	case MS_ID_execlp:
 		file = (const char *)(uintptr_t)a[0];
 		search = 1;
 		spawned = 0;
 		break;
+	case MS_ID_execv:
+	case MS_ID_execl:
+	case MS_ID_execle:	/* (its envp comes after the arguments: environ is looked at) */
+		file = (const char *)(uintptr_t)a[0];
+		spawned = 0;
+		break;
+	case MS_ID_execvpe:
+		file = (const char *)(uintptr_t)a[0];
+		env = (char *const *)(uintptr_t)a[2];
+		search = 1;
+		spawned = 0;
+		break;
+	case MS_ID_fexecve: {
+		static const char fdp[] = "/dev/fd/";
+		unsigned v = (unsigned)(int)a[0];
+		char d[12];
+		int n = 0, k = sizeof(fdp) - 1;
+
+		memcpy(path, fdp, k);
+		do
+			d[n++] = (char)('0' + v % 10);
+		while ((v /= 10) && n < 11);
+		while (n)
+			path[k++] = d[--n];
+		path[k] = '\0';
+		file = path;
+		env = (char *const *)(uintptr_t)a[2];
+		spawned = 0;
+		break;
+	}
 	case MS_ID_posix_spawn:
 	case MS_ID_posix_spawnp:
 		file = (const char *)(uintptr_t)a[1];
@@ -212,7 +243,8 @@ void ms_exec_check(unsigned id, const uint64_t *a)
 		if (search_path(file, path, sizeof(path)) != 0)
 			goto out;
 	} else if (len_of(file) < sizeof(path)) {
-		memcpy(path, file, len_of(file) + 1);
+		if (file != path)
+			memcpy(path, file, len_of(file) + 1);
 	} else {
 		goto out;
 	}

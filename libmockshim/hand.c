@@ -6,6 +6,11 @@
  */
 #undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
+/* <stdio.h> renames the scanf functions to their __isoc99_ forms (in
+ * C99 and later, which this file is); the rows define both names: the
+ * declarations it redirects get other names here. */
+#define fscanf ms_redirected_fscanf
+#define scanf ms_redirected_scanf
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +25,12 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#undef fscanf
+#undef scanf
+
 #include "shim.h"
+
+#define MS_COMMA ,
 
 /* ---- binding the real functions ---- */
 
@@ -513,3 +523,467 @@ void ms_bind_free(void *ptr)
 	ms_real.free.ptr = ms_lookup("free");
 	ms_real.free.fn(ptr);
 }
+
+/* ---- the scanf family, dprintf, syslog: the real v* function ---- */
+
+/*
+ * As printf's: the row's arguments before the "..." are consulted, and an
+ * unmocked call goes to the v* form with the va_list (the alias's own:
+ * __isoc99_fscanf to __isoc99_vfscanf, __syslog_chk to __vsyslog_chk),
+ * looked up into the row's slot.
+ */
+typedef int (*vscan_fn)(const char *, va_list);
+typedef int (*vfscan_fn)(FILE *, const char *, va_list);
+typedef int (*vdpf_fn)(int, const char *, va_list);
+typedef int (*vdpf_chk_fn)(int, int, const char *, va_list);
+typedef void (*vsyslog_fn)(int, const char *, va_list);
+typedef void (*vsyslog_chk_fn)(int, int, const char *, va_list);
+
+/* One armed path for them all: a holds the row's words; 1 with *v set
+ * when mocked, else 0 (2: traced after the real call by the caller). */
+static __attribute__((noinline, cold)) int va_consult(unsigned id, const uint64_t *a, int64_t *v,
+						       const void *caller)
+{
+	return ms_consult(id, a, v, caller);
+}
+
+#define VA_REAL(fn_t, name, vname, call)                                                \
+	do {                                                                            \
+		void *p_ = slot(&ms_real.name.ptr, vname);                              \
+		fn_t f_;                                                                \
+		memcpy(&f_, &p_, sizeof(f_));                                           \
+		r = call;                                                               \
+	} while (0)
+
+/* BODY(words, real call): consults when armed, else calls the real one */
+#define VA_BODY(id, last, words, fn_t, name, vname, args)                               \
+	int r, k = 0;                                                                   \
+	int64_t v;                                                                      \
+	uint64_t a[] = { words };                                                       \
+	va_list ap;                                                                     \
+	if (ms_unlikely(ms_armed[id])) {                                                \
+		k = va_consult(id, a, &v, MS_CALLER);                                   \
+		if (k == 1)                                                             \
+			return (int)v;                                                  \
+	}                                                                               \
+	va_start(ap, last);                                                             \
+	VA_REAL(fn_t, name, vname, f_ args);                                            \
+	va_end(ap);                                                                     \
+	if (k == 2)                                                                     \
+		ms_trace_after(id, a, r);                                               \
+	return r;
+
+MS_EXPORT int fscanf(FILE *stream, const char *format, ...);
+MS_EXPORT int scanf(const char *format, ...);
+MS_EXPORT int __isoc99_fscanf(FILE *stream, const char *format, ...);
+MS_EXPORT int __isoc99_scanf(const char *format, ...);
+MS_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...);
+MS_EXPORT void __syslog_chk(int priority, int flag, const char *format, ...);
+/* declared by <syslog.h>, <sys/prctl.h> and <sys/sem.h>, which this file leaves out */
+MS_EXPORT void syslog(int priority, const char *format, ...);
+MS_EXPORT int prctl(int option, ...);
+MS_EXPORT int semctl(int semid, int semnum, int cmd, ...);
+
+MS_EXPORT int fscanf(FILE *stream, const char *format, ...)
+{
+	VA_BODY(MS_ID_fscanf, format, MS_U(stream) MS_COMMA MS_U(format), vfscan_fn, fscanf,
+		"vfscanf", (stream, format, ap))
+}
+
+MS_EXPORT int __isoc99_fscanf(FILE *stream, const char *format, ...)
+{
+	VA_BODY(MS_ID_fscanf, format, MS_U(stream) MS_COMMA MS_U(format), vfscan_fn,
+		__isoc99_fscanf, "__isoc99_vfscanf", (stream, format, ap))
+}
+
+MS_EXPORT int scanf(const char *format, ...)
+{
+	VA_BODY(MS_ID_scanf, format, MS_U(format), vscan_fn, scanf, "vscanf", (format, ap))
+}
+
+MS_EXPORT int __isoc99_scanf(const char *format, ...)
+{
+	VA_BODY(MS_ID_scanf, format, MS_U(format), vscan_fn, __isoc99_scanf, "__isoc99_vscanf",
+		(format, ap))
+}
+
+MS_EXPORT int dprintf(int fd, const char *format, ...)
+{
+	VA_BODY(MS_ID_dprintf, format, MS_U(fd) MS_COMMA MS_U(format), vdpf_fn, dprintf,
+		"vdprintf", (fd, format, ap))
+}
+
+MS_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
+{
+	VA_BODY(MS_ID_dprintf, format, MS_U(fd) MS_COMMA MS_U(format), vdpf_chk_fn, __dprintf_chk,
+		"__vdprintf_chk", (fd, flag, format, ap))
+}
+
+/* syslog returns nothing: a reply only skips the real call */
+#define SYSLOG_BODY(name, vname, fn_t, args)                                            \
+	int64_t v;                                                                      \
+	int k = 0;                                                                      \
+	uint64_t a[] = { MS_U(priority), MS_U(format) };                                \
+	va_list ap;                                                                     \
+	void *p;                                                                        \
+	fn_t f;                                                                         \
+	if (ms_unlikely(ms_armed[MS_ID_syslog])) {                                      \
+		k = va_consult(MS_ID_syslog, a, &v, MS_CALLER);                         \
+		if (k == 1)                                                             \
+			return;                                                         \
+	}                                                                               \
+	p = slot(&ms_real.name.ptr, vname);                                             \
+	memcpy(&f, &p, sizeof(f));                                                      \
+	va_start(ap, format);                                                           \
+	f args;                                                                         \
+	va_end(ap);                                                                     \
+	if (k == 2)                                                                     \
+		ms_trace_after(MS_ID_syslog, a, 0);
+
+MS_EXPORT void syslog(int priority, const char *format, ...)
+{
+	SYSLOG_BODY(syslog, "vsyslog", vsyslog_fn, (priority, format, ap))
+}
+
+MS_EXPORT void __syslog_chk(int priority, int flag, const char *format, ...)
+{
+	SYSLOG_BODY(__syslog_chk, "__vsyslog_chk", vsyslog_chk_fn, (priority, flag, format, ap))
+}
+
+/* ---- execl, execlp, execle ---- */
+
+/*
+ * The list becomes an argv, as glibc's own execl builds one, and an
+ * unmocked call goes to the real execv, execvp or execve with it.  A
+ * list longer than MAX_LIST_ARGS fails with E2BIG (the kernel's limit on
+ * the strings is far below what so many pointers would take anyway).
+ */
+#define MAX_LIST_ARGS 4096
+typedef int (*execv_fn)(const char *, char *const *);
+typedef int (*execve_fn)(const char *, char *const *, char *const *);
+
+#define EXECL_ARGV(arg)                                                                 \
+	const char *argv[MAX_LIST_ARGS + 1];                                            \
+	size_t n = 0;                                                                   \
+	va_list ap;                                                                     \
+	argv[n++] = arg;                                                                \
+	va_start(ap, arg);                                                              \
+	while (argv[n - 1]) {                                                           \
+		if (n == MAX_LIST_ARGS) {                                               \
+			va_end(ap);                                                     \
+			errno = E2BIG;                                                  \
+			return -1;                                                      \
+		}                                                                       \
+		argv[n++] = va_arg(ap, const char *);                                   \
+	}
+
+static int execl_real(void **real, const char *vname, const char *path, const char *const *argv,
+		      char *const *envp, int with_env)
+{
+	void *p = slot(real, vname);
+
+	if (with_env) {
+		execve_fn f;
+
+		memcpy(&f, &p, sizeof(f));
+		return f(path, (char *const *)argv, envp);
+	}
+	{
+		execv_fn f;
+
+		memcpy(&f, &p, sizeof(f));
+		return f(path, (char *const *)argv);
+	}
+}
+
+#define EXECL_DEFINE(name, id, vname, with_env)                                         \
+	MS_EXPORT int name(const char *path, const char *arg, ...)                      \
+	{                                                                               \
+		char *const *envp = NULL;                                               \
+		uint64_t a[] = { MS_U(path), MS_U(arg) };                               \
+		int64_t v;                                                              \
+		int k = 0, r;                                                           \
+		EXECL_ARGV(arg)                                                         \
+		if (with_env)                                                           \
+			envp = va_arg(ap, char *const *);                               \
+		va_end(ap);                                                             \
+		if (ms_unlikely(ms_armed[id])) {                                        \
+			k = va_consult(id, a, &v, MS_CALLER);                           \
+			if (k == 1)                                                     \
+				return (int)v;                                          \
+		}                                                                       \
+		r = execl_real(&ms_real.name.ptr, vname, path, argv, envp, with_env);   \
+		if (k == 2)                                                             \
+			ms_trace_after(id, a, r);                                       \
+		return r;                                                               \
+	}
+
+EXECL_DEFINE(execl, MS_ID_execl, "execv", 0)
+EXECL_DEFINE(execlp, MS_ID_execlp, "execvp", 0)
+EXECL_DEFINE(execle, MS_ID_execle, "execve", 1)
+
+/* ---- prctl, ptrace, semctl: variadic in glibc, words in the kernel ---- */
+
+/* Their optional arguments are read as glibc's own wrappers read them:
+ * as many words as the system call takes, whether the call uses them or
+ * not. */
+typedef int (*prctl_fn)(int, ...);
+typedef long (*ptrace_fn)(int, ...);
+typedef int (*semctl_fn)(int, int, int, ...);
+
+MS_EXPORT int prctl(int option, ...)
+{
+	unsigned long x[4];
+	uint64_t a[5];
+	int64_t v;
+	int k = 0, r;
+	va_list ap;
+	void *p;
+	prctl_fn f;
+
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		x[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (ms_unlikely(ms_armed[MS_ID_prctl])) {
+		a[0] = MS_U(option);
+		for (int i = 0; i < 4; i++)
+			a[i + 1] = x[i];
+		k = va_consult(MS_ID_prctl, a, &v, MS_CALLER);
+		if (k == 1)
+			return (int)v;
+	}
+	p = slot(&ms_real.prctl.ptr, "prctl");
+	memcpy(&f, &p, sizeof(f));
+	r = f(option, x[0], x[1], x[2], x[3]);
+	if (k == 2)
+		ms_trace_after(MS_ID_prctl, a, r);
+	return r;
+}
+
+MS_EXPORT long ptrace(int request, ...);
+MS_EXPORT long ptrace(int request, ...)
+{
+	unsigned long x[3];
+	uint64_t a[4];
+	int64_t v;
+	int k = 0;
+	long r;
+	va_list ap;
+	void *p;
+	ptrace_fn f;
+
+	va_start(ap, request);
+	for (int i = 0; i < 3; i++)
+		x[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (ms_unlikely(ms_armed[MS_ID_ptrace])) {
+		a[0] = MS_U(request);
+		for (int i = 0; i < 3; i++)
+			a[i + 1] = x[i];
+		k = va_consult(MS_ID_ptrace, a, &v, MS_CALLER);
+		if (k == 1)
+			return (long)v;
+	}
+	p = slot(&ms_real.ptrace.ptr, "ptrace");
+	memcpy(&f, &p, sizeof(f));
+	r = f(request, x[0], x[1], x[2]);
+	if (k == 2)
+		ms_trace_after(MS_ID_ptrace, a, r);
+	return r;
+}
+
+MS_EXPORT int semctl(int semid, int semnum, int cmd, ...)
+{
+	unsigned long arg;
+	uint64_t a[4];
+	int64_t v;
+	int k = 0, r;
+	va_list ap;
+	void *p;
+	semctl_fn f;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (ms_unlikely(ms_armed[MS_ID_semctl])) {
+		a[0] = MS_U(semid);
+		a[1] = MS_U(semnum);
+		a[2] = MS_U(cmd);
+		a[3] = arg;
+		k = va_consult(MS_ID_semctl, a, &v, MS_CALLER);
+		if (k == 1)
+			return (int)v;
+	}
+	p = slot(&ms_real.semctl.ptr, "semctl");
+	memcpy(&f, &p, sizeof(f));
+	r = f(semid, semnum, cmd, arg);
+	if (k == 2)
+		ms_trace_after(MS_ID_semctl, a, r);
+	return r;
+}
+
+/* ---- vfork ---- */
+
+/*
+ * vfork's child runs on its parent's stack until it execs or exits, and
+ * returns from vfork into the same frames the parent will return
+ * through: a trampoline that kept a frame of its own across the real
+ * vfork would have it clobbered by the child (its return address, saved
+ * registers) before the parent came back to it.  So vfork keeps none.
+ * Its entry (below, in assembly) calls vfork_prepare, which binds the
+ * real vfork and consults when armed, and returns; with its frame gone,
+ * the entry either returns the reply (the real vfork never runs) or
+ * jumps to the real vfork with the stack as the caller left it.  An
+ * unmocked vfork is therefore not traced after it returns (its result
+ * would have to be seen from a frame).
+ */
+void *ms_vfork_real MS_HIDDEN;
+
+struct vfork_reply {
+	int64_t mocked, value;	/* returned in rax and rdx */
+};
+
+MS_HIDDEN struct vfork_reply ms_vfork_prepare(const void *caller);
+
+struct vfork_reply ms_vfork_prepare(const void *caller)
+{
+	struct vfork_reply r = { 0, 0 };
+	uint64_t a[] = { 0 };
+	int64_t v;
+
+	if (ms_unlikely(!__atomic_load_n(&ms_vfork_real, __ATOMIC_RELAXED)))
+		__atomic_store_n(&ms_vfork_real, ms_lookup("vfork"), __ATOMIC_RELAXED);
+	if (ms_unlikely(ms_armed[MS_ID_vfork]) && ms_consult(MS_ID_vfork, a, &v, caller) == 1) {
+		r.mocked = 1;
+		r.value = v;
+	}
+	return r;
+}
+
+__asm__(".text\n"
+	".globl vfork\n"
+	".type vfork, @function\n"
+	"vfork:\n"
+	"	movq (%rsp), %rdi\n"		/* the caller, for from= and reports */
+	"	subq $8, %rsp\n"		/* the stack aligned for the call */
+	"	call ms_vfork_prepare\n"
+	"	addq $8, %rsp\n"
+	"	testq %rax, %rax\n"
+	"	jnz 1f\n"
+	"	jmp *ms_vfork_real(%rip)\n"	/* no frame of ours left */
+	"1:	movq %rdx, %rax\n"		/* the reply; errno is set */
+	"	ret\n"
+	".size vfork, .-vfork\n");
+
+/* Never called: the table needs a bind stub, and vfork's entry reads
+ * ms_vfork_real instead of the table. */
+pid_t ms_bind_vfork(void)
+{
+	errno = ENOSYS;
+	return -1;
+}
+
+/* ---- functions glibc exports in two versions ---- */
+
+/*
+ * realpath@GLIBC_2.2.5 refuses a NULL buffer where realpath@@GLIBC_2.3
+ * allocates one; posix_spawn@GLIBC_2.2.5 returns 0 when the exec fails
+ * where @@GLIBC_2.15 returns the error.  The shim's one unversioned
+ * definition takes a program's call whatever version the program was
+ * linked against (the anonymous version script), so it is mocked either
+ * way; an unmocked call must then reach the version the caller's object
+ * bound (its .gnu.version_r: ms_bound_version), dlvsym's old one or
+ * the default.  The answer is kept per call site, in one word: the
+ * return address, and the top bit (above any user address) for "old".
+ */
+struct versioned {
+	const char *name, *old;	/* the function, its older version */
+	void *old_real;		/* dlvsym(RTLD_NEXT, name, old), once */
+	uint64_t site[8];	/* caller | OLD_BIT when old */
+};
+
+#define OLD_BIT (1ull << 63)
+
+static void *pick_version(struct versioned *v, void *dflt, const void *caller)
+{
+	uint64_t c = (uint64_t)(uintptr_t)caller, e;
+	unsigned h = (unsigned)(c >> 3) & 7;
+	void *p;
+
+	e = __atomic_load_n(&v->site[h], __ATOMIC_RELAXED);
+	if ((e & ~OLD_BIT) != c) {
+		const char *bound;
+
+		/* the loader's lock and maybe its allocations: the shim's own */
+		ms_guard++;
+		ms_binding++;
+		bound = ms_bound_version(caller, v->name);
+		ms_binding--;
+		ms_guard--;
+		e = c | (bound && strcmp(bound, v->old) == 0 ? OLD_BIT : 0);
+		__atomic_store_n(&v->site[h], e, __ATOMIC_RELAXED);
+	}
+	if (!(e & OLD_BIT))
+		return dflt;
+	p = __atomic_load_n(&v->old_real, __ATOMIC_RELAXED);
+	if (ms_unlikely(!p)) {
+		int saved = errno;
+
+		ms_guard++;
+		ms_binding++;
+		p = dlvsym(RTLD_NEXT, v->name, v->old);
+		ms_binding--;
+		ms_guard--;
+		errno = saved;
+		if (!p)
+			p = dflt;
+		__atomic_store_n(&v->old_real, p, __ATOMIC_RELAXED);
+	}
+	return p;
+}
+
+#define VERSIONED(ret, name, old_version, proto, args, n)                                \
+	static struct versioned name##_versions = { #name, old_version, NULL, { 0 } };   \
+	typedef ret(*name##_fn) proto;                                                   \
+	static __attribute__((noinline, cold)) ret name##_armed(name##_fn f,             \
+								 const void *caller,     \
+								 MS_STRIP proto)         \
+	{                                                                                \
+		uint64_t a_[] = { MS_ARR(n, args) };                                     \
+		int64_t v_;                                                              \
+		int k_ = ms_consult(MS_ID_##name, a_, &v_, caller);                      \
+		ret r_;                                                                  \
+		if (k_ == 1)                                                             \
+			return (ret)(uintptr_t)v_;                                       \
+		r_ = f args;                                                             \
+		if (k_ == 2)                                                             \
+			ms_trace_after(MS_ID_##name, a_, (int64_t)(uintptr_t)r_);        \
+		return r_;                                                               \
+	}                                                                                \
+	MS_EXPORT ret name proto                                                         \
+	{                                                                                \
+		const void *caller = MS_CALLER;                                          \
+		void *p = pick_version(&name##_versions, ms_real.name.ptr, caller);      \
+		name##_fn f;                                                             \
+		memcpy(&f, &p, sizeof(f));                                               \
+		if (ms_unlikely(ms_armed[MS_ID_##name]))                                 \
+			return name##_armed(f, caller, MS_STRIP args);                   \
+		return f args;                                                           \
+	}                                                                                \
+	ret ms_bind_##name proto                                                         \
+	{                                                                                \
+		ms_real.name.ptr = ms_lookup(#name);                                     \
+		return ms_real.name.fn args;                                             \
+	}
+
+VERSIONED(char *, realpath, "GLIBC_2.2.5", (const char *path, char *resolved_path),
+	  (path, resolved_path), 2)
+VERSIONED(int, posix_spawn, "GLIBC_2.2.5",
+	  (pid_t *pid, const char *path, const posix_spawn_file_actions_t *file_actions,
+	   const posix_spawnattr_t *attrp, char *const *argv, char *const *envp),
+	  (pid, path, file_actions, attrp, argv, envp), 6)
+VERSIONED(int, posix_spawnp, "GLIBC_2.2.5",
+	  (pid_t *pid, const char *file, const posix_spawn_file_actions_t *file_actions,
+	   const posix_spawnattr_t *attrp, char *const *argv, char *const *envp),
+	  (pid, file, file_actions, attrp, argv, envp), 6)

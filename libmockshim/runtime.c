@@ -1372,9 +1372,30 @@ static void check_order(unsigned id, const uint64_t *a, uint32_t call, const voi
 	}
 }
 
+/* The length + 1 of the string at p, read fault-safely, at most max. */
+static uint64_t own_capacity(const char *p, uint64_t max)
+{
+	char chunk[256];
+	uint64_t n = 0;
+
+	while (n < max) {
+		size_t got = ms_read_user(chunk, p + n, sizeof(chunk)), k;
+
+		for (k = 0; k < got; k++)
+			if (!chunk[k])
+				return n + k + 1;
+		if (got < sizeof(chunk))
+			return 0; /* unreadable: nothing is written */
+		n += got;
+	}
+	return max;
+}
+
 static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
 {
-	uint64_t cap = o->cap1 == MS_NONE8 ? UINT64_MAX : a[o->cap1];
+	uint64_t cap = o->cap1 == MS_NONE8 ? UINT64_MAX
+		       : o->cap1 == MS_CAP_OWN ? own_capacity((const char *)(uintptr_t)a[o->param], 4096)
+					      : a[o->cap1];
 
 	if (o->cap2 != MS_NONE8) {
 		uint64_t m = a[o->cap2];
@@ -1473,6 +1494,42 @@ static struct group *group_of(const struct ms_rule *r)
 	mem[k] = NULL;
 	gr.gr_mem = mem;
 	return &gr;
+}
+
+/* gethostbyname*'s result from the rule's addresses: static storage, as
+ * glibc's; h_name is the name asked for, the addresses those of the
+ * first one's family. */
+static struct hostent *hostent_of(const struct ms_rule *r, const uint64_t *a)
+{
+	static struct hostent he;
+	static char name[256];
+	static char *aliases[1];
+	static char *list[65];
+	static unsigned char addrs[64][16];
+	size_t n = ms_read_user(name, (const void *)(uintptr_t)a[0], sizeof(name) - 1), k = 0;
+	struct ms_addr ad;
+	uint16_t family = 0;
+
+	name[n < sizeof(name) ? n : sizeof(name) - 1] = '\0';
+	name[sizeof(name) - 1] = '\0';
+	for (uint64_t i = 0; i < (uint64_t)r->value && i < 64; i++) {
+		memcpy(&ad, pool + r->value_str + i * sizeof(ad), sizeof(ad));
+		if (!family)
+			family = ad.family;
+		if (ad.family != family)
+			continue;
+		memcpy(addrs[k], ad.addr, sizeof(addrs[k]));
+		list[k] = (char *)addrs[k];
+		k++;
+	}
+	list[k] = NULL;
+	aliases[0] = NULL;
+	he.h_name = name;
+	he.h_aliases = aliases;
+	he.h_addrtype = family;
+	he.h_length = family == AF_INET6 ? 16 : 4;
+	he.h_addr_list = list;
+	return &he;
 }
 
 static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const uint64_t *a,
@@ -1616,6 +1673,8 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 		v = (int64_t)(uintptr_t)passwd_of(r);
 	if (r->flags & MS_RF_GROUP)
 		v = (int64_t)(uintptr_t)group_of(r);
+	if (r->flags & MS_RF_HOSTENT)
+		v = (int64_t)(uintptr_t)hostent_of(r, a);
 	if (rc && v == 0)
 		v = rc; /* the list could not be built as asked: an EAI_* code */
 	if (r->flags & MS_RF_DEFAULT) {

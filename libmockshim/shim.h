@@ -18,12 +18,17 @@
 
 /* Every type the catalog's prototypes use. */
 #include <dirent.h>
+#include <fts.h>
+#include <glob.h>
 #include <grp.h>
+#include <mqueue.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pwd.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
@@ -35,13 +40,53 @@
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "catalog.h"
 
-/* Declared by <sys/stat.h> only under _GNU_SOURCE, which trampolines.c
- * leaves out: the rows need the tag alone. */
+/* The structs the rows point to, declared at file scope: a tag first
+ * seen in a prototype would be a new type in each (some are declared by
+ * <sys/stat.h> and others only under _GNU_SOURCE, which trampolines.c
+ * leaves out; the rows need the tag alone). */
 struct statx;
+struct utimbuf;
+struct statfs;
+struct statfs64;
+struct statvfs;
+struct statvfs64;
+struct rlimit64;
+struct file_handle;
+struct sysinfo;
+struct shmid_ds;
+struct msqid_ds;
+struct sembuf;
+struct tms;
+struct ntptimeval;
+struct ether_addr;
+struct ifaddrs;
+struct mmsghdr;
+struct termios;
+struct winsize;
+struct spwd;
+struct mntent;
+struct utmp;
+struct ttyent;
+struct aliasent;
+struct rpcent;
+struct if_nameindex;
+struct mq_attr;
+struct sched_param;
+struct itimerspec;
+struct itimerval;
+struct sigevent;
+struct rusage;
+struct rlimit;
+/* <resolv.h>'s typedef, without its macros (it defines p_type, which
+ * symbols.c's Elf64_Phdr needs): the same type, so a later include agrees */
+struct __res_state;
+typedef struct __res_state *res_state;
 
 struct ms_chan_hdr;
 struct ms_state_hdr;
@@ -54,8 +99,6 @@ struct ms_state_hdr;
 
 /* Arguments are passed to ms_consult as 64-bit words. */
 #define MS_U(x) ((uint64_t)(uintptr_t)(x))
-#define MS_CAT_(a, b) a##b
-#define MS_CAT(a, b) MS_CAT_(a, b)
 #define MS_ARR0() 0
 #define MS_ARR1(a) MS_U(a)
 #define MS_ARR2(a, b) MS_U(a), MS_U(b)
@@ -66,10 +109,7 @@ struct ms_state_hdr;
 #define MS_ARR7(a, b, c, d, e, f, g) MS_ARR6(a, b, c, d, e, f), MS_U(g)
 #define MS_ARR8(a, b, c, d, e, f, g, h) MS_ARR7(a, b, c, d, e, f, g), MS_U(h)
 #define MS_ARR(n, args) MS_CAT(MS_ARR, n) args
-#define MS_NARGS(...) MS_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define MS_NARGS_(a, b, c, d, e, f, g, h, n, ...) n
-#define MS_CARR_(...) MS_CAT(MS_ARR, MS_NARGS(__VA_ARGS__))(__VA_ARGS__)
-#define MS_CARR(args) MS_CARR_ args
+#define MS_CARR(args) MS_ARR(MS_NARGS_OF(args), args)
 /* The arguments back from an MS_ARR array v, each to its parameter's type:
  * what an armed trampoline passes to the real function, so that nothing
  * but the array stays live across the consult. */
@@ -86,6 +126,9 @@ struct ms_state_hdr;
 #define MS_GET7(v, a, b, c, d, e, f, g)                                                        \
 	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f), \
 	 MS_G(v, 6, g))
+#define MS_GET8(v, a, b, c, d, e, f, g, h)                                                     \
+	(MS_G(v, 0, a), MS_G(v, 1, b), MS_G(v, 2, c), MS_G(v, 3, d), MS_G(v, 4, e), MS_G(v, 5, f), \
+	 MS_G(v, 6, g), MS_G(v, 7, h))
 #define MS_STRIP(...) __VA_ARGS__
 #define MS_APPLY(f, a) f a
 #define MS_GET(n, v, args) MS_APPLY(MS_CAT(MS_GET, n), (v, MS_STRIP args))
@@ -100,10 +143,10 @@ extern uint8_t ms_armed[MS_FN_COUNT] MS_HIDDEN;
 /* The real functions, bound lazily: each slot starts at a stub that looks
  * the symbol up with dlsym(RTLD_NEXT) and then calls it. */
 struct ms_real_table {
-#define MS_FN(ret, name, n, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MS_FN(ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
 #define MS_FN_H MS_FN
 #define MS_FN_V MS_FN
-#define MS_ALIAS(canon, ret, name, n, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MS_ALIAS(canon, ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V MS_ALIAS
 #include "mockshim/catalog.def"
@@ -112,10 +155,10 @@ struct ms_real_table {
 extern struct ms_real_table ms_real MS_HIDDEN;
 
 /* Bind stubs (generated, or written by hand for _H rows). */
-#define MS_FN(ret, name, n, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MS_FN(ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
 #define MS_FN_H MS_FN
 #define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, n, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MS_ALIAS(canon, ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
 #define MS_ALIAS_H MS_ALIAS
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
@@ -129,6 +172,10 @@ MS_HIDDEN void *ms_lookup(const char *name);
  * shim: what dlsym(RTLD_NEXT) or dlsym(RTLD_DEFAULT) would find, without
  * touching dlerror()'s state, which is the program's (symbols.c). */
 MS_HIDDEN void *ms_find_symbol(const char *name, int next);
+/* The version ("GLIBC_2.2.5") the object holding address caller bound
+ * its import of name to, or NULL: unversioned, or not an import of it
+ * (a dlsym'd pointer).  Walks the loaded objects: not for hot paths. */
+MS_HIDDEN const char *ms_bound_version(const void *caller, const char *name);
 /* Counts the objects loaded at start, for ms_find_symbol (the constructor). */
 MS_HIDDEN void ms_symbols_init(void);
 /* What a symbol with no real definition is bound to: a diagnostic, exit 127. */

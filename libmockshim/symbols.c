@@ -174,6 +174,12 @@ int ms_read_dyn(const ElfW(Dyn) *dyn, uintptr_t base, struct ms_dynamic *d)
 		case DT_PLTRELSZ:
 			d->pltrelsz = dyn->d_un.d_val;
 			break;
+		case DT_VERNEED:
+			d->verneed = (const ElfW(Verneed) *)p;
+			break;
+		case DT_VERNEEDNUM:
+			d->verneednum = dyn->d_un.d_val;
+			break;
 		case DT_RPATH:
 			rpath = dyn->d_un.d_val + 1;
 			break;
@@ -253,4 +259,68 @@ void *ms_find_symbol(const char *name, int next)
 	dl_iterate_phdr(visit, &f);
 	memcpy(&p, &f.found, sizeof(p));
 	return p;
+}
+
+/* ---- the version an object bound an import to ---- */
+
+struct bound {
+	uintptr_t caller;
+	const char *name;
+	const char *version;	/* out */
+};
+
+/* The version of the import of f->name whose relocation is in rel, or
+ * NULL: its symbol's versym index, looked up in the object's verneed. */
+static const char *import_version(const struct ms_dynamic *d, const ElfW(Rela) *rel, size_t n,
+				  const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint32_t si = (uint32_t)ELF64_R_SYM(rel[i].r_info);
+		const ElfW(Verneed) *vn = d->verneed;
+		ElfW(Versym) ndx;
+
+		if (!si || !same(d->strtab + d->symtab[si].st_name, name))
+			continue;
+		if (!d->versym || !vn)
+			return NULL;
+		ndx = d->versym[si] & 0x7fff;
+		for (size_t k = 0; k < d->verneednum; k++) {
+			const ElfW(Vernaux) *a = (const ElfW(Vernaux) *)((const char *)vn + vn->vn_aux);
+
+			for (unsigned j = 0; j < vn->vn_cnt; j++) {
+				if (a->vna_other == ndx)
+					return d->strtab + a->vna_name;
+				a = (const ElfW(Vernaux) *)((const char *)a + a->vna_next);
+			}
+			if (!vn->vn_next)
+				break;
+			vn = (const ElfW(Verneed) *)((const char *)vn + vn->vn_next);
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+static int bound_visit(struct dl_phdr_info *info, size_t size, void *data)
+{
+	struct bound *b = data;
+	struct ms_dynamic d;
+
+	(void)size;
+	if (!ms_in_object(info, b->caller))
+		return 0;
+	if (ms_read_dynamic(info, &d) == 0) {
+		b->version = import_version(&d, d.jmprel, d.pltrelsz / sizeof(ElfW(Rela)), b->name);
+		if (!b->version)
+			b->version = import_version(&d, d.rela, d.relasz / sizeof(ElfW(Rela)), b->name);
+	}
+	return 1;
+}
+
+const char *ms_bound_version(const void *caller, const char *name)
+{
+	struct bound b = { (uintptr_t)caller, name, NULL };
+
+	dl_iterate_phdr(bound_visit, &b);
+	return b.version;
 }

@@ -11,9 +11,19 @@
  */
 #undef _FILE_OFFSET_BITS
 #undef _GNU_SOURCE
+/* no extern inline definitions from glibc's headers (getc_unlocked,
+ * feof_unlocked, ... when optimising): the rows define those symbols */
+#ifndef __NO_INLINE__
+#define __NO_INLINE__ 1
+#endif
 #define _DEFAULT_SOURCE
 #define _LARGEFILE64_SOURCE
 
+/* <stdio.h> renames the scanf functions to their __isoc99_ forms (in
+ * C99 and later, which this file is); the rows define both names: the
+ * declarations it redirects get other names here. */
+#define vfscanf ms_redirected_vfscanf
+#define vscanf ms_redirected_vscanf
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -40,14 +50,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#undef vfscanf
+#undef vscanf
+
 #include "shim.h"
+
+/* <stdio.h> makes these macros when optimising: the rows define them */
+#undef fread_unlocked
+#undef fwrite_unlocked
 
 /* Declarations first: for the symbols glibc declares too, a prototype that
  * disagrees with glibc's is a compile error here. */
-#define MS_FN(ret, name, n, proto, ...) MS_EXPORT ret name proto;
+#define MS_FN(ret, name, proto, ...) MS_EXPORT ret name proto;
 #define MS_FN_H(...)
 #define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, n, proto, ...) MS_EXPORT ret name proto;
+#define MS_ALIAS(canon, ret, name, proto, ...) MS_EXPORT ret name proto;
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"
@@ -96,9 +113,46 @@
 		return ms_real.name.fn args;                                              \
 	}
 
-#define MS_FN(ret, name, n, proto, args, ...) \
-	MS_TRAMPOLINE(MS_ID_##name, ret, name, n, proto, args, MS_ARR(n, args), c_, , \
-		      ms_real.name.fn MS_GET(n, c_, args))
+/* The same for a function that returns nothing: a reply returns, the
+ * real function's (absent) result is traced as 0. */
+#define MS_TRAMPOLINE_VOID(id, name, n, proto, args, cargs, vals, decl)                    \
+	static __attribute__((noinline, cold)) void ms_armed_##name proto                  \
+	{                                                                                 \
+		uint64_t c_[] = { cargs };                                                \
+		decl                                                                      \
+		int64_t v_;                                                               \
+		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
+		if (ms_likely(k_ == 1))                                                   \
+			return;                                                           \
+		ms_real.name.fn MS_GET(n, vals, args);                                    \
+		if (k_ == 2)                                                              \
+			ms_trace_after(id, c_, 0);                                        \
+	}                                                                                 \
+	MS_EXPORT void name proto                                                         \
+	{                                                                                 \
+		if (ms_unlikely(ms_armed[id])) {                                          \
+			ms_armed_##name args;                                             \
+			return;                                                           \
+		}                                                                         \
+		ms_real.name.fn args;                                                     \
+	}                                                                                 \
+	MS_HIDDEN void ms_bind_##name proto                                               \
+	{                                                                                 \
+		ms_real.name.ptr = ms_lookup(#name);                                      \
+		ms_real.name.fn args;                                                     \
+	}
+
+#define MS_FN_VOID(name, proto, args, ...)                                             \
+	MS_TRAMPOLINE_VOID(MS_ID_##name, name, MS_NARGS_OF(args), proto, args,          \
+			   MS_ARR(MS_NARGS_OF(args), args), c_, )
+#define MS_ALIAS_VOID(canon, name, proto, args, cargs)                                 \
+	MS_TRAMPOLINE_VOID(MS_ID_##canon, name, MS_NARGS_OF(args), proto, args,         \
+			   MS_CARR(cargs), a_, uint64_t a_[] = { MS_ARR(MS_NARGS_OF(args), args) }; \
+			   __asm__ volatile("" : : "r"(a_) : "memory");)
+#define MS_FN(ret, name, proto, args, ...)                                          \
+	MS_TRAMPOLINE(MS_ID_##name, ret, name, MS_NARGS_OF(args), proto, args,          \
+		      MS_ARR(MS_NARGS_OF(args), args), c_, ,                            \
+		      ms_real.name.fn MS_GET(MS_NARGS_OF(args), c_, args))
 #define MS_FN_H(...)
 #define MS_FN_V(...)
 /* an alias's own arguments (c_ holds the canonical row's), in an array
@@ -108,11 +162,11 @@
  * stat's struct stat * does (the same struct on LP64 glibc), hence the
  * pragma. */
 #pragma GCC diagnostic ignored "-Wincompatible-pointer-types"
-#define MS_ALIAS(canon, ret, name, n, proto, args, cargs)                              \
-	MS_TRAMPOLINE(MS_ID_##canon, ret, name, n, proto, args, MS_CARR(cargs), a_,    \
-		      uint64_t a_[] = { MS_ARR(n, args) };                             \
+#define MS_ALIAS(canon, ret, name, proto, args, cargs)                                 \
+	MS_TRAMPOLINE(MS_ID_##canon, ret, name, MS_NARGS_OF(args), proto, args,        \
+		      MS_CARR(cargs), a_, uint64_t a_[] = { MS_ARR(MS_NARGS_OF(args), args) }; \
 		      __asm__ volatile("" : : "r"(a_) : "memory");,                    \
-		      (ret)ms_real.canon.fn MS_GET(MS_NARGS cargs, c_, cargs))
+		      (ret)ms_real.canon.fn MS_GET(MS_NARGS_OF(cargs), c_, cargs))
 #define MS_ALIAS_H(...)
 #define MS_ALIAS_V(...)
 #include "mockshim/catalog.def"

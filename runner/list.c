@@ -34,6 +34,33 @@ static void fail_convention(const struct ms_fn_meta *m, char *buf, size_t n)
 	}
 }
 
+/* *param={.field, ...}: the fields a struct literal takes, a nested
+ * struct's in braces (stx_mtime = {tv_sec, tv_nsec}) */
+static void list_struct(FILE *out, const char *param, const char *tag)
+{
+	const struct ms_struct_desc *sd = ms_struct_find(tag);
+
+	if (!sd) {
+		fprintf(out, " *%s={struct %s}", param, tag);
+		return;
+	}
+	fprintf(out, " *%s={struct %s:", param, tag);
+	for (unsigned i = 0; i < sd->nfields; i++) {
+		const struct ms_field_desc *f = &sd->fields[i];
+
+		fprintf(out, "%s .%s", i ? "," : "", f->name);
+		if (f->kind == MS_FD_NESTED && f->sub) {
+			fputs(" = {", out);
+			for (unsigned k = 0; k < f->sub->nfields; k++)
+				fprintf(out, "%s%s", k ? ", " : "", f->sub->fields[k].name);
+			fputc('}', out);
+		} else if (f->kind == MS_FD_CHARS || f->kind == MS_FD_STR) {
+			fputs(" = \"...\"", out);
+		}
+	}
+	fputc('}', out);
+}
+
 int mockshim_catalog_list(FILE *out, const char *fn)
 {
 	const char *group = NULL;
@@ -93,7 +120,7 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 						m->params[o->param].name, m->params[o->param + 1].name,
 						m->params[o->param + 2].name);
 				else
-					fprintf(out, " *%s={struct %s}", m->params[o->param].name, o->strct);
+					list_struct(out, m->params[o->param].name, o->strct);
 				break;
 			case MS_OK_SCALAR:
 				fprintf(out, " *%s=INTEGER%s", m->params[o->param].name,
@@ -108,6 +135,10 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 	if (m->ret_group)
 		fprintf(out, "  returns: NULL, or a struct group {.gr_name, .gr_passwd, .gr_gid, "
 			     ".gr_mem = \"alice,bob\"}\n");
+	if (m->ret_hostent)
+		fprintf(out, "  returns: NULL, or a struct hostent from an address list "
+			     "{\"10.1.2.3\", \"10.1.2.4\"} (h_name: the %s asked for)\n",
+			m->params[0].name);
 	if (m->ret_owned)
 		fprintf(out, "  returns: NULL, or a string: a copy from the program's malloc, "
 			     "which the program frees\n");
@@ -126,6 +157,9 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 		fprintf(out, "  example: will_fail(%s%s%s)\n", m->name,
 			m->fail_kind == MS_FK_ERRNO && m->fail_errno ? ", " : "",
 			m->fail_kind == MS_FK_ERRNO && m->fail_errno ? ms_errno_name(m->fail_errno) : "");
+	else if (m->ret.tclass == MS_T_VOID)
+		fprintf(out, "  example: will_return(%s, _)  (returns nothing: the real call is "
+			     "skipped)\n", m->name);
 	else
 		fprintf(out, "  example: will_return(%s, 42)\n", m->name);
 	return 0;

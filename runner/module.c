@@ -347,15 +347,86 @@ out:
 struct import_scan {
 	const struct mockshim_session *s;
 	unsigned char *hit;	/* per catalog id */
+	const char **as;	/* per catalog id: the alias imported, or NULL */
 };
 
+/* A symbol armed by its row: __read_chk is read (the catalog's aliases). */
 static void note_import(const char *name, void *ctx)
 {
 	struct import_scan *sc = ctx;
 	int id = ms_catalog_find(name, strlen(name));
 
-	if (id >= 0)
-		sc->hit[id] = 1;
+	if (id < 0)
+		return;
+	sc->hit[id] = 1;
+	if (sc->as && !sc->as[id] && strcmp(name, ms_catalog_get((unsigned)id)->name) != 0)
+		sc->as[id] = ms_sym_name_of(name);
+}
+
+/*
+ * Where a function's work goes when a program does not import it: the
+ * stdio and other calls that do the same inside libc (whose own calls
+ * to it never reach the shim), and the system call under them.
+ */
+static const struct {
+	const char *fn, *others, *sys;
+} instead[] = {
+	{ "write", "fwrite fputs fputc putc putchar puts printf fprintf vfprintf fflush", "SYS_write" },
+	{ "read", "fread fgets fgetc getc getline getdelim fscanf", "SYS_read" },
+	{ "open", "fopen openat", "SYS_openat" },
+	{ "openat", "fopen open", "SYS_openat" },
+	{ "close", "fclose", "SYS_close" },
+	{ "lseek", "fseek fseeko ftell ftello rewind", "SYS_lseek" },
+	{ "stat", "statx fstatat lstat", "SYS_statx" },
+	{ "lstat", "statx fstatat stat", "SYS_statx" },
+	{ "fstat", "statx fstatat", "SYS_fstat" },
+	{ "fstatat", "statx stat lstat", "SYS_newfstatat" },
+	{ "fork", "vfork posix_spawn posix_spawnp system popen", "SYS_clone" },
+	{ "execve", "execv execvp execvpe execl execlp execle posix_spawn", "SYS_execve" },
+	{ "rename", "renameat renameat2", "SYS_renameat2" },
+	{ "unlink", "unlinkat remove", "SYS_unlinkat" },
+	{ "utimensat", "futimens utimes utime", "SYS_utimensat" },
+	{ "getaddrinfo", "gethostbyname gethostbyname2", NULL },
+	{ "localtime", "localtime_r", NULL },
+	{ "getgroups", "getgrouplist", "SYS_getgroups" },
+	{ "statvfs", "fstatvfs statfs", "SYS_statfs" },
+};
+
+/* imported: whether p imports id itself (then the others are "also") */
+static void suggest(FILE *out, unsigned id, const struct import_scan *sc, int imported)
+{
+	const char *fn = ms_catalog_get(id)->name;
+
+	for (size_t i = 0; i < sizeof(instead) / sizeof(instead[0]); i++) {
+		const char *w = instead[i].others;
+		int any = 0;
+
+		if (strcmp(instead[i].fn, fn) != 0)
+			continue;
+		while (*w) {
+			size_t n = strcspn(w, " ");
+			int o = ms_catalog_find(w, n);
+
+			if (o >= 0 && sc->hit[o]) {
+				fprintf(out, "%s%.*s", any++ ? ", " : imported ? "check:   it also imports "
+									  : "check:   it imports ",
+					(int)n, w);
+				if (sc->as[o])
+					fprintf(out, " (as %s)", sc->as[o]);
+			}
+			w += n + (w[n] == ' ');
+		}
+		if (any && imported)
+			fprintf(out, ": what goes through %s never calls the shim's %s() (libc's "
+				     "own calls stay inside it): mock %s too\n",
+				any > 1 ? "them" : "it", fn, any > 1 ? "them" : "it");
+		else if (any)
+			fprintf(out, ": mock %s instead\n", any > 1 ? "those" : "that");
+		if (instead[i].sys && (any || !imported))
+			fprintf(out, "check:   libc's own calls reach the kernel as %s, which a "
+				     "preload does not see\n",
+				instead[i].sys);
+	}
 }
 
 /* The objects the loader maps for path, as ldd lists them. */
@@ -397,7 +468,8 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 	char warn[2048], pathbuf[PATH_MAX];
 	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
 	unsigned char used[MS_FN_COUNT] = { 0 }, hit[MS_FN_COUNT] = { 0 };
-	struct import_scan sc = { s, hit };
+	const char *as[MS_FN_COUNT] = { 0 };
+	struct import_scan sc = { s, hit, as };
 	char *libs[128];
 	size_t nlibs;
 	int problems = mockshim_check_program(program, envp, warn, sizeof(warn));
@@ -420,8 +492,11 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 		for (unsigned id = 0; id < MS_FN_COUNT; id++) {
 			if (!used[id])
 				continue;
-			fprintf(out, "check: %s() %s imported by %s\n", ms_catalog_get(id)->name,
-				hit[id] ? "is" : "is not", p);
+			fprintf(out, "check: %s() %s imported by %s%s%s%s\n", ms_catalog_get(id)->name,
+				hit[id] ? "is" : "is not", p, as[id] ? " (as " : "", as[id] ? as[id] : "",
+				as[id] ? ")" : "");
+			if (hit[id])
+				suggest(out, id, &sc, 1);
 		}
 	}
 	/* only a dynamic program: a static one would run under LD_TRACE_* */
@@ -433,7 +508,7 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 			continue;
 		/* not the program's own import: does a library of it call it? */
 		for (size_t k = 0; k < nlibs; k++) {
-			struct import_scan lsc = { s, by_lib };
+			struct import_scan lsc = { s, by_lib, NULL };
 
 			memset(by_lib, 0, sizeof(by_lib));
 			if (each_import(libs[k], note_import, &lsc) == 0 && by_lib[id]) {
@@ -447,6 +522,7 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 			fprintf(out, "check: warning: nothing in %s imports %s(): its statements can "
 				     "only act in programs it starts\n",
 				p, ms_catalog_get(id)->name);
+			suggest(out, id, &sc, 0);
 			problems++;
 		}
 	}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Functions glibc exports in two versions: a program bound to the old
+# one (.symver, versions.c) is mocked, and an unmocked call reaches the
+# version it was bound to, not the default.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+# no #! line: the old posix_spawn runs it with /bin/sh, the new says ENOEXEC
+printf 'exit 7\n' > "$T/noshebang"
+chmod +x "$T/noshebang"
+OLD_OUT="realpath EINVAL
+posix_spawn 0, exit 7
+clock_gettime real"
+NEW_OUT="realpath allocated
+posix_spawn ENOEXEC
+clock_gettime real"
+
+t "the old versions, without the shim, behave as the test expects"
+run "$VERSIONS_OLD" "$T/noshebang"
+want_rc 0
+want_out "$OLD_OUT"
+done_t
+
+t "the program is bound to the old versions"
+imports=$(nm -D --undefined-only "$VERSIONS_OLD")
+for s in realpath@GLIBC_2.2.5 posix_spawn@GLIBC_2.2.5 clock_gettime@GLIBC_2.2.5; do
+	grep -qF "$s" <<<"$imports" || problem "no import of $s: $imports"
+done
+done_t
+
+t "unmocked (the functions unarmed), each call reaches the old version"
+run "$M" -e 'will_return_maybe(geteuid, 0)' "$VERSIONS_OLD" "$T/noshebang"
+want_rc 0
+want_out "$OLD_OUT"
+done_t
+
+t "unmocked but armed (will_call_real), each call reaches the old version"
+run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn); will_call_real(clock_gettime)' "$VERSIONS_OLD" "$T/noshebang"
+want_rc 0
+want_out "$OLD_OUT"
+want_err_has "all checks passed"
+done_t
+
+t "bound to the old versions, every call is mocked"
+run "$M" -e 'will_fail(realpath, ENOENT); will_fail(posix_spawn, EAGAIN)' \
+	-e 'will_return(clock_gettime, 0, *tp={1700000000, 0})' "$VERSIONS_OLD" "$T/noshebang"
+want_rc 0
+want_out "realpath ENOENT
+posix_spawn EAGAIN
+clock_gettime mocked"
+want_err_has "all checks passed"
+done_t
+
+t "bound to the default versions, an unmocked call reaches the default"
+run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn)' "$VERSIONS_NEW" "$T/noshebang"
+want_rc 0
+want_out "$NEW_OUT"
+done_t
+
+finish
