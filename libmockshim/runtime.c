@@ -660,6 +660,10 @@ static void *copy_alloc(size_t n)
 
 /* ---- consulting the rules ---- */
 
+/* The last rule this thread's call passed by, for --trace: (id << 32) |
+ * (rule + 1), 0: none.  Another function's is stale. */
+static __thread uint64_t t_passby __attribute__((tls_model("initial-exec")));
+
 /*
  * when(): whether statement i of a table (0 rules, 1 expectations,
  * 2 call order) is for this call.  One it passes by counts the call,
@@ -675,6 +679,8 @@ static __attribute__((noinline)) int passes(unsigned table, uint32_t i, unsigned
 
 	if (ms_conds_hold(chan, first, n, a, &why))
 		return 1;
+	if (table == 0 && (fns[id].flags & MS_FF_TRACED))
+		t_passby = (uint64_t)id << 32 | (i + 1);
 	passed = table == 0 ? &rst[i].passed : table == 1 ? &xst[i].passed : &ost[i].passed;
 	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
 		int saved = errno;
@@ -711,6 +717,8 @@ static __attribute__((noinline)) int draw(uint32_t ri)
 	if ((uint32_t)(z >> 32) < rules[ri].prob)
 		return 1;
 	__atomic_fetch_add(&rst[ri].passed, 1, __ATOMIC_RELAXED);
+	if (fns[rules[ri].fn].flags & MS_FF_TRACED)
+		t_passby = (uint64_t)rules[ri].fn << 32 | (ri + 1);
 	return 0;
 }
 
@@ -1715,16 +1723,16 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 }
 
 /* "SRC:LINE" of the rule that replied, for the trace line. */
-static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
+/* "SRC:LINE" of rule r into by (160 bytes). */
+static void rule_where(const struct ms_rule *r, char *by)
 {
-	char by[160];
 	size_t n = 0;
 	const char *src = pool + r->src;
 	uint32_t line = r->line;
 	char digits[12];
 	int k = 0;
 
-	while (*src && n < sizeof(by) - 16)
+	while (*src && n < 160 - 16)
 		by[n++] = *src++;
 	by[n++] = ':';
 	do
@@ -1733,12 +1741,20 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	while (k)
 		by[n++] = digits[--k];
 	by[n] = '\0';
+}
+
+static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
+{
+	char by[160];
+
+	rule_where(r, by);
+	t_passby = 0;
 	if (id >= MS_FN_COUNT) {
 		ms_trace_decl((const struct ms_chan_dyn *)ms_chan_at(chan, chan->dyn_off) + (id - MS_FN_COUNT),
 			      pool, a, (uint64_t)v, by);
 		return;
 	}
-	ms_trace_call(id, a, v, err, by);
+	ms_trace_call(id, a, v, err, by, NULL);
 }
 
 int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
@@ -1747,8 +1763,15 @@ int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 
 	if (fns[id].flags & MS_FF_RECORD)
 		ms_record_call(chan, st, id, a, ret, err);
-	if (fns[id].flags & MS_FF_TRACED)
-		ms_trace_call(id, a, ret, err, NULL);
+	if (fns[id].flags & MS_FF_TRACED) {
+		char by[160];
+		uint64_t p = t_passby;
+
+		t_passby = 0;
+		if (p >> 32 == id && (uint32_t)p)
+			rule_where(&rules[(uint32_t)p - 1], by);
+		ms_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
+	}
 	errno = err;
 	return ret;
 }

@@ -216,7 +216,7 @@ MS_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
 extern int ms_trace_timed MS_HIDDEN;
 MS_HIDDEN void ms_trace_start(void);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
-			     const char *mocked_by);
+			     const char *mocked_by, const char *passed_by);
 /* --record: logs a real call of recorded function id, its result and
  * what it wrote (record.c).  err is the errno it left. */
 MS_HIDDEN void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,

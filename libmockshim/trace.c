@@ -617,7 +617,8 @@ void ms_trace_exec(unsigned id, const uint64_t *a)
 	errno = saved;
 }
 
-void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by)
+void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by,
+		   const char *passed_by)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct out o;
@@ -661,6 +662,12 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 	if (mocked_by) {
 		put(&o, " (mocked: ");
 		put(&o, mocked_by);
+		put_c(&o, ')');
+	}
+	if (passed_by) {
+		/* when() or probability= let this call by a statement */
+		put(&o, " (passed by: ");
+		put(&o, passed_by);
 		put_c(&o, ')');
 	}
 	o.buf[o.n++] = '\n';

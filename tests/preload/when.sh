@@ -94,6 +94,11 @@ run "$M" -e 'will_fail_count(getrandom, EAGAIN, 1000, when(buflen == 1)); will_f
 want_rc 0; want_out "eagain 1000 eintr 1500 wrong 0"
 want_err_has "1000 of 1000 used"; want_err_has "1500 of 1500 used"; done_t
 
+t "--trace marks the statement that answered a call, and the one a call passed by"
+run "$M" -q --trace=open -e 'will_fail(open, EACCES, when(pathname == "b"))' cat a b
+want_rc 1; want_err_has 'open("a", O_RDONLY) = 3 (passed by: -e#1:1)'
+want_err_has 'open("b", O_RDONLY) = -1 EACCES (mocked: -e#1:1)'; done_t
+
 t "integer, bit, set and NULL conditions"
 run "$M" -e 'will_fail(open, EACCES, when(flags & O_CREAT)); will_fail(open, ENOENT, when(!(flags & O_CREAT), flags in {O_RDONLY, O_WRONLY}))' \
 	sh -c 'echo x > new.txt; cat a'
