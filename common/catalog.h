@@ -187,4 +187,20 @@ const char *ms_sym_name(unsigned sym);
 /* The catalog's own copy of exported symbol name, or NULL. */
 const char *ms_sym_name_of(const char *name);
 
+/*
+ * The exec family (what starts a program): which argument names it
+ * (MS_EXEC_SH: /bin/sh runs the argument; fd: an fd names it), which is
+ * the environment (-1: environ), whether PATH is searched, and whether
+ * the call starts a new process (spawn) or replaces this one.  NULL for
+ * any other function.  The channel arms these in every process, and the
+ * shim names the programs they start that will run unmocked.
+ */
+#define MS_EXEC_SH (-2)
+struct ms_exec_row {
+	uint16_t id;
+	int8_t file, env;
+	uint8_t search, spawn, fd;
+};
+const struct ms_exec_row *ms_exec_row(unsigned id);
+
 #endif

@@ -200,18 +200,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
 							       : MS_FF_NO_CALL;
 	}
-	fns[MS_ID_execve].flags |= MS_FF_EXEC;
-	fns[MS_ID_execvp].flags |= MS_FF_EXEC;
-	fns[MS_ID_execv].flags |= MS_FF_EXEC;
-	fns[MS_ID_execvpe].flags |= MS_FF_EXEC;
-	fns[MS_ID_execl].flags |= MS_FF_EXEC;
-	fns[MS_ID_execlp].flags |= MS_FF_EXEC;
-	fns[MS_ID_execle].flags |= MS_FF_EXEC;
-	fns[MS_ID_fexecve].flags |= MS_FF_EXEC;
-	fns[MS_ID_posix_spawn].flags |= MS_FF_EXEC;
-	fns[MS_ID_posix_spawnp].flags |= MS_FF_EXEC;
-	fns[MS_ID_system].flags |= MS_FF_EXEC;
-	fns[MS_ID_popen].flags |= MS_FF_EXEC;
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
+		if (ms_exec_row(fn))
+			fns[fn].flags |= MS_FF_EXEC;
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
 		if (fn_is_lean(h, &fns[fn], rules))
 			fns[fn].flags = fn_is_lean(h, &fns[fn], rules);

@@ -178,39 +178,23 @@ void ms_exec_check(unsigned id, const uint64_t *a)
 	char path[512];
 	const char *file = NULL;
 	char *const *env = environ;
-	int search = 0, spawned = 1, saved = errno, kind, envk;
+	const struct ms_exec_row *x = ms_exec_row(id);
+	int search, spawned, saved = errno, kind, envk;
 
-	switch (id) {
-	case MS_ID_execve:
-		file = (const char *)(uintptr_t)a[0];
-		env = (char *const *)(uintptr_t)a[2];
-		spawned = 0;
-		break;
-	case MS_ID_execvp:
-	case MS_ID_execlp:
-		file = (const char *)(uintptr_t)a[0];
-		search = 1;
-		spawned = 0;
-		break;
-	case MS_ID_execv:
-	case MS_ID_execl:
-	case MS_ID_execle:	/* (its envp comes after the arguments: environ is looked at) */
-		file = (const char *)(uintptr_t)a[0];
-		spawned = 0;
-		break;
-	case MS_ID_execvpe:
-		file = (const char *)(uintptr_t)a[0];
-		env = (char *const *)(uintptr_t)a[2];
-		search = 1;
-		spawned = 0;
-		break;
-	case MS_ID_fexecve: {
+	if (!x)
+		return;
+	if (x->file == MS_EXEC_SH) {
+		if (!a[0])
+			return; /* system(NULL): is there a shell? */
+		file = "/bin/sh";
+	} else if (x->fd) {
+		/* fexecve: the file the fd refers to */
 		static const char fdp[] = "/dev/fd/";
-		unsigned v = (unsigned)(int)a[0];
+		unsigned v = (unsigned)(int)a[x->file];
 		char d[12];
 		int n = 0, k = sizeof(fdp) - 1;
 
-		memcpy(path, fdp, k);
+		memcpy(path, fdp, (size_t)k);
 		do
 			d[n++] = (char)('0' + v % 10);
 		while ((v /= 10) && n < 11);
@@ -218,25 +202,13 @@ void ms_exec_check(unsigned id, const uint64_t *a)
 			path[k++] = d[--n];
 		path[k] = '\0';
 		file = path;
-		env = (char *const *)(uintptr_t)a[2];
-		spawned = 0;
-		break;
+	} else {
+		file = (const char *)(uintptr_t)a[x->file];
 	}
-	case MS_ID_posix_spawn:
-	case MS_ID_posix_spawnp:
-		file = (const char *)(uintptr_t)a[1];
-		env = (char *const *)(uintptr_t)a[5];
-		search = id == MS_ID_posix_spawnp;
-		break;
-	case MS_ID_system:
-	case MS_ID_popen:
-		if (!a[0])
-			return;
-		file = "/bin/sh";
-		break;
-	default:
-		return;
-	}
+	if (x->env >= 0)
+		env = (char *const *)(uintptr_t)a[x->env];
+	search = x->search;
+	spawned = x->spawn;
 	if (!file || !*file)
 		return;
 	if (search && !strchr(file, '/')) {
