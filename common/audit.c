@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The audit of a run's state: after every process has exited the driver
+ * copies the state once and checks the copy against the sealed spec, so
+ * that the report reads nothing out of bounds and says when the state
+ * holds what no shim writes (DESIGN.md 5, "A verdict the program cannot
+ * forge or lose").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "catalog.h"
+#include "view.h"
+
+static void tamper(struct ms_report_in *s, int32_t pid, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void tamper(struct ms_report_in *s, int32_t pid, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->tampered)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	s->tampered = s->why;
+	s->tamper_pid = pid > 0 ? pid : 0;
+}
+
+/* Whether event e's statement index fits what its type and kind name. */
+static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
+{
+	switch (e->type) {
+	case MS_EV_ATTACH:
+	case MS_EV_WARN:
+		return 1;
+	case MS_EV_PASSBY:
+		return e->kind == 0 ? e->rule < h->nrules
+		       : e->kind == 1 ? e->rule < h->nexpects
+				      : e->kind == 2 && e->rule < h->norders;
+	case MS_EV_CONSUME:
+		return e->rule < h->nrules &&
+		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].fn == e->fn;
+	case MS_EV_FAIL:
+		switch (e->kind) {
+		case MS_FAIL_OUTPUT_NULL:
+			return e->rule < h->nrules;
+		case MS_FAIL_MOCK_EMPTY:
+			return e->rule < h->nrules || e->rule == UINT32_MAX;
+		case MS_FAIL_CHECK:
+		case MS_FAIL_NO_EXPECT:
+			return e->rule < h->nexpects;
+		case MS_FAIL_ORDER:
+		case MS_FAIL_ORDER_EXTRA:
+		case MS_FAIL_NO_CALL:
+			return e->rule < h->norders;
+		default:
+			return 0;
+		}
+	default:
+		return 0;
+	}
+}
+
+/* The bytes a failed string or memory check carries, as check_bytes()
+ * writes them: a string from its start, up to the bound; memory of the
+ * expectation's length, shown from an offset within it. */
+static int check_event_ok(const struct ms_report_in *s, const struct ms_event *e)
+{
+	const struct ms_expect *x = expect_at(s, e->rule);
+
+	switch (x->kind) {
+	case MS_X_STRING:
+	case MS_X_NOT_STRING:
+		return e->at == 0 && e->len <= MS_STRING_BOUND + 256;
+	case MS_X_MEMORY:
+	case MS_X_NOT_MEMORY:
+		return e->len == x->len && e->at <= x->len;
+	default:
+		return 1;
+	}
+}
+
+static void audit(struct ms_report_in *s, uint64_t token)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	struct ms_state_hdr *st = s->state;
+	struct ms_event *ev = ms_state_at(st, h->st_events_off);
+	uint32_t n, fails = 0, attaches = 0, incomplete = 0;
+
+	if (st->token != token || st->magic != MS_STATE_MAGIC || st->abi != MS_CHAN_ABI ||
+	    st->size != s->state_size)
+		tamper(s, 0, "its header was overwritten");
+	n = st->events_next < h->events_cap ? st->events_next : h->events_cap;
+	for (uint32_t i = 0; i < h->events_cap; i++) {
+		struct ms_event *e = &ev[i];
+
+		if (i >= n) {
+			if (e->state || e->type)
+				tamper(s, e->pid, "event %u lies past the end of the log (%u)", i, n);
+			/* nothing past the end is ever read */
+			continue;
+		}
+		e->caller[MS_EV_CALLER - 1] = '\0';
+		e->sym[MS_EV_SYM - 1] = '\0';
+		if (e->type != MS_EV_FAIL)
+			e->text[MS_EV_TEXT - 1] = '\0';
+		if (e->state == 0) {
+			/* claimed, never completed: a process died writing it */
+			incomplete++;
+			continue;
+		}
+		if (e->state != 1 || (e->type != MS_EV_ATTACH && e->fn >= h->nfns) ||
+		    !event_rule_ok(h, e) || e->at > e->len || e->param >= MS_MAX_PARAMS ||
+		    (e->type == MS_EV_FAIL && e->kind == MS_FAIL_CHECK && !check_event_ok(s, e))) {
+			tamper(s, e->pid, "event %u is not one a shim writes", i);
+			e->state = 0; /* never read again */
+			continue;
+		}
+		fails += e->type == MS_EV_FAIL;
+		attaches += e->type == MS_EV_ATTACH;
+	}
+	/* a log that overflowed has every slot claimed */
+	if (st->events_next > h->events_cap)
+		for (uint32_t i = 0; i < h->events_cap; i++)
+			if (!ev[i].type) {
+				tamper(s, 0, "the log says %u events, but slot %u was never claimed",
+				       st->events_next, i);
+				break;
+			}
+	if (st->failures < fails)
+		tamper(s, 0, "%u failure events, but the failure count says %u", fails, st->failures);
+	else if (st->events_next <= h->events_cap && st->failures > fails + incomplete)
+		tamper(s, 0, "the failure count says %u, but there are %u failure events",
+		       st->failures, fails);
+	if (st->attached < attaches)
+		tamper(s, 0, "%u processes announced, but the count says %u", attaches, st->attached);
+	if (st->order_cursor > h->norders && st->order_cursor != MS_ORDER_BROKEN)
+		tamper(s, 0, "the call-order cursor is past its end");
+	for (uint32_t i = 0; i < h->nrules; i++) {
+		const struct ms_rule *r = rule_at(s, i);
+
+		if (r->count > 0 && rule_consumed(s, i) > (uint32_t)r->count)
+			tamper(s, 0, "%s:%u: %u turns taken of a count of %d", str(s, r->src), r->line,
+			       rule_consumed(s, i), r->count);
+	}
+	for (uint32_t i = 0; i < h->nexpects; i++) {
+		const struct ms_expect *x = expect_at(s, i);
+
+		if (x->count > 0 && expect_consumed(s, i) > (uint32_t)x->count)
+			tamper(s, 0, "%s:%u: %u checks taken of a count of %d", str(s, x->src), x->line,
+			       expect_consumed(s, i), x->count);
+	}
+	for (uint32_t i = 0; i < h->norders; i++) {
+		const struct ms_order *o = order_at(s, i);
+
+		if (o->kind == MS_ORD_CALL && order_consumed(s, i) > (uint32_t)o->count)
+			tamper(s, 0, "%s:%u: %u calls taken of a count of %d", str(s, o->src), o->line,
+			       order_consumed(s, i), o->count);
+	}
+}
+
+int ms_report_take_state(struct ms_report_in *s, const void *state, uint64_t size, uint64_t token)
+{
+	s->state = malloc(size ? size : 1);
+	if (!s->state)
+		return -ENOMEM;
+	memcpy(s->state, state, size);
+	s->state_size = size;
+	s->tampered = NULL;
+	audit(s, token);
+	return 0;
+}
+
+void ms_report_release(struct ms_report_in *s)
+{
+	free(s->state);
+	s->state = NULL;
+}
+
