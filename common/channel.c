@@ -421,6 +421,14 @@ static const char *conds_ok(const struct ms_chan_hdr *h, uint32_t fn, uint32_t f
 			return "bad condition (operator and argument)";
 		if (str_op && !k->str)
 			return "bad condition (no string)";
+		if (k->op == MS_C_GLOB || k->op == MS_C_NOGLOB) {
+			uint16_t len;
+
+			/* the fast matcher trusts the shape: it must be the glob's */
+			if (k->gform != ms_glob_form((const char *)h + h->pool_off + k->str, &len) ||
+			    k->glen != len)
+				return "bad condition (glob shape)";
+		}
 		if (k->arg == MS_CA_INT && k->psize != 1 && k->psize != 2 && k->psize != 4 &&
 		    k->psize != 8)
 			return "bad condition (size)";

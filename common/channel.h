@@ -382,13 +382,24 @@ enum ms_cond_arg {
 	MS_CA_ADDR,		/* the struct sockaddr the argument points to */
 };
 
+/* The shape of a glob, for a match without the general matcher: its
+ * literal part is glen bytes (ms_glob_form() computes both). */
+enum ms_glob_form {
+	MS_GF_ANY = 0,		/* the general matcher */
+	MS_GF_EXACT,		/* no special character */
+	MS_GF_PREFIX,		/* "lit*" */
+	MS_GF_SUFFIX,		/* "*lit" */
+	MS_GF_INFIX,		/* "*lit*" */
+};
+
 struct ms_cond {
 	uint8_t op;		/* enum ms_cond_op */
 	uint8_t arg;		/* enum ms_cond_arg */
 	uint8_t param;
 	uint8_t psize;		/* MS_CA_INT: 1, 2, 4 or 8 */
 	uint8_t psigned;
-	uint8_t reserved[3];
+	uint8_t gform;		/* MS_C_GLOB, MS_C_NOGLOB: enum ms_glob_form */
+	uint16_t glen;		/* its literal's length */
 	int64_t value;
 	uint32_t str;		/* pool: the glob or string */
 	uint32_t set, nset;	/* pool offset of nset int64s */

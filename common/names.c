@@ -295,6 +295,27 @@ const struct ms_struct_desc *ms_struct_find(const char *name)
 	return NULL;
 }
 
+unsigned ms_glob_form(const char *pat, uint16_t *len)
+{
+	size_t n = 0, lo, hi;
+	int lead, trail;
+
+	*len = 0;
+	while (pat[n])
+		n++;
+	lead = n > 0 && pat[0] == '*';
+	trail = n > (size_t)lead && pat[n - 1] == '*';
+	lo = (size_t)lead;
+	hi = n - (size_t)trail;
+	for (size_t i = lo; i < hi; i++)
+		if (pat[i] == '*' || pat[i] == '?' || pat[i] == '[')
+			return MS_GF_ANY;
+	if (hi - lo > 65535)
+		return MS_GF_ANY;
+	*len = (uint16_t)(hi - lo);
+	return lead && trail ? MS_GF_INFIX : lead ? MS_GF_SUFFIX : trail ? MS_GF_PREFIX : MS_GF_EXACT;
+}
+
 int ms_glob_match(const char *p, const char *s)
 {
 	const char *star_p = NULL, *star_s = NULL;

@@ -1734,6 +1734,7 @@ static int compile_conds(struct parser *ps, const struct stmt *st, const struct 
 			c.op = op[0] == '~' ? MS_C_GLOB : MS_C_NOGLOB;
 			c.arg = isstr ? MS_CA_STR : isfd ? MS_CA_FD : MS_CA_ADDR;
 			c.str = v->str;
+			c.gform = (uint8_t)ms_glob_form(ps->spec->pool + v->str, &c.glen);
 		} else if (!strcmp(op, "&") || !strcmp(op, "!&")) {
 			if (!isint)
 				return fail_tok(ps, &cs->param, "'&' tests the bits of an integer; '%s' is %s",

@@ -172,5 +172,8 @@ const struct ms_struct_desc *ms_struct_at(unsigned i);
 
 /* Shell-style glob: '*', '?', '[...]'. */
 int ms_glob_match(const char *pat, const char *s);
+/* The shape of glob pat (enum ms_glob_form) and its literal's length in
+ * *len (at most 65535: longer is MS_GF_ANY). */
+unsigned ms_glob_form(const char *pat, uint16_t *len);
 
 #endif

@@ -173,10 +173,43 @@ static int cond_text(const struct ms_cond *c, uint64_t arg, char *buf)
 	default:
 		if (!arg)
 			return 0;
-		got = ms_read_user(buf, (const void *)(uintptr_t)arg, MS_STRING_BOUND);
-		if (!memchr(buf, '\0', got))
-			buf[got < MS_STRING_BOUND ? got : MS_STRING_BOUND] = '\0';
+		/* to the end of its page first: most strings end there */
+		got = 0;
+		for (uintptr_t p = (uintptr_t)arg; got < MS_STRING_BOUND;) {
+			size_t chunk = 4096 - (p & 4095), k;
+
+			if (chunk > MS_STRING_BOUND - got)
+				chunk = MS_STRING_BOUND - got;
+			k = ms_read_user(buf + got, (const void *)p, chunk);
+			if (memchr(buf + got, '\0', k))
+				return 1;
+			got += k;
+			p += k;
+			if (k < chunk)
+				break;
+		}
+		buf[got] = '\0';
 		return 1;
+	}
+}
+
+/* glob c against s, by its shape when it has a simple one */
+static int glob_match(const struct ms_cond *c, const char *pat, const char *s)
+{
+	size_t n;
+
+	switch (c->gform) {
+	case MS_GF_EXACT:
+		return strcmp(pat, s) == 0;
+	case MS_GF_PREFIX:
+		return strncmp(pat, s, c->glen) == 0;
+	case MS_GF_SUFFIX:
+		n = strlen(s);
+		return n >= c->glen && memcmp(s + n - c->glen, pat + 1, c->glen) == 0;
+	case MS_GF_INFIX:
+		return memmem(s, strlen(s), pat + 1, c->glen) != NULL;
+	default:
+		return ms_glob_match(pat, s);
 	}
 }
 
@@ -228,9 +261,9 @@ static int cond_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, cons
 	t = cond_text(c, a[c->param], buf);
 	switch (c->op) {
 	case MS_C_GLOB:
-		return t == 1 && ms_glob_match(pool + c->str, buf);
+		return t == 1 && glob_match(c, pool + c->str, buf);
 	case MS_C_NOGLOB:
-		return t == 1 && !ms_glob_match(pool + c->str, buf);
+		return t == 1 && !glob_match(c, pool + c->str, buf);
 	case MS_C_STREQ:
 		return t == 1 && strcmp(pool + c->str, buf) == 0;
 	case MS_C_STRNE:
