@@ -266,7 +266,8 @@ static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t p
 			return (t->tclass == MS_T_INT || t->tclass == MS_T_UINT) && o->len == 8 &&
 			       o->cap1 == MS_NONE8;
 		case MS_O_ARG_STR:
-			return t->tclass == MS_T_STR && o->cap1 == MS_NONE8 &&
+			return t->tclass == MS_T_STR && strncmp(t->text, "const ", 6) == 0 &&
+			       o->cap1 == MS_NONE8 &&
 			       (!o->data || o->len < pool_size - o->data);
 		default:
 			return t->tclass == MS_T_PTR && strstr(t->text, "sockaddr") &&
@@ -416,8 +417,9 @@ static const char *conds_ok(const struct ms_chan_hdr *h, uint32_t fn, uint32_t f
 		if (!k->op || k->op > MS_C_NOTNULL || k->arg > MS_CA_ADDR || k->param >= np ||
 		    !pool_ok(h, k->str))
 			return "bad condition";
-		if (str_op != (k->arg != MS_CA_INT) && !(k->arg == MS_CA_STR && (k->op == MS_C_ISNULL ||
-									k->op == MS_C_NOTNULL)))
+		if (str_op != (k->arg != MS_CA_INT) &&
+		    !((k->arg == MS_CA_STR || k->arg == MS_CA_ADDR) &&
+		      (k->op == MS_C_ISNULL || k->op == MS_C_NOTNULL)))
 			return "bad condition (operator and argument)";
 		if (str_op && !k->str)
 			return "bad condition (no string)";

@@ -98,7 +98,7 @@ struct ms_state_hdr {
 	uint64_t size;
 	uint32_t events_next;	/* next event slot; > events_cap: dropped */
 	uint32_t attached;	/* processes whose shim attached */
-	uint32_t failures;	/* failed checks recorded by the shims */
+	uint32_t failures;	/* failed checks the full event log had no room for */
 	uint32_t order_cursor;	/* first call-order entry not yet done;
 				 * MS_ORDER_BROKEN after a call out of order */
 	uint32_t order_seq;	/* calls that took part in call ordering */

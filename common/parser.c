@@ -1824,6 +1824,13 @@ static int compile_rewrite(struct parser *ps, const struct ms_fn_meta *m, const 
 		char path[4096];
 		long n;
 
+		/* the spec's string is read-only: a buffer the real call
+		 * writes into (mktemp's template) cannot be it */
+		if (strncmp(p->type.text, "const ", 6) != 0)
+			return fail_at(ps, a->line, a->col,
+				       "'%s' is %s: %s() may write into it, so it cannot be replaced "
+				       "by the spec's string",
+				       p->name, p->type.text, m->name);
 		o.kind = MS_O_ARG_STR;
 		if (a->v.kind == V_NULL)
 			return add_out(ps, &o);

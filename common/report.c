@@ -320,11 +320,9 @@ unsigned ms_report_consumed(const struct ms_report_in *s)
  */
 static unsigned failed_checks(const struct ms_report_in *s)
 {
-	uint32_t shown = failure_events(s);
+	uint64_t n = (uint64_t)failure_events(s) + s->lost_failures + live(s)->failures;
 
-	if (live(s)->events_next > hdr(s)->events_cap && live(s)->failures > shown)
-		return live(s)->failures;
-	return shown;
+	return n > UINT32_MAX ? UINT32_MAX : (unsigned)n;
 }
 
 unsigned ms_report_failures(const struct ms_report_in *s)

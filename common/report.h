@@ -21,6 +21,7 @@ struct ms_report_in {
 	uint64_t state_size;
 	const char *tampered;	/* why the state cannot be trusted, or NULL */
 	int32_t tamper_pid;	/* the process an impossible event names, or 0 */
+	uint32_t lost_failures;	/* failure events a process died writing */
 	char why[160];
 	const char *program;
 	struct mockshim_result result;

@@ -18,6 +18,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -35,25 +37,39 @@ static size_t len_of(const char *s)
 	return n;
 }
 
-/* KEY's value in env (NULL: not there). */
-static const char *env_value(char *const *env, const char *key)
+/*
+ * KEY's value in env, copied into val (cap bytes): 1, or 0 when it is not
+ * there.  env is the program's (the array execve was given): every
+ * pointer and string is read fault-safely, so that a bad one makes the
+ * exec fail with EFAULT as it would, not the shim crash.
+ */
+static int env_value(char *const *env, const char *key, char *val, size_t cap)
 {
 	size_t k = len_of(key);
 
-	for (; env && *env; env++)
-		if (strncmp(*env, key, k) == 0 && (*env)[k] == '=')
-			return *env + k + 1;
-	return NULL;
+	for (size_t i = 0; env && i < 65536; i++) {
+		const char *p;
+		size_t got;
+
+		if (ms_read_user(&p, env + i, sizeof(p)) != sizeof(p) || !p)
+			return 0;
+		got = ms_read_user(val, p, cap - 1);
+		val[got] = '\0';
+		if (got > k && strncmp(val, key, k) == 0 && val[k] == '=') {
+			memmove(val, val + k + 1, got - k);
+			return 1;
+		}
+	}
+	return 0;
 }
 
 /* file found on PATH as execvp would (the first executable), into out. */
 static int search_path(const char *file, char *out, size_t cap)
 {
-	const char *p = env_value(environ, "PATH");
+	char pathv[1024];
+	const char *p = env_value(environ, "PATH", pathv, sizeof(pathv)) ? pathv : "/bin:/usr/bin";
 	size_t n = len_of(file);
 
-	if (!p)
-		p = "/bin:/usr/bin";
 	while (*p) {
 		const char *e = strchr(p, ':');
 		size_t d = e ? (size_t)(e - p) : len_of(p);
@@ -86,9 +102,17 @@ static int examine(char *path, size_t cap, int depth)
 
 	if (fd < 0)
 		return 0; /* the exec will fail on its own */
-	if (syscall(SYS_fstat, fd, &sb) == 0 && (sb.st_mode & (S_ISUID | S_ISGID)))
-		kind = MS_ESC_SETUID;
-	else if (syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0L) > 0)
+	/* secure execution: the exec changes the effective ids (not on a
+	 * nosuid mount, nor to the ids the process has) */
+	if (syscall(SYS_fstat, fd, &sb) == 0 &&
+	    (((sb.st_mode & S_ISUID) && sb.st_uid != (uid_t)syscall(SYS_getuid)) ||
+	     ((sb.st_mode & S_ISGID) && sb.st_gid != (gid_t)syscall(SYS_getgid)))) {
+		struct statfs fs;
+
+		if (syscall(SYS_fstatfs, fd, &fs) != 0 || !(fs.f_flags & ST_NOSUID))
+			kind = MS_ESC_SETUID;
+	}
+	if (!kind && syscall(SYS_fgetxattr, fd, "security.capability", NULL, 0L) > 0)
 		kind = MS_ESC_CAPS;
 	n = kind ? 0 : syscall(SYS_pread64, fd, buf, sizeof(buf) - 1, 0L);
 	if (n >= 2 && buf[0] == '#' && buf[1] == '!' && depth == 0) {
@@ -134,21 +158,14 @@ static int examine(char *path, size_t cap, int depth)
  * does before its execvp): 0, or the escape. */
 static int env_escape(char *const *env)
 {
-	const char *pre = env_value(env, "LD_PRELOAD"), *chan = env_value(env, MS_CHAN_ENV);
-	const char *mine = ms_channel_env();
-	Dl_info info;
-	const char *base = "libmockshim.so";
+	char pre[2048], chan[512];
+	const char *mine = ms_channel_env(), *base = ms_shim_base();
 
-	if (dladdr(ms_armed, &info) && info.dli_fname) {
-		base = info.dli_fname;
-		for (const char *p = info.dli_fname; *p; p++)
-			if (*p == '/')
-				base = p + 1;
-	}
 	/* (a shim loaded by /etc/ld.so.preload needs no LD_PRELOAD) */
-	if (ms_preloaded_by_env() && (!pre || !strstr(pre, base)))
+	if (ms_preloaded_by_env() &&
+	    (!env_value(env, "LD_PRELOAD", pre, sizeof(pre)) || !strstr(pre, base)))
 		return MS_ESC_NO_PRELOAD;
-	if (mine && (!chan || strcmp(chan, mine) != 0))
+	if (mine && (!env_value(env, MS_CHAN_ENV, chan, sizeof(chan)) || strcmp(chan, mine) != 0))
 		return MS_ESC_NO_CHANNEL;
 	return 0;
 }
@@ -175,7 +192,7 @@ static void warn(unsigned id, int kind, int spawned, const char *path)
 
 void ms_exec_check(unsigned id, const uint64_t *a)
 {
-	char path[512];
+	char path[512], name[512];
 	const char *file = NULL;
 	char *const *env = environ;
 	const struct ms_exec_row *x = ms_exec_row(id);
@@ -203,10 +220,17 @@ void ms_exec_check(unsigned id, const uint64_t *a)
 		path[k] = '\0';
 		file = path;
 	} else {
-		file = (const char *)(uintptr_t)a[x->file];
+		/* the program's string, read fault-safely */
+		size_t got = ms_read_user(name, (const void *)(uintptr_t)a[x->file], sizeof(name) - 1);
+
+		if (!a[x->file] || !got)
+			return;
+		name[got] = '\0';
+		file = name;
 	}
+	/* execve(path, argv, NULL): the program starts with no environment */
 	if (x->env >= 0)
-		env = (char *const *)(uintptr_t)a[x->env];
+		env = a[x->env] ? (char *const *)(uintptr_t)a[x->env] : NULL;
 	search = x->search;
 	spawned = x->spawn;
 	if (!file || !*file)
@@ -223,7 +247,7 @@ void ms_exec_check(unsigned id, const uint64_t *a)
 	/* an exec that will fail (a shell trying each PATH entry) starts nothing */
 	if (syscall(SYS_faccessat, AT_FDCWD, path, X_OK, 0) != 0)
 		goto out;
-	envk = env_escape(env ? env : environ);
+	envk = env_escape(env);
 	kind = examine(path, sizeof(path), 0);
 	if (kind)
 		warn(id, kind, spawned, search || file[0] == '/' ? path : file);

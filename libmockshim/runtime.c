@@ -411,6 +411,12 @@ static int secure_exec(void)
 }
 
 static char chan_env[256];	/* MOCKSHIM_CHANNEL, as attached by */
+static char shim_base[64] = "libmockshim.so";	/* the shim's file name */
+
+const char *ms_shim_base(void)
+{
+	return shim_base;
+}
 static int preload_env;		/* LD_PRELOAD named a libmockshim then */
 
 const char *ms_channel_env(void)
@@ -489,7 +495,19 @@ static void attach(void)
 	{
 		const char *pre = ms_env("LD_PRELOAD");
 
-		preload_env = pre && strstr(pre, "mockshim");
+		Dl_info info;
+
+		/* the name LD_PRELOAD must keep, looked up now: the exec path
+		 * may run in a vfork child or a signal handler */
+		if (dladdr(ms_armed, &info) && info.dli_fname) {
+			const char *b = info.dli_fname;
+
+			for (const char *q = info.dli_fname; *q; q++)
+				if (*q == '/')
+					b = q + 1;
+			copy_str(shim_base, sizeof(shim_base), b);
+		}
+		preload_env = pre && strstr(pre, shim_base);
 	}
 	chan = h;
 	st = state;
@@ -957,8 +975,12 @@ static void record_failure(unsigned id, uint32_t idx, uint32_t call, const void 
 	const char *obj;
 	int saved = errno;
 
-	__atomic_fetch_add(&st->failures, 1, __ATOMIC_RELAXED);
+	/* the event is the failure; the count is of those the full log had
+	 * no room for (a process killed between two writes leaves no count
+	 * that disagrees with the events) */
 	e = ev_begin(MS_EV_FAIL, id, idx, call);
+	if (!e)
+		__atomic_fetch_add(&st->failures, 1, __ATOMIC_RELAXED);
 	if (e) {
 		e->kind = f->kind;
 		e->param = f->param;

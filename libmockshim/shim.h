@@ -240,6 +240,8 @@ MS_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
  * whether its LD_PRELOAD named the shim then. */
 MS_HIDDEN const char *ms_channel_env(void);
 MS_HIDDEN int ms_preloaded_by_env(void);
+/* The shim's file name (its basename), as the loader loaded it. */
+MS_HIDDEN const char *ms_shim_base(void);
 /* when(): whether the conditions [first, +n) of spec h hold for a call
  * with arguments a; when one does not and why is given, what it saw. */
 struct ms_passby {

@@ -616,6 +616,9 @@ static ssize_t drain(int fd, struct buffer *b)
 
 static int make_channel(struct mockshim_session *s)
 {
+	const char *why;
+	int r;
+
 	if (getrandom(&s->token, sizeof(s->token), 0) != (ssize_t)sizeof(s->token))
 		s->token = (uint64_t)now_ms() ^ ((uint64_t)getpid() << 32);
 	if (!s->seed_set && getrandom(&s->seed, sizeof(s->seed), 0) != (ssize_t)sizeof(s->seed))
@@ -624,9 +627,21 @@ static int make_channel(struct mockshim_session *s)
 	if (!s->seed_set)
 		s->seed %= 1000000000ull;
 	s->spec.seed = s->seed;
-	return ms_channel_create(&s->spec, s->events_cap,
-				 s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
-				 s->token, &s->chan);
+	r = ms_channel_create(&s->spec, s->events_cap,
+			      s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
+			      s->token, &s->chan);
+	if (r < 0)
+		return r;
+	/* what the shims will refuse, refused here: a spec the parser made
+	 * and the validator does not take is mockshim's bug, and the run
+	 * would be silently unmocked */
+	why = ms_channel_validate(s->chan.spec, s->chan.spec_size);
+	if (why) {
+		snprintf(s->error, sizeof(s->error),
+			 "internal error: the compiled statements do not validate (%s)\n", why);
+		return -EPROTO;
+	}
+	return 0;
 }
 
 int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *const envp[],

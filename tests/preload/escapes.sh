@@ -39,8 +39,14 @@ run "$M" -e "$Q" sh -c 'unset MOCKSHIM_CHANNEL; exec cat /dev/null'
 want_err_has "/cat\` (exec'd by dash["; want_err_has "without MOCKSHIM_CHANNEL"; done_t
 
 if [ "$(id -u)" = 0 ]; then
-	t "a setuid program exec'd below the top is named"
+	t "a setuid program exec'd below the top is named (not one setuid to its caller)"
 	cp "$PROBE" "$T/suid"
+	chmod 4755 "$T/suid"
+	# setuid root, run by root: no secure execution, it is mocked
+	run "$M" -e "$Q" sh -c "'$T/suid' getuid 1"
+	want_err_lacks "warning"; want_err_has "suid["
+	chmod 755 "$T"
+	chown nobody "$T/suid"
 	chmod 4755 "$T/suid"
 	run "$M" -e "$Q" sh -c "'$T/suid' getuid 1"
 	want_err_has "warning: \`$T/suid\` (exec'd by dash["; want_err_has "is setuid or setgid"; done_t
@@ -54,6 +60,16 @@ cp "$PROBE_STATIC" "$esc"
 run "$M" -e "$Q" sh -c '"$0"' "$esc"
 want_err_has 'x\x1b[2Jy'
 case "$err" in *$'\033'*) problem "an escape sequence reached the report" ;; esac; done_t
+
+t "an exec given bad pointers fails with EFAULT, the shim does not crash"
+run "$M" -q -e "$Q" "$PROBE" exec-bad
+want_rc 0; want_out "execve: EFAULT
+execve env: EFAULT"; done_t
+
+t "execve with a NULL environment: the program ran without the shim"
+run "$M" -e "$Q" "$PROBE" exec-null-env /bin/true
+want_rc 0; want_err_has "warning: \`/bin/true\` (exec'd by probe["
+want_err_has "without the shim in LD_PRELOAD"; done_t
 
 t "ordinary programs, and an exec the spec fails, warn of nothing"
 run "$M" -e "$Q" sh -c "cat /dev/null; '$PROBE' getuid 1 >/dev/null"

@@ -485,6 +485,23 @@ int main(int argc, char **argv)
 		while (wait(NULL) > 0)
 			;
 		printf("eagain %ld eintr %ld wrong %ld\n", total[0], total[1], total[2]);
+	} else if (strcmp(cmd, "exec-bad") == 0) {
+		/* an exec given a bad pointer fails with EFAULT, as without the shim */
+		char *args[] = { "x", NULL };
+		/* volatile: the compiler must not see through them */
+		const char *volatile badpath = (const char *)16;
+		char **volatile badenv = (char **)16;
+
+		execve(badpath, args, environ);
+		printf("execve: %s\n", strerrorname_np(errno));
+		execve("/bin/true", args, badenv);
+		printf("execve env: %s\n", strerrorname_np(errno));
+	} else if (strcmp(cmd, "exec-null-env") == 0 && argc == 3) {
+		/* execve(..., NULL): the program starts with no environment */
+		char *args[] = { argv[2], NULL };
+
+		execve(argv[2], args, NULL);
+		printf("execve: %s\n", strerrorname_np(errno));
 	} else if (strcmp(cmd, "fopen64") == 0 && argc == 3) {
 		/* an alias (fopen64) whose arguments will_call_real replaces */
 		char line[256] = "";

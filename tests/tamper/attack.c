@@ -100,6 +100,9 @@ int main(int argc, char **argv)
 		printf("child: %s\n", WIFEXITED(a) && WEXITSTATUS(a) == 0 ? "mocked" : "not mocked");
 	} else if (strcmp(cmd, "fail-zero-count") == 0) {
 		st->failures = 0;
+	} else if (strcmp(cmd, "fail-count") == 0) {
+		/* failures "not logged" while the log has room */
+		st->failures = 5;
 	} else if (strcmp(cmd, "fail-erase") == 0) {
 		/* the failure event made into a consume event: the count stays */
 		last_failure()->type = MS_EV_CONSUME;
@@ -127,7 +130,7 @@ int main(int argc, char **argv)
 
 		e->type = MS_EV_FAIL;
 		e->state = 1;
-	} else if (strcmp(cmd, "events-next") == 0) {
+	} else if (strcmp(cmd, "fail-events-next") == 0) {
 		st->events_next = 0xffffffffu;
 	} else if (strcmp(cmd, "cursor") == 0) {
 		st->order_cursor = 0xfffffff0u;

@@ -26,7 +26,11 @@ run "${M[@]}" -e 'will_return_always(getpid, 5)' "$A" truncate
 want_rc 0; want_out "spec: EPERM, state: EPERM
 child: mocked"; want_err_has "all checks passed"; done_t
 
-for attack in fail-zero-count fail-erase fail-rule fail-at fail-kind; do
+t "zeroing the failure count changes nothing: the failure events are the verdict"
+run "${M[@]}" -e "$FAIL" "$A" fail-zero-count
+want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
+
+for attack in fail-count fail-erase fail-rule fail-at fail-kind; do
 	t "$attack: a failed run cannot be made to pass or crash the report"
 	run "${M[@]}" -e "$FAIL" "$A" "$attack"
 	want_rc 125; want_err_has "mockshim: the channel was tampered with"
@@ -57,9 +61,9 @@ t "an event written past the end of the log is tampered"
 run "${M[@]}" -e 'will_return_maybe(getpid, 5)' "$A" past-end
 want_rc 125; want_err_has "past the end of the log"; done_t
 
-t "an event count past an unfilled log is tampered"
-run "${M[@]}" -e 'will_return_maybe(getpid, 5)' "$A" events-next
-want_rc 125; want_err_has "tampered with"; done_t
+t "an event count past the log's end cannot hide a failure in it"
+run "${M[@]}" -e "$FAIL" "$A" fail-events-next
+want_rc 123; want_err_has "FAILED"; want_err_lacks "all checks passed"; done_t
 
 t "a call-order cursor and pid count out of range: the shim bounds them, the report says so"
 run "${M[@]}" -e 'expect_function_call(getpid); will_return_maybe(getpid, 5)' "$A" cursor
