@@ -126,9 +126,10 @@ struct ms_fn_state {
 struct ms_rule_state {
 	uint32_t consumed;	/* turns taken */
 	int32_t logged_pid;	/* the last process that logged a turn of it */
-	uint32_t passed;	/* calls its when() or probability= passed by */
+	uint32_t passed;	/* calls its when() passed by */
 	uint32_t tries;		/* probability=: calls that drew, for the k of the draw */
-	uint32_t reserved[12];
+	uint32_t declined;	/* probability=: draws that passed it by */
+	uint32_t reserved[11];
 };
 
 /* Per expectation and call-order entry. */

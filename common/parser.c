@@ -1698,6 +1698,8 @@ static int compile_conds(struct parser *ps, const struct stmt *st, const struct 
 				c.arg = isaddr ? MS_CA_ADDR : MS_CA_STR;
 				c.str = v->str;
 			} else if (isint && (v->kind == V_INT || v->kind == V_BOOL)) {
+				if (check_int_range(ps, v, &p->type, "value"))
+					return -1;
 				c.op = eq ? MS_C_EQ : MS_C_NE;
 				c.value = v->i;
 			} else if (isint) {
@@ -1718,6 +1720,12 @@ static int compile_conds(struct parser *ps, const struct stmt *st, const struct 
 			if (v->kind != V_INT)
 				return fail_at(ps, v->line, v->col, "'%s' takes an integer, not %s", op,
 					       kind_name(v->kind));
+			if (check_int_range(ps, v, &p->type, "value"))
+				return -1;
+			if (p->type.tclass == MS_T_UINT && v->i < 0)
+				return fail_at(ps, v->line, v->col,
+					       "'%s' is %s: no value of it is %s %lld", p->name,
+					       p->type.text, op, (long long)v->i);
 			c.op = !strcmp(op, "<") ? MS_C_LT : !strcmp(op, "<=") ? MS_C_LE
 			       : !strcmp(op, ">") ? MS_C_GT : MS_C_GE;
 			c.value = v->i;
@@ -1759,6 +1767,8 @@ static int compile_conds(struct parser *ps, const struct stmt *st, const struct 
 				if (v->fields[k].name || (e->kind != V_INT && e->kind != V_BOOL))
 					return fail_at(ps, e->line, e->col, "a set holds integers, not %s",
 						       v->fields[k].name ? "a named field" : kind_name(e->kind));
+				if (check_int_range(ps, e, &p->type, "value"))
+					return -1;
 				set[k] = e->i;
 			}
 			c.op = MS_C_IN;

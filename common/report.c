@@ -222,6 +222,7 @@ struct item {
 	int kind;		/* the table's own kind */
 	uint32_t cond_first, ncond;	/* when() */
 	uint32_t passed;	/* calls its when() passed by */
+	uint32_t declined;	/* draws of its probability= that passed it by */
 };
 
 static uint32_t nitems(const struct ms_report_in *s)
@@ -241,21 +242,24 @@ static struct item item_at(const struct ms_report_in *s, uint32_t i)
 		it = (struct item){ IT_RULE, i, r->fn, r->count, rule_consumed(s, i),
 				    r->src, r->line, r->col, r->text, r->kind,
 				    r->cond_first, r->ncond,
-				    ((const struct ms_rule_state *)ms_state_at(live(s), h->st_rules_off))[i].passed };
+				    ((const struct ms_rule_state *)ms_state_at(live(s), h->st_rules_off))[i].passed,
+				    ((const struct ms_rule_state *)ms_state_at(live(s), h->st_rules_off))[i].declined };
 	} else if ((i -= h->nrules) < h->nexpects) {
 		const struct ms_expect *x = expect_at(s, i);
 
 		it = (struct item){ IT_EXPECT, i, x->fn, x->count, expect_consumed(s, i),
 				    x->src, x->line, x->col, x->text, x->kind,
 				    x->cond_first, x->ncond,
-				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_expects_off))[i].passed };
+				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_expects_off))[i].passed,
+				    0 };
 	} else {
 		const struct ms_order *o = order_at(s, i -= h->nexpects);
 
 		it = (struct item){ IT_ORDER, i, o->fn, o->count, order_consumed(s, i),
 				    o->src, o->line, o->col, o->text, o->kind,
 				    o->cond_first, o->ncond,
-				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_orders_off))[i].passed };
+				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_orders_off))[i].passed,
+				    0 };
 	}
 	return it;
 }
@@ -984,6 +988,9 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			if (items[i].passed)
 				fprintf(out, "; %u call%s passed it by", items[i].passed,
 					items[i].passed == 1 ? "" : "s");
+			if (items[i].declined)
+				fprintf(out, "; %u call%s not drawn (probability=)", items[i].declined,
+					items[i].declined == 1 ? "" : "s");
 			fputc('\n', out);
 		}
 	}

@@ -734,7 +734,7 @@ static __attribute__((noinline)) int draw(uint32_t ri)
 	z ^= z >> 31;
 	if ((uint32_t)(z >> 32) < rules[ri].prob)
 		return 1;
-	__atomic_fetch_add(&rst[ri].passed, 1, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&rst[ri].declined, 1, __ATOMIC_RELAXED);
 	if (fns[rules[ri].fn].flags & MS_FF_TRACED)
 		t_passby = (uint64_t)rules[ri].fn << 32 | (ri + 1);
 	return 0;
@@ -1236,8 +1236,9 @@ static void check_param(unsigned id, uint8_t param, uint64_t value, const uint64
 		if (y->param != param)
 			continue;
 		last = f->first_expect + j;
+		/* (check_params counted this call's pass-bys already) */
 		if (!in_scope(y->in_glob, y->from_glob, caller) ||
-		    !AIMED_AT(1, f->first_expect + j, id, y, args))
+		    (y->ncond && !ms_conds_hold(chan, y->cond_first, y->ncond, args, NULL)))
 			continue;
 		scoped = 1;
 		if (claim_turn(&xst[f->first_expect + j].consumed, y->count)) {

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -37,64 +38,30 @@ static int64_t cnorm(uint64_t v, const struct ms_cond *c)
 
 /* ---- the path an fd refers to ---- */
 
-#define FD_SLOTS 64
-#define FD_PATH 256
-
-static struct fd_slot {
-	uint32_t seq;		/* odd: being written */
-	int32_t fd;
-	uint64_t dev, ino;
-	char path[FD_PATH];
-} fd_cache[FD_SLOTS];
-
-/* fd's path into buf (NUL-terminated): once per fd and file, while the
- * number keeps referring to the same file (checked with fstat). */
+/*
+ * fd's path into buf (MS_STRING_BOUND + 1 bytes), as /proc/self/fd/N
+ * names it now: read at every call, since a file can be renamed or
+ * unlinked under its fd, and anonymous inodes share one inode.
+ */
 static int fd_path(int fd, char *buf)
 {
-	struct fd_slot *s = &fd_cache[(unsigned)fd % FD_SLOTS];
-	char proc[40] = "/proc/self/fd/";
-	struct stat sb;
-	uint32_t seq;
+	char proc[40] = "/proc/self/fd/", digits[12];
+	unsigned v = (unsigned)fd;
+	int k = 14, d = 0;
 	long n;
-	int k = 14;
 
-	if (fd < 0 || syscall(SYS_fstat, (long)fd, &sb) != 0)
+	if (fd < 0)
 		return -1;
-	seq = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
-	if (!(seq & 1) && s->fd == fd && s->dev == (uint64_t)sb.st_dev &&
-	    s->ino == (uint64_t)sb.st_ino) {
-		memcpy(buf, s->path, FD_PATH);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) == seq) {
-			buf[FD_PATH - 1] = '\0';
-			return 0;
-		}
-	}
-	/* "/proc/self/fd/N" */
-	{
-		char digits[12];
-		int d = 0;
-		unsigned v = (unsigned)fd;
-
-		do
-			digits[d++] = (char)('0' + v % 10);
-		while ((v /= 10) && d < 11);
-		while (d)
-			proc[k++] = digits[--d];
-		proc[k] = '\0';
-	}
-	n = syscall(SYS_readlinkat, AT_FDCWD, proc, buf, (long)(FD_PATH - 1));
+	do
+		digits[d++] = (char)('0' + v % 10);
+	while ((v /= 10) && d < 11);
+	while (d)
+		proc[k++] = digits[--d];
+	proc[k] = '\0';
+	n = syscall(SYS_readlinkat, AT_FDCWD, proc, buf, (long)MS_STRING_BOUND);
 	if (n < 0)
 		return -1;
 	buf[n] = '\0';
-	if (!(seq & 1) && __atomic_compare_exchange_n(&s->seq, &seq, seq + 1, 0, __ATOMIC_ACQUIRE,
-						      __ATOMIC_RELAXED)) {
-		s->fd = fd;
-		s->dev = (uint64_t)sb.st_dev;
-		s->ino = (uint64_t)sb.st_ino;
-		memcpy(s->path, buf, (size_t)n + 1);
-		__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
-	}
 	return 0;
 }
 
@@ -120,6 +87,8 @@ static int addr_text(const void *ptr, char *buf, size_t cap)
 
 	if (got < sizeof(sa_family_t))
 		return -1;
+	if (ss.ss_family == AF_UNIX && got <= offsetof(struct sockaddr_un, sun_path))
+		return -1;
 	if (ss.ss_family == AF_INET && got >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const void *)&ss;
 		const unsigned char *b = (const unsigned char *)&in->sin_addr;
@@ -143,9 +112,16 @@ static int addr_text(const void *ptr, char *buf, size_t cap)
 		const struct sockaddr_un *un = (const void *)&ss;
 		size_t k = 0;
 
+		size_t have = got - offsetof(struct sockaddr_un, sun_path);
+
 		memcpy(buf, "unix:", 5);
 		n = 5;
-		while (k < sizeof(un->sun_path) && un->sun_path[k] && n < cap - 1)
+		/* an abstract socket's name starts with a NUL: shown as '@' */
+		if (have && !un->sun_path[0]) {
+			buf[n++] = '@';
+			k = 1;
+		}
+		while (k < have && k < sizeof(un->sun_path) && un->sun_path[k] && n < cap - 1)
 			buf[n++] = un->sun_path[k++];
 	} else {
 		return -1;
@@ -213,12 +189,14 @@ static int glob_match(const struct ms_cond *c, const char *pat, const char *s)
 	}
 }
 
-static int cond_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a,
-		      char *buf)
+static int text_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a,
+		      char *buf);
+
+/* An integer condition, or -1 for one that needs the argument's text. */
+static int int_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a)
 {
 	const char *pool = ms_chan_at(h, h->pool_off);
 	int64_t v = cnorm(a[c->param], c);
-	int t;
 
 	switch (c->op) {
 	case MS_C_EQ:
@@ -254,11 +232,18 @@ static int cond_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, cons
 	case MS_C_NOTNULL:
 		return a[c->param] != 0;
 	default:
-		break;
+		return -1;
 	}
+}
+
+static int text_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a,
+		      char *buf)
+{
+	const char *pool = ms_chan_at(h, h->pool_off);
 	/* a NULL string never matches ~ (nor an unreadable one), and is not
 	 * equal to any string */
-	t = cond_text(c, a[c->param], buf);
+	int t = cond_text(c, a[c->param], buf);
+
 	switch (c->op) {
 	case MS_C_GLOB:
 		return t == 1 && glob_match(c, pool + c->str, buf);
@@ -273,25 +258,26 @@ static int cond_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, cons
 	}
 }
 
-int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n, const uint64_t *a,
-		  struct ms_passby *why)
+/* The text conditions, with the buffer they need (a frame of its own:
+ * integer conditions run on a small stack, a signal handler's). */
+static __attribute__((noinline)) int texts_hold(const struct ms_chan_hdr *h,
+						const struct ms_cond *c, uint32_t n,
+						const uint64_t *a, struct ms_passby *why)
 {
-	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + first;
 	char buf[MS_STRING_BOUND + 1];
-	int saved = errno;
 
 	for (uint32_t i = 0; i < n; i++) {
+		if (int_holds(h, &c[i], a) >= 0)
+			continue; /* tested already */
 		buf[0] = '\0';
-		if (cond_holds(h, &c[i], a, buf))
+		if (text_holds(h, &c[i], a, buf))
 			continue;
-		errno = saved;
 		if (why) {
 			size_t k = strlen(buf);
 
 			why->param = c[i].param;
 			why->value = (int64_t)a[c[i].param];
-			why->is_text = c[i].arg != MS_CA_INT && c[i].op != MS_C_ISNULL &&
-				       c[i].op != MS_C_NOTNULL;
+			why->is_text = 1;
 			if (k >= sizeof(why->text))
 				k = sizeof(why->text) - 1;
 			memcpy(why->text, buf, k);
@@ -299,6 +285,34 @@ int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n, const
 		}
 		return 0;
 	}
-	errno = saved;
 	return 1;
+}
+
+int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n, const uint64_t *a,
+		  struct ms_passby *why)
+{
+	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + first;
+	int saved = errno, texts = 0, r = 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int k = int_holds(h, &c[i], a);
+
+		if (k < 0) {
+			texts = 1;
+			continue;
+		}
+		if (!k) {
+			if (why) {
+				why->param = c[i].param;
+				why->value = (int64_t)a[c[i].param];
+				why->is_text = 0;
+				why->text[0] = '\0';
+			}
+			return 0;
+		}
+	}
+	if (texts)
+		r = texts_hold(h, c, n, a, why);
+	errno = saved;
+	return r;
 }
