@@ -1854,7 +1854,7 @@ static void rewrite(const struct ms_rule *r, uint64_t *a)
 			break;
 		}
 	}
-	ms_rewrote = 1;
+	ms_rewrote = (int)r->fn + 1;
 }
 
 /* A turn of rule ri (of function rules[ri].fn), claimed. */

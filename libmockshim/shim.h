@@ -182,7 +182,9 @@ MS_HIDDEN void ms_symbols_init(void);
 MS_HIDDEN void ms_missing_real(void);
 extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec")));
 /* will_call_real(FN, PARAM=VALUE) replaced arguments in the array the
- * trampoline passed (runtime.c): an alias calls its canonical function. */
+ * trampoline passed (runtime.c): the canonical id + 1 of that function,
+ * whose alias then calls its canonical function; another function's
+ * (left by a trampoline that reads its array anyway) is stale. */
 extern __thread int ms_rewrote MS_HIDDEN __attribute__((tls_model("initial-exec")));
 /* The re-entry guard (runtime.c): while non-zero, every trampoline goes to
  * the real function. */

@@ -132,6 +132,10 @@ static long inheritable(long fd, char *fdv, size_t cap)
 	return fd;
 }
 
+/* The state's token, in the process that made the channel (it reports
+ * unless it exec'd another program, which reads the state's own). */
+static uint64_t made_token;
+
 const char *ms_standalone_channel(char *path, unsigned long cap)
 {
 	const char *stmts = ms_env("MOCKSHIM"), *file = ms_env("MOCKSHIM_FILE");
@@ -163,6 +167,7 @@ const char *ms_standalone_channel(char *path, unsigned long cap)
 	if (stmts && *stmts)
 		parse_or_die(&spec, "MOCKSHIM", stmts, strlen(stmts));
 	syscall(SYS_getrandom, &token, sizeof(token), 0L);
+	made_token = token;
 	{
 		const char *sv = ms_env("MOCKSHIM_SEED");
 
@@ -222,7 +227,7 @@ static void report_at_exit(int status, void *arg)
 	in.result.exit_status = status;
 	in.verbosity = MOCKSHIM_NORMAL;
 	/* a copy: children that outlive us may still write the state */
-	if (ms_report_take_state(&in, live, h->state_size, live->token) != 0) {
+	if (ms_report_take_state(&in, live, h->state_size, made_token ? made_token : live->token) != 0) {
 		ms_guard_leave();
 		return;
 	}

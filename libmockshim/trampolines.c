@@ -89,7 +89,7 @@
 		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
 		if (ms_likely(k_ == 1))                                                   \
 			return (ret)(uintptr_t)v_;                                        \
-		if (ms_unlikely(ms_rewrote)) {                                            \
+		if (ms_unlikely(ms_rewrote == (int)(id) + 1)) {                          \
 			ms_rewrote = 0;                                                   \
 			if (k_ == 2)                                                      \
 				return (ret)(uintptr_t)ms_trace_after(                    \

@@ -851,7 +851,14 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 				main_done = 1;
 			}
 		}
-		while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
+			if (WIFCONTINUED(st)) {
+				/* continued: no longer one to name */
+				for (size_t i = 0; i < nstopped; i++)
+					if (stopped[i].pid == p)
+						stopped[i] = stopped[--nstopped];
+				continue;
+			}
 			if (p == child && WIFSTOPPED(st)) {
 				job_stopped(tty, child);
 				continue;
