@@ -267,8 +267,8 @@ static __attribute__((noinline)) int texts_hold(const struct ms_chan_hdr *h,
 	char buf[MS_STRING_BOUND + 1];
 
 	for (uint32_t i = 0; i < n; i++) {
-		if (int_holds(h, &c[i], a) >= 0)
-			continue; /* tested already */
+		if (c[i].op < MS_C_GLOB || c[i].op > MS_C_STRNE)
+			continue; /* an integer one: tested already */
 		buf[0] = '\0';
 		if (text_holds(h, &c[i], a, buf))
 			continue;
