@@ -43,6 +43,8 @@ static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
 		return e->kind == 0 ? e->rule < h->nrules
 		       : e->kind == 1 ? e->rule < h->nexpects
 				      : e->kind == 2 && e->rule < h->norders;
+	case MS_EV_TIME:
+		return e->rule < h->nftimes;
 	case MS_EV_CONSUME:
 		return e->rule < h->nrules &&
 		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].fn == e->fn;

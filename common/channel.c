@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -18,8 +19,9 @@ static uint64_t align8(uint64_t n)
 }
 
 struct layout {
-	uint64_t fns, rules, outs, expects, orders, conds, dyn, pool, size;
-	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_size;
+	uint64_t fns, rules, outs, expects, orders, conds, ftimes, dyn, pool, size;
+	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_times,
+		st_size;
 };
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
@@ -32,7 +34,8 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
 	l->conds = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
-	l->dyn = align8(l->conds + (uint64_t)spec->nconds * sizeof(struct ms_cond));
+	l->ftimes = align8(l->conds + (uint64_t)spec->nconds * sizeof(struct ms_cond));
+	l->dyn = align8(l->ftimes + (uint64_t)spec->nftimes * sizeof(struct ms_ftime));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
 	l->size = align8(l->pool + spec->pool_len + 1);
 	/* the state: counters on lines of their own (64-aligned), so that a
@@ -45,7 +48,8 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 		       ~(uint64_t)63;
 	l->st_pids = l->st_events + (uint64_t)events_cap * sizeof(struct ms_event);
 	l->st_rec = align8(l->st_pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
-	l->st_size = l->st_rec + spec->record_cap;
+	l->st_times = align8(l->st_rec + spec->record_cap);
+	l->st_size = l->st_times + (uint64_t)spec->nftimes * sizeof(struct ms_time_state);
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
@@ -72,6 +76,36 @@ void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token)
 	st->magic = MS_STATE_MAGIC;
 	st->abi = MS_CHAN_ABI;
 	st->size = h->state_size;
+	ms_time_anchor(h, state);
+}
+
+/* The real time of a slot's clock, by the system call (no trampoline, no
+ * vDSO: this runs once per session, in mockrun or a standalone shim). */
+static int64_t real_ns(unsigned slot)
+{
+	static const clockid_t ids[MS_TC_N] = {
+		[MS_TC_REALTIME] = CLOCK_REALTIME, [MS_TC_TAI] = CLOCK_TAI,
+		[MS_TC_MONOTONIC] = CLOCK_MONOTONIC, [MS_TC_MONO_RAW] = CLOCK_MONOTONIC_RAW,
+		[MS_TC_BOOTTIME] = CLOCK_BOOTTIME,
+	};
+	struct timespec ts = { 0, 0 };
+
+	syscall(SYS_clock_gettime, (long)ids[slot], &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ms_time_anchor(const struct ms_chan_hdr *h, void *state)
+{
+	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
+	const struct ms_ftime *ft = ms_chan_at(h, h->ftimes_off);
+
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		for (unsigned k = 0; k < MS_TC_N; k++)
+			ts[i].r0[k] = real_ns(k);
+		ts[i].off = ft[i].flags & MS_FT_OFFSET ? ft[i].when_ns
+						       : ft[i].when_ns - ts[i].r0[MS_TC_REALTIME];
+		memcpy(&ts[i].rate_bits, &ft[i].rate, sizeof(double));
+	}
 }
 
 /* Whether function f gets MS_FF_LEAN, or MS_FF_LEAN_AIMED when a rule
@@ -127,6 +161,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->norders = spec->norders;
 	h->conds_off = (uint32_t)l.conds;
 	h->nconds = spec->nconds;
+	h->ftimes_off = (uint32_t)l.ftimes;
+	h->nftimes = spec->nftimes;
 	h->seed = spec->seed;
 	h->dyn_off = (uint32_t)l.dyn;
 	h->ndyn = spec->ndyn;
@@ -145,6 +181,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->st_events_off = l.st_events;
 	h->st_pids_off = l.st_pids;
 	h->st_rec_off = l.st_rec;
+	h->st_times_off = l.st_times;
 	fns = ms_chan_at(h, h->fns_off);
 	rules = ms_chan_at(h, h->rules_off);
 	expects = ms_chan_at(h, h->expects_off);
@@ -213,6 +250,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		memcpy(ms_chan_at(h, h->outs_off), spec->outs, spec->nouts * sizeof(struct ms_out));
 	if (spec->nconds)
 		memcpy(ms_chan_at(h, h->conds_off), spec->conds, spec->nconds * sizeof(struct ms_cond));
+	if (spec->nftimes)
+		memcpy(ms_chan_at(h, h->ftimes_off), spec->ftimes,
+		       spec->nftimes * sizeof(struct ms_ftime));
 	if (spec->pool_len)
 		memcpy(ms_chan_at(h, h->pool_off), spec->pool, spec->pool_len);
 	((char *)ms_chan_at(h, h->pool_off))[spec->pool_len] = '\0';
@@ -472,6 +512,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
 	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
 	    !range_ok(size, h->conds_off, h->nconds, sizeof(struct ms_cond)) ||
+	    !range_ok(size, h->ftimes_off, h->nftimes, sizeof(struct ms_ftime)) ||
 	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
@@ -487,10 +528,12 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
 			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
 			(uint64_t)h->conds_off + (uint64_t)h->nconds * sizeof(struct ms_cond),
+			(uint64_t)h->ftimes_off + (uint64_t)h->nftimes * sizeof(struct ms_ftime),
 			(uint64_t)h->dyn_off + (uint64_t)h->ndyn * sizeof(struct ms_chan_dyn),
 		};
 		const uint64_t starts[] = { h->fns_off, h->rules_off, h->outs_off, h->expects_off,
-					    h->orders_off, h->conds_off, h->dyn_off, h->pool_off };
+					    h->orders_off, h->conds_off, h->ftimes_off, h->dyn_off,
+					    h->pool_off };
 
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++)
 			if (starts[i] < ends[i])
@@ -502,12 +545,13 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	{
 		const uint64_t starts[] = { h->st_fns_off, h->st_rules_off, h->st_expects_off,
 					    h->st_orders_off, h->st_events_off, h->st_pids_off,
-					    h->st_rec_off };
+					    h->st_rec_off, h->st_times_off };
 		const uint64_t counts[] = { h->nfns, h->nrules, h->nexpects, h->norders,
-					    h->events_cap, h->pids_cap, h->rec_cap };
+					    h->events_cap, h->pids_cap, h->rec_cap, h->nftimes };
 		const uint64_t elems[] = { sizeof(struct ms_fn_state), sizeof(struct ms_rule_state),
 					   sizeof(struct ms_count_state), sizeof(struct ms_count_state),
-					   sizeof(struct ms_event), sizeof(int32_t), 1 };
+					   sizeof(struct ms_event), sizeof(int32_t), 1,
+					   sizeof(struct ms_time_state) };
 		uint64_t end = sizeof(struct ms_state_hdr);
 
 		if (h->state_size > (uint64_t)1 << 40 || h->events_cap > 1u << 24 ||
@@ -558,6 +602,16 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if ((fns[i].flags & (MS_FF_LEAN | MS_FF_LEAN_AIMED)) &&
 		    fns[i].flags != fn_is_lean(h, &fns[i], rules))
 			return "function table inconsistent (its lean mark)";
+	}
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		const struct ms_ftime *t = (const struct ms_ftime *)((const char *)h + h->ftimes_off) + i;
+
+		if (!t->clocks || (t->clocks & ~MS_TC_ALL) || !(t->rate >= 0 && t->rate <= 1e6) ||
+		    (t->flags & ~(MS_FT_STAT | MS_FT_OFFSET)))
+			return "bad fake_time";
+		if (!pool_ok(h, t->in_glob) || !pool_ok(h, t->src) || !pool_ok(h, t->text) ||
+		    !pool_ok(h, t->when))
+			return "fake_time string out of bounds";
 	}
 	for (uint32_t i = 0; i < h->nexpects; i++) {
 		const struct ms_expect *x = &expects[i];

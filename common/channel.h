@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 14u
+#define MS_CHAN_ABI 15u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -84,6 +84,8 @@ struct ms_chan_hdr {
 	uint64_t st_events_off;	/* struct ms_event[events_cap] */
 	uint64_t st_pids_off;	/* int32_t[pids_cap]: processes announced */
 	uint64_t st_rec_off;	/* the record log, rec_cap bytes */
+	uint32_t ftimes_off, nftimes;	/* struct ms_ftime[nftimes]: fake_time() */
+	uint64_t st_times_off;	/* struct ms_time_state[nftimes] */
 };
 
 /*
@@ -408,6 +410,80 @@ struct ms_cond {
 };
 _Static_assert(sizeof(struct ms_cond) == 32, "cond layout");
 
+/*
+ * fake_time(WHEN, rate=R, clocks=..., stat=true, in=GLOB): the clocks of
+ * the slots in clocks read f(t) = t + off + (t - r0) * (rate - 1), where
+ * off is the wall clocks' shift (0 for the others) and r0 the real time
+ * of the slot when the session started (or when mockrun ctl last moved
+ * it); the anchor is in the state (struct ms_time_state), so that every
+ * process of the tree, started at any time, agrees, and ctl can move it.
+ */
+enum ms_tclock {
+	MS_TC_REALTIME = 0,	/* CLOCK_REALTIME(_COARSE, _ALARM), time(), gettimeofday() */
+	MS_TC_TAI,		/* CLOCK_TAI */
+	MS_TC_MONOTONIC,	/* CLOCK_MONOTONIC(_COARSE) */
+	MS_TC_MONO_RAW,		/* CLOCK_MONOTONIC_RAW */
+	MS_TC_BOOTTIME,		/* CLOCK_BOOTTIME(_ALARM) */
+	MS_TC_N,
+};
+
+#define MS_TC_WALL ((1u << MS_TC_REALTIME) | (1u << MS_TC_TAI))
+
+/* The slot of a clockid_t (Linux's numbers), or -1: a CPU-time clock or
+ * another that fake_time leaves alone. */
+static inline int ms_tclock_of(long clockid)
+{
+	switch (clockid) {
+	case 0: /* CLOCK_REALTIME */
+	case 5: /* CLOCK_REALTIME_COARSE */
+	case 8: /* CLOCK_REALTIME_ALARM */
+		return MS_TC_REALTIME;
+	case 11: /* CLOCK_TAI */
+		return MS_TC_TAI;
+	case 1: /* CLOCK_MONOTONIC */
+	case 6: /* CLOCK_MONOTONIC_COARSE */
+		return MS_TC_MONOTONIC;
+	case 4: /* CLOCK_MONOTONIC_RAW */
+		return MS_TC_MONO_RAW;
+	case 7: /* CLOCK_BOOTTIME */
+	case 9: /* CLOCK_BOOTTIME_ALARM */
+		return MS_TC_BOOTTIME;
+	default:
+		return -1;
+	}
+}
+#define MS_TC_ALL ((1u << MS_TC_N) - 1)
+
+enum ms_ftime_flags {
+	MS_FT_STAT = 1u << 0,	/* stat=true: file times shifted too */
+	MS_FT_OFFSET = 1u << 1,	/* WHEN is an offset ("+1d"): when_ns */
+};
+
+struct ms_ftime {
+	uint32_t clocks;	/* bit i: enum ms_tclock i is faked */
+	uint32_t flags;		/* enum ms_ftime_flags */
+	int64_t when_ns;	/* the fake start (ns since the epoch), or the offset */
+	double rate;		/* >= 0 */
+	uint32_t in_glob;	/* pool: basename glob of the executable, 0 = any */
+	uint32_t src, line, col, text;	/* pool, as rules' */
+	uint32_t when;		/* pool: WHEN as written */
+	uint32_t reserved[3];
+};
+
+/* A fake_time's anchor and counters, in the state: mockrun (and ctl)
+ * writes the anchor under seq (odd while it is written), the shims read
+ * it.  A process may write it too; it then only lies to itself. */
+struct ms_time_state {
+	uint32_t seq;
+	uint32_t reserved0;
+	int64_t r0[MS_TC_N];	/* each slot's real time at the anchor, ns */
+	int64_t off;		/* the wall clocks' fake minus real at the anchor */
+	uint64_t rate_bits;	/* the rate, a double's bits */
+	uint64_t reads;		/* clock reads answered */
+	uint64_t sleeps;	/* sleeps and timeouts converted */
+	uint32_t reserved[4];
+};
+
 enum ms_event_type {
 	MS_EV_ATTACH = 1,	/* a process attached: text = executable basename;
 				 * value 0: at start (exec), 1: a forked child */
@@ -418,6 +494,8 @@ enum ms_event_type {
 				 * kind 0 rules, 1 expects, 2 orders; rule: its index;
 				 * param: the first condition that did not hold, its
 				 * argument in value or text */
+	MS_EV_TIME,		/* a process's first read of a fake_time clock:
+				 * rule: the fake_time's index, text: the executable */
 };
 
 /*
@@ -566,7 +644,47 @@ const char *ms_channel_validate(const void *map, uint64_t size);
 /* Checks a state of `size` bytes against the validated spec h: NULL, or
  * a static reason. */
 const char *ms_state_validate(const struct ms_chan_hdr *h, const void *state, uint64_t size);
-/* Writes the header of a zeroed state of h->state_size bytes. */
+/* Writes the header of a zeroed state of h->state_size bytes, and the
+ * fake_time anchors (ms_time_anchor). */
 void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token);
+/* Starts every fake_time clock of h at its WHEN, now. */
+void ms_time_anchor(const struct ms_chan_hdr *h, void *state);
+
+/* A fake_time anchor read consistently (seq even and unchanged); after
+ * a bounded number of tries, whatever it holds. */
+struct ms_time_now {
+	int64_t r0[MS_TC_N];
+	int64_t off;
+	double rate;
+};
+
+static inline void ms_time_read(const struct ms_time_state *ts, struct ms_time_now *n)
+{
+	for (int tries = 0;; tries++) {
+		uint32_t q = __atomic_load_n(&ts->seq, __ATOMIC_ACQUIRE);
+		uint64_t bits;
+
+		for (unsigned k = 0; k < MS_TC_N; k++)
+			n->r0[k] = __atomic_load_n(&ts->r0[k], __ATOMIC_RELAXED);
+		n->off = __atomic_load_n(&ts->off, __ATOMIC_RELAXED);
+		bits = __atomic_load_n(&ts->rate_bits, __ATOMIC_RELAXED);
+		__builtin_memcpy(&n->rate, &bits, sizeof(double));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if ((!(q & 1) && __atomic_load_n(&ts->seq, __ATOMIC_RELAXED) == q) || tries > 100)
+			break;
+	}
+	if (!(n->rate >= 0 && n->rate <= 1e6))
+		n->rate = 1; /* a NaN the program wrote: as if no rate */
+}
+
+/* Real time t (ns) of slot k as the fake clock shows it. */
+static inline int64_t ms_time_fake(const struct ms_time_now *n, unsigned k, int64_t t)
+{
+	int64_t off = (MS_TC_WALL >> k & 1) ? n->off : 0;
+
+	if (n->rate == 1.0)
+		return t + off;
+	return t + off + (int64_t)((double)(t - n->r0[k]) * (n->rate - 1.0));
+}
 
 #endif

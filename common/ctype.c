@@ -102,6 +102,7 @@ static const struct {
 	{ "posix_spawnattr_t", MS_T_PTR, 0 },
 	{ "FTS", MS_T_PTR, 0 },		  { "FTSENT", MS_T_PTR, 0 },
 	{ "sem_t", MS_T_PTR, 0 },	  { "cpu_set_t", MS_T_PTR, 0 },
+	{ "pthread_cond_t", MS_T_PTR, 0 }, { "pthread_mutex_t", MS_T_PTR, 0 },
 };
 
 #define TYPES_TAKEN                                                                       \

@@ -40,6 +40,7 @@ void ms_spec_fini(struct ms_spec *spec)
 	spec->free_fn(spec->expects);
 	spec->free_fn(spec->orders);
 	spec->free_fn(spec->conds);
+	spec->free_fn(spec->ftimes);
 	for (uint32_t i = 0; i < spec->ndyn; i++)
 		spec->free_fn(spec->dyn[i]);
 	spec->free_fn(spec->dyn);
@@ -2538,6 +2539,381 @@ static int parse_module(struct parser *ps, char *scratch)
 	return next(ps);
 }
 
+/* ---- fake_time(WHEN [, rate=R] [, clocks=...] [, stat=BOOL] [, in=GLOB]) ---- */
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at s as a number, or -1. */
+static int64_t digits(const char *s, const char *e, unsigned n)
+{
+	int64_t v = 0;
+
+	if ((size_t)(e - s) < n)
+		return -1;
+	for (unsigned i = 0; i < n; i++) {
+		if (!is_digit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* A decimal number at *p ("1", "1.5"): its value in units of 1e-9, or
+ * -1; *p moves past it. */
+static int64_t decimal_nano(const char **p, const char *e)
+{
+	const char *s = *p;
+	int64_t whole = 0, frac = 0, scale = 1000000000;
+
+	if (s == e || !is_digit((unsigned char)*s))
+		return -1;
+	while (s < e && is_digit((unsigned char)*s)) {
+		if (whole > 1000000000000ll)
+			return -1;
+		whole = whole * 10 + (*s++ - '0');
+	}
+	if (s < e && *s == '.') {
+		s++;
+		if (s == e || !is_digit((unsigned char)*s))
+			return -1;
+		while (s < e && is_digit((unsigned char)*s)) {
+			if (scale > 1)
+				frac += (*s - '0') * (scale /= 10);
+			s++;
+		}
+	}
+	*p = s;
+	return whole * 1000000000 + frac;
+}
+
+/*
+ * WHEN into *ns (since the epoch, or an offset when *offset): NULL, or
+ * why not with *at the offending byte.
+ */
+static const char *parse_when_time(const char *s, const char *e, int64_t *ns, int *offset,
+				   const char **at)
+{
+	const char *p = s;
+
+	*offset = 0;
+	*at = s;
+	if (p == e)
+		return "an empty time (\"2030-01-01 00:00:00\", \"@1700000000\" or \"+1d\")";
+	if (*p == '@') {
+		int neg = ++p < e && *p == '-';
+		int64_t v;
+
+		p += neg;
+		*at = p;
+		v = decimal_nano(&p, e);
+		if (v < 0 || p != e) {
+			*at = v < 0 ? *at : p;
+			return "expected seconds since the epoch after '@' (\"@1700000000.25\")";
+		}
+		*ns = neg ? -v : v;
+		return NULL;
+	}
+	if (*p == '+' || *p == '-') {
+		static const struct { char u; int64_t ns; } units[] = {
+			{ 'd', 86400000000000ll }, { 'h', 3600000000000ll },
+			{ 'm', 60000000000ll }, { 's', 1000000000ll },
+		};
+		int neg = *p++ == '-';
+		int64_t total = 0;
+		size_t last = (size_t)-1;
+
+		if (p == e) {
+			*at = p;
+			return "expected a duration after the sign (\"+1d\", \"-2h30m\", \"+1.5s\")";
+		}
+		while (p < e) {
+			const char *num = p;
+			int64_t v = decimal_nano(&p, e);
+			size_t k;
+
+			if (v < 0) {
+				*at = num;
+				return "expected a number (an offset is \"+1d\", \"-2h30m\", \"+90s\")";
+			}
+			for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
+				if (p < e && *p == units[k].u)
+					break;
+			if (k == sizeof(units) / sizeof(units[0])) {
+				*at = p;
+				return "expected a unit: d, h, m or s (\"+1d\", \"-2h30m\", \"+90s\")";
+			}
+			if (last != (size_t)-1 && k <= last) {
+				*at = p;
+				return "units go from the largest to the smallest, once each (\"1d2h\")";
+			}
+			last = k;
+			/* v is in 1e-9 of the unit */
+			if (v / 1000000000 > INT64_MAX / units[k].ns / 2) {
+				*at = num;
+				return "offset too large";
+			}
+			total += v / 1000000000 * units[k].ns +
+				 (int64_t)((double)(v % 1000000000) * ((double)units[k].ns / 1e9));
+			p++;
+		}
+		*ns = neg ? -total : total;
+		*offset = 1;
+		return NULL;
+	}
+	{
+		int64_t y = digits(p, e, 4), mo, d, h = 0, mi = 0, sec = 0, frac = 0, zone = 0;
+		static const unsigned mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+
+		if (y < 0 || p + 4 >= e || p[4] != '-')
+			return "expected a date \"YYYY-MM-DD[ HH:MM:SS[+HH:MM]]\", \"@SECONDS\" or an "
+			       "offset \"+1d\"";
+		p += 5;
+		*at = p;
+		mo = digits(p, e, 2);
+		if (mo < 1 || mo > 12 || p + 2 >= e || p[2] != '-')
+			return "expected the month, 01 to 12, then '-'";
+		p += 3;
+		*at = p;
+		d = digits(p, e, 2);
+		if (d < 1 || d > mdays[mo - 1] ||
+		    (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400))))
+			return "no such day in that month";
+		p += 2;
+		if (p < e && (*p == ' ' || *p == 'T')) {
+			p++;
+			*at = p;
+			h = digits(p, e, 2);
+			if (h < 0 || h > 23 || p + 2 >= e || p[2] != ':')
+				return "expected the hour, 00 to 23, then ':'";
+			p += 3;
+			*at = p;
+			mi = digits(p, e, 2);
+			if (mi < 0 || mi > 59)
+				return "expected the minutes, 00 to 59";
+			p += 2;
+			if (p < e && *p == ':') {
+				p++;
+				*at = p;
+				sec = digits(p, e, 2);
+				if (sec < 0 || sec > 60)
+					return "expected the seconds, 00 to 60";
+				p += 2;
+				if (p < e && *p == '.') {
+					p++;
+					for (int64_t scale = 100000000; p < e && is_digit((unsigned char)*p);
+					     p++, scale /= 10)
+						frac += (*p - '0') * scale;
+				}
+			}
+			*at = p;
+			if (p < e && *p == 'Z') {
+				p++;
+			} else if (p < e && (*p == '+' || *p == '-')) {
+				int64_t zh = digits(p + 1, e, 2), zm;
+
+				if (zh < 0 || zh > 14 || p + 3 >= e || p[3] != ':' ||
+				    (zm = digits(p + 4, e, 2)) < 0 || zm > 59)
+					return "expected a zone +HH:MM or -HH:MM (or Z)";
+				zone = (zh * 3600 + zm * 60) * (*p == '-' ? -1 : 1);
+				p += 6;
+			}
+		}
+		if (p != e) {
+			*at = p;
+			return *p == ' ' ? "no space before the zone (\"2030-01-01 00:00:00+02:00\")"
+					 : "unexpected text after the time";
+		}
+		*ns = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec -
+			zone) * 1000000000) + frac;
+		return NULL;
+	}
+}
+
+static const char *const clock_list =
+	"all, or CLOCK_REALTIME, CLOCK_REALTIME_COARSE, CLOCK_TAI, CLOCK_MONOTONIC, "
+	"CLOCK_MONOTONIC_COARSE, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, or a list of them in {...}";
+
+static int clock_bit(struct parser *ps, const struct val *v, uint32_t *mask)
+{
+	int k;
+
+	if (v->kind == V_IDENT)
+		return fail_at(ps, v->line, v->col, "unknown clock '%.*s': clocks= takes %s",
+			       (int)v->name_n, v->name, clock_list);
+	if (v->kind != V_INT || (k = ms_tclock_of((long)v->i)) < 0 || v->i < 0)
+		return fail_at(ps, v->line, v->col, "clocks= takes %s", clock_list);
+	*mask |= 1u << k;
+	return 0;
+}
+
+static int parse_fake_time(struct parser *ps, struct stmt *st, char *scratch)
+{
+	struct tok *t = &ps->tok;
+	struct ms_ftime ft;
+	struct val when;
+	const char *why, *at;
+	int offset, has_when = 0;
+	int64_t ns;
+
+	memset(&ft, 0, sizeof(ft));
+	ft.clocks = MS_TC_WALL;
+	ft.rate = 1;
+	ft.src = ps->src_off;
+	ft.line = t->line;
+	ft.col = t->col;
+	st->start = t->s;
+	st->nnested = 0;
+	ps->st = st;
+	if (next(ps))
+		return -1;
+	if (!is_punct(t, '('))
+		return fail_tok(ps, t, "expected '(' after 'fake_time'");
+	if (next(ps))
+		return -1;
+	while (!is_punct(t, ')')) {
+		struct tok key = *t;
+		struct val v;
+		int keyed = 0;
+
+		if (t->type == T_EOF)
+			return fail_tok(ps, t, "missing ')'");
+		if (t->type == T_IDENT) {
+			const char *save_p = ps->p, *save_ls = ps->line_start;
+			uint32_t save_line = ps->line;
+			int save_depth = ps->depth;
+
+			if (next(ps))
+				return -1;
+			if (is_punct(t, '=')) {
+				keyed = 1;
+				if (next(ps))
+					return -1;
+			} else {
+				ps->p = save_p;
+				ps->line_start = save_ls;
+				ps->line = save_line;
+				ps->depth = save_depth;
+				*t = key;
+			}
+		}
+		if (parse_value(ps, &v, st->fieldvals[0], scratch))
+			return -1;
+		if (!keyed) {
+			if (has_when)
+				return fail_at(ps, v.line, v.col,
+					       "fake_time takes one time, then options (rate=, clocks=, "
+					       "stat=, in=)");
+			if (v.kind != V_STR)
+				return fail_at(ps, v.line, v.col,
+					       "fake_time needs a time string first: \"2030-01-01 "
+					       "00:00:00\", \"@1700000000\" or \"+1d\"");
+			when = v;
+			has_when = 1;
+		} else if (!has_when) {
+			return fail_tok(ps, &key, "fake_time needs the time first: fake_time(\"2030-01-01\", "
+					"%.*s=...)", (int)key.n, key.s);
+		} else if (tok_is(&key, "rate")) {
+			double r = v.kind == V_DBL ? v.d : v.kind == V_INT ? (double)v.i : -1;
+
+			if (v.kind != V_DBL && v.kind != V_INT)
+				return fail_at(ps, v.line, v.col, "rate= takes a number, not %s",
+					       kind_name(v.kind));
+			if (!(r >= 0 && r <= 1e6))
+				return fail_at(ps, v.line, v.col,
+					       "rate= takes a number from 0 (a frozen clock) to 1000000, "
+					       "not %g", r);
+			ft.rate = r;
+		} else if (tok_is(&key, "clocks")) {
+			ft.clocks = 0;
+			if (v.kind == V_IDENT && v.name_n == 3 && memcmp(v.name, "all", 3) == 0) {
+				ft.clocks = MS_TC_ALL;
+			} else if (v.kind == V_STRUCT) {
+				if (v.nfields == 0)
+					return fail_at(ps, v.line, v.col, "clocks= takes %s", clock_list);
+				for (unsigned k = 0; k < v.nfields; k++)
+					if (v.fields[k].name ? fail_at(ps, v.fields[k].line, v.fields[k].col,
+								       "clocks= takes %s", clock_list)
+							     : clock_bit(ps, v.fields[k].v, &ft.clocks))
+						return -1;
+			} else if (clock_bit(ps, &v, &ft.clocks)) {
+				return -1;
+			}
+		} else if (tok_is(&key, "stat")) {
+			if (v.kind != V_BOOL)
+				return fail_at(ps, v.line, v.col, "stat= takes true or false");
+			ft.flags = v.i ? ft.flags | MS_FT_STAT : ft.flags & ~(uint32_t)MS_FT_STAT;
+		} else if (tok_is(&key, "in")) {
+			if (v.kind != V_STR || v.len == 0)
+				return fail_at(ps, v.line, v.col, "in= needs a non-empty glob string, not %s",
+					       kind_name(v.kind));
+			ft.in_glob = v.str;
+		} else {
+			return fail_tok(ps, &key,
+					"fake_time takes no '%.*s=' (only rate=, clocks=, stat= and in=)",
+					(int)key.n, key.s);
+		}
+		if (is_punct(t, ',')) {
+			if (next(ps))
+				return -1;
+		} else if (!is_punct(t, ')')) {
+			return fail_tok(ps, t, "expected ',' or ')'");
+		}
+	}
+	if (!has_when)
+		return fail_tok(ps, t, "fake_time needs a time: fake_time(\"2030-01-01 00:00:00\")");
+	st->stop = t->s + 1;
+	if (next(ps))
+		return -1;
+	{
+		const char *w = ps->spec->pool + when.str;
+
+		why = parse_when_time(w, w + when.len, &ns, &offset, &at);
+		if (why) {
+			/* the column of the byte, when the string has no escapes */
+			uint32_t col = when.col + 1 + (uint32_t)(at - w);
+
+			return fail_at(ps, when.line, col, "malformed time \"%.*s\": %s",
+				       (int)(when.len > 60 ? 60 : when.len), w, why);
+		}
+	}
+	for (uint32_t i = 0; i < ps->spec->nftimes; i++) {
+		const struct ms_ftime *o = &ps->spec->ftimes[i];
+
+		if ((!o->in_glob && !ft.in_glob) ||
+		    (o->in_glob && ft.in_glob &&
+		     strcmp(ps->spec->pool + o->in_glob, ps->spec->pool + ft.in_glob) == 0))
+			return fail_at(ps, ft.line, ft.col,
+				       "a second fake_time for the same processes (the first is at "
+				       "%s:%u:%u): one clock per process",
+				       ps->spec->pool + o->src, o->line, o->col);
+	}
+	ft.when_ns = ns;
+	ft.flags |= offset ? MS_FT_OFFSET : 0;
+	ft.when = when.str;
+	ft.text = stmt_text(ps, st);
+	if (!ft.text)
+		return -1;
+	if (ms_spec_grow(ps->spec, (void **)&ps->spec->ftimes, &ps->spec->cap_ftimes,
+			 ps->spec->nftimes + 1, sizeof(ft))) {
+		ps->err = -ENOMEM;
+		return -1;
+	}
+	ps->spec->ftimes[ps->spec->nftimes++] = ft;
+	return 0;
+}
+
 int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len,
 	     struct ms_diag *diag)
 {
@@ -2547,6 +2923,7 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	uint32_t nrules = spec->nrules, nouts = spec->nouts, pool_len = spec->pool_len;
 	uint32_t nexpects = spec->nexpects, norders = spec->norders, ndyn = spec->ndyn;
 	uint32_t nstructs = spec->nstructs, ndeclared = spec->ndeclared, nconds = spec->nconds;
+	uint32_t nftimes = spec->nftimes;
 
 	memset(&ps, 0, sizeof(ps));
 	memset(diag, 0, sizeof(*diag));
@@ -2596,6 +2973,9 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 		} else if (tok_is(&ps.tok, "mock") || tok_is(&ps.tok, "struct")) {
 			if (parse_decl(&ps, ps.tok.s[0] == 's'))
 				goto out;
+		} else if (tok_is(&ps.tok, "fake_time")) {
+			if (parse_fake_time(&ps, st, scratch))
+				goto out;
 		} else if (!find_stmt_kind(&ps, &ps.tok) || parse_stmt(&ps, st, scratch) ||
 			   compile(&ps, st)) {
 			goto out;
@@ -2615,6 +2995,7 @@ out:
 		spec->nexpects = nexpects;
 		spec->norders = norders;
 		spec->nconds = nconds;
+		spec->nftimes = nftimes;
 		while (spec->ndyn > ndyn)
 			spec->free_fn(spec->dyn[--spec->ndyn]);
 		while (spec->nstructs > nstructs)

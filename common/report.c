@@ -370,8 +370,26 @@ static void count_str(char *buf, size_t n, const struct item *it)
 		snprintf(buf, n, "%u of %d %s", it->consumed, it->count, verb);
 }
 
-/* "cat[12], sh[11]": the distinct processes that consumed rule ri. */
-static void consumers(const struct ms_report_in *s, uint32_t ri, char *buf, size_t cap)
+/* n with thousands separators: "1,234". */
+static void grouped(char *buf, size_t cap, uint64_t n)
+{
+	char d[24];
+	int len = snprintf(d, sizeof(d), "%llu", (unsigned long long)n);
+	size_t o = 0;
+
+	for (int i = 0; i < len && o + 2 < cap; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = d[i];
+	}
+	buf[o] = '\0';
+}
+
+/* "cat[12], sh[11]": the distinct processes with an event of type
+ * (MS_EV_CONSUME: that consumed rule ri; MS_EV_TIME: that read fake_time
+ * ri's clock). */
+static void consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char *buf,
+		      size_t cap)
 {
 	int32_t seen[MAX_NAMED];
 	size_t nseen = 0, off = 0, more = 0;
@@ -381,7 +399,7 @@ static void consumers(const struct ms_report_in *s, uint32_t ri, char *buf, size
 		const struct ms_event *e = event_at(s, i);
 		size_t k;
 
-		if (e->state != 1 || e->type != MS_EV_CONSUME || e->rule != ri)
+		if (e->state != 1 || e->type != type || e->rule != ri)
 			continue;
 		for (k = 0; k < nseen; k++)
 			if (seen[k] == e->pid)
@@ -981,7 +999,7 @@ static void report_text(struct ms_report_in *s, FILE *out)
 			count_str(status, sizeof(status), &items[i]);
 			buf[0] = '\0';
 			if (items[i].table == IT_RULE)
-				consumers(s, items[i].index, buf, sizeof(buf));
+				consumers(s, MS_EV_CONSUME, items[i].index, buf, sizeof(buf));
 			fprintf(out, "  %s:%u:%u: %s: %s%s%s", str(s, items[i].src), items[i].line,
 				items[i].col, stmt_text(s, items[i].text), status, buf[0] ? ", by " : "",
 				buf);
@@ -993,6 +1011,21 @@ static void report_text(struct ms_report_in *s, FILE *out)
 					items[i].declined == 1 ? "" : "s");
 			fputc('\n', out);
 		}
+	}
+	for (uint32_t i = 0; s->verbosity >= MOCKSHIM_NORMAL && i < h->nftimes; i++) {
+		const struct ms_ftime *t = ftime_at(s, i);
+		const struct ms_time_state *ts = time_state_at(s, i);
+		char reads[32];
+
+		consumers(s, MS_EV_TIME, i, buf, sizeof(buf));
+		grouped(reads, sizeof(reads), ts->reads);
+		fprintf(out, "  %s:%u:%u: %s: clocks read %s time%s%s%s", str(s, t->src), t->line,
+			t->col, stmt_text(s, t->text), reads, ts->reads == 1 ? "" : "s",
+			buf[0] ? " by " : "", buf);
+		if (ts->sleeps)
+			fprintf(out, "; %llu wait%s converted", (unsigned long long)ts->sleeps,
+				ts->sleeps == 1 ? "" : "s");
+		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
@@ -1336,6 +1369,30 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		ms_json_text(out, stmt_fn_name(s, it->fn, it->text));
 		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
 			it->count, it->consumed, leftover(s, it) ? "true" : "false", c.nfail[i]);
+	}
+	fprintf(out, "],\"clocks\":[");
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		const struct ms_ftime *t = ftime_at(s, i);
+		const struct ms_time_state *ts = time_state_at(s, i);
+
+		fprintf(out, "%s{\"source\":", i ? "," : "");
+		ms_json_text(out, str(s, t->src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", t->line, t->col);
+		ms_json_text(out, str(s, t->text));
+		fprintf(out, ",\"reads\":%llu,\"waits_converted\":%llu,\"processes\":[",
+			(unsigned long long)ts->reads, (unsigned long long)ts->sleeps);
+		first = 1;
+		for (uint32_t k = 0; k < nevents(s); k++) {
+			const struct ms_event *e = event_at(s, k);
+
+			if (e->state != 1 || e->type != MS_EV_TIME || e->rule != i)
+				continue;
+			fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
+			ms_json_text(out, e->text);
+			fputc('}', out);
+			first = 0;
+		}
+		fputs("]}", out);
 	}
 	fprintf(out, "],\"failures\":[");
 	first = 1;

@@ -25,6 +25,8 @@ struct ms_spec {
 	uint32_t norders, cap_orders;
 	struct ms_cond *conds;		/* when(): statements' cond_first/ncond */
 	uint32_t nconds, cap_conds;
+	struct ms_ftime *ftimes;	/* fake_time() */
+	uint32_t nftimes, cap_ftimes;
 	struct ms_fn_meta **dyn;	/* functions of handler modules and declared */
 	uint32_t ndyn, cap_dyn;		/* prototypes: ids MS_FN_COUNT + i */
 	uint32_t ndeclared;		/* of them `mock` prototypes (< MS_DECL_MAX each) */

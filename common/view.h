@@ -59,6 +59,16 @@ static inline uint32_t order_consumed(const struct ms_report_in *s, uint32_t i)
 		.consumed;
 }
 
+static inline const struct ms_ftime *ftime_at(const struct ms_report_in *s, uint32_t i)
+{
+	return (const struct ms_ftime *)ms_chan_at(hdr(s), hdr(s)->ftimes_off) + i;
+}
+
+static inline const struct ms_time_state *time_state_at(const struct ms_report_in *s, uint32_t i)
+{
+	return (const struct ms_time_state *)ms_state_at(live(s), hdr(s)->st_times_off) + i;
+}
+
 static inline const struct ms_expect *expect_at(const struct ms_report_in *s, uint32_t i)
 {
 	return (const struct ms_expect *)ms_chan_at(hdr(s), hdr(s)->expects_off) + i;

@@ -616,11 +616,13 @@ void ms_rearm(void)
 
 	if (!done)
 		return; /* everything stays on the slow path until attached */
+	ms_time_setup();
 	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
 		uint8_t on = chan && (ms_applies_here(i) || (i == MS_ID_dlopen && ms_decl_active()));
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
 			on = 1;
+		on |= ms_time_arms(i);
 		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
 	}
 	/* the bootstrap arena may have been used meanwhile: see boot_alloc() */
@@ -638,6 +640,7 @@ static void forked(void)
 	 * tells the processes that ran unmocked by it */
 	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && chan)
 		register_pid(pid, 0);
+	ms_time_forked();
 	__atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&log_key, __ATOMIC_RELAXED) != -1)
 		__atomic_store_n(&log_key, pid, __ATOMIC_RELAXED);

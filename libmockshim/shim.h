@@ -24,6 +24,7 @@
 #include <mqueue.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <semaphore.h>
 #include <signal.h>
@@ -45,6 +46,9 @@
 #include <wchar.h>
 
 #include "catalog.h"
+
+/* ftime's, only ever pointed to (<sys/timeb.h> is deprecated) */
+struct timeb;
 
 /* The structs the rows point to, declared at file scope: a tag first
  * seen in a prototype would be a new type in each (some are declared by
@@ -197,6 +201,35 @@ extern __thread unsigned ms_guard MS_HIDDEN __attribute__((tls_model("initial-ex
  * be traced with ms_trace_after().  Async-signal-safe.
  */
 MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller);
+
+/*
+ * fake_time (faketime.c).  ms_armed[id] holds bits: MS_ARM_RULES, the
+ * statements (ms_consult decides), and MS_ARM_TIME, a fake clock this
+ * process reads through the function.  The functions of MS_TIMED_FNS
+ * only may have MS_ARM_TIME: their trampolines (generated) test it after
+ * the statements, and call ms_time_call() for the real call: the real
+ * function with its time shifted, or its timeout converted.
+ */
+#define MS_ARM_RULES 1u
+#define MS_ARM_TIME 2u
+#define MS_TIMED_FNS(X)                                                                   \
+	X(clock_gettime) X(time) X(gettimeofday) X(ftime) X(timespec_get) X(nanosleep)    \
+	X(clock_nanosleep) X(usleep) X(sleep) X(alarm) X(setitimer) X(poll) X(ppoll)      \
+	X(select) X(pselect) X(epoll_wait) X(epoll_pwait) X(timerfd_settime)              \
+	X(pthread_cond_timedwait) X(sem_timedwait) X(stat) X(fstat) X(lstat) X(fstatat)   \
+	X(statx)
+/* The real call of timed function id (canonical arguments a), through
+ * the fake clock; errno is the real call's. */
+MS_HIDDEN int64_t ms_time_call(unsigned id, const uint64_t *a);
+/* clock_gettime through the fake clock: the trampoline calls it directly
+ * when nothing but fake_time arms clock_gettime. */
+MS_HIDDEN int ms_time_clock(clockid_t c, struct timespec *tp);
+/* Picks this process's fake_time (in=), once attached: ms_rearm(). */
+MS_HIDDEN void ms_time_setup(void);
+/* MS_ARM_TIME when fake_time arms id in this process, else 0 (attached). */
+MS_HIDDEN uint8_t ms_time_arms(unsigned id);
+/* After fork: the child logs its first read of the clock. */
+MS_HIDDEN void ms_time_forked(void);
 
 /* getaddrinfo's *res from an MS_O_ADDRINFO output: 0 or an EAI_* code. */
 MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node,

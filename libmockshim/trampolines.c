@@ -80,15 +80,41 @@
  * (MS_GET), so that nothing but the array lives across the consult and
  * the reply path saves one register, not one per argument.
  */
+/* The functions fake_time may arm (MS_ARM_TIME): a constant table, so
+ * that every other trampoline compiles to what it was. */
+static const uint8_t ms_timed[MS_FN_COUNT] = {
+#define X(name) [MS_ID_##name] = 1,
+	MS_TIMED_FNS(X)
+#undef X
+};
+
+/* clock_gettime armed by fake_time alone goes straight to the fake clock
+ * (a constant: the other rows compile to what they were). */
+#define MS_IS_CLOCK(name) (__builtin_strcmp(#name, "clock_gettime") == 0)
+/* ms_time_clock where the row has its type (the branch is dead elsewhere) */
+#define MS_CLOCK_FAST(ret, name, proto)                                                   \
+	_Generic((ret(*) proto)0, int (*)(clockid_t, struct timespec *): ms_time_clock,    \
+		 default: ms_armed_##name)
+
+/* A timed function armed only for the clock skips the statements. */
 #define MS_TRAMPOLINE(id, ret, name, n, proto, args, cargs, vals, decl, rewritten)        \
 	static __attribute__((noinline, cold)) ret ms_armed_##name proto                  \
 	{                                                                                 \
 		uint64_t c_[] = { cargs };                                                \
 		decl                                                                      \
 		int64_t v_;                                                               \
-		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
+		int k_ = ms_timed[id] && !(ms_armed[id] & MS_ARM_RULES)                   \
+				 ? 0 : ms_consult(id, c_, &v_, MS_CALLER);                \
 		if (ms_likely(k_ == 1))                                                   \
 			return (ret)(uintptr_t)v_;                                        \
+		if (ms_timed[id] && (ms_armed[id] & MS_ARM_TIME)) {                       \
+			/* c_ holds what will_call_real rewrote, if it did */             \
+			ms_rewrote = 0;                                                   \
+			v_ = ms_time_call(id, c_);                                        \
+			if (k_ == 2)                                                      \
+				v_ = ms_trace_after(id, c_, v_);                          \
+			return (ret)(uintptr_t)v_;                                        \
+		}                                                                         \
 		if (ms_unlikely(ms_rewrote == (int)(id) + 1)) {                          \
 			ms_rewrote = 0;                                                   \
 			if (k_ == 2)                                                      \
@@ -103,8 +129,11 @@
 	}                                                                                 \
 	MS_EXPORT ret name proto                                                          \
 	{                                                                                 \
-		if (ms_unlikely(ms_armed[id]))                                            \
+		if (ms_unlikely(ms_armed[id])) {                                          \
+			if (MS_IS_CLOCK(name) && ms_armed[id] == MS_ARM_TIME)             \
+				return MS_CLOCK_FAST(ret, name, proto) args;              \
 			return ms_armed_##name args;                                      \
+		}                                                                         \
 		return ms_real.name.fn args;                                              \
 	}                                                                                 \
 	MS_HIDDEN ret ms_bind_##name proto                                                \

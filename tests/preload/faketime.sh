@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# fake_time(WHEN, rate=, clocks=, stat=, in=): time that moves, in every
+# process of the tree.  Bounds on durations are generous: these check
+# behaviour (a sleep shortened ten times, a deadline not a day away), not
+# speed.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+P=$CLOCKPROBE
+Y2030=1893456000
+now() { date +%s.%N; }
+# since START: seconds, as a decimal
+since() { python3 -c "import sys; print('%.2f' % ($(now) - $1))"; }
+lt() { python3 -c "import sys; sys.exit(not ($1 < $2))"; }
+
+t "date, perl and python say 2030 under fake_time(\"2030-01-01 00:00:00\")"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00")' date -u '+%Y-%m-%d %H:%M'
+want_rc 0; want_out "2030-01-01 00:00"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00")' perl -e 'print scalar gmtime'
+want_out_has "Jan  1 00:00:0"; want_out_has "2030"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00")' python3 -I -c \
+	'import time, datetime; print(int(time.time()), time.gmtime().tm_year, datetime.datetime.now(datetime.timezone.utc).year)'
+set -- $out
+[ "${1:-0}" -ge $Y2030 ] && [ "${1:-0}" -le $((Y2030 + 5)) ] || problem "time.time() is $1"
+[ "${2:-}" = 2030 ] && [ "${3:-}" = 2030 ] || problem "gmtime/datetime: $out"; done_t
+
+t "python time.sleep(0.3) returns, and the fake clock moved about 0.3 s"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00")' python3 -I -c \
+	'import time; a = time.time(); time.sleep(0.3); print("%.2f" % (time.time() - a))'
+want_rc 0
+lt 0.29 "${out:-0}" && lt "${out:-9}" 1.5 || problem "the clock moved $out s over a 0.3 s sleep"; done_t
+
+t "two processes of a tree read one clock, which runs on"
+run "$M" -e 'fake_time("2030-01-01 00:00:00")' sh -c 'date +%s; sleep 1; date +%s'
+set -- $out
+[ "${1:-0}" -ge $Y2030 ] && [ "${1:-0}" -le $((Y2030 + 3)) ] || problem "first date: $1"
+[ $(( ${2:-0} - ${1:-0} )) -ge 1 ] && [ $(( ${2:-0} - ${1:-0} )) -le 3 ] || problem "second date: $2"
+want_err_has 'fake_time("2030-01-01 00:00:00"): clocks read 2 times by date['; done_t
+
+t "rate=10, clocks=all: sleep 2 takes about 0.2 s while the wall clock moves 2 s"
+start=$(now)
+run "$M" -q -e 'fake_time("+0s", rate=10, clocks=all)' sh -c 'date +%s.%N; sleep 2; date +%s.%N'
+took=$(since "$start")
+set -- $out
+lt "$took" 1.5 || problem "sleep 2 took $took s"
+moved=$(python3 -c "print(${2:-0} - ${1:-0})")
+lt 1.9 "$moved" && lt "$moved" 6 || problem "the wall clock moved $moved s"; done_t
+
+t "rate=10, clocks=all: python time.sleep(1) takes about 0.1 s"
+start=$(now)
+run "$M" -q -e 'fake_time("+0s", rate=10, clocks=all)' python3 -I -c 'import time; time.sleep(1)'
+want_rc 0
+took=$(since "$start")
+lt "$took" 0.8 || problem "time.sleep(1) took $took s"; done_t
+
+t "rate=10 with the wall clocks only: sleep 1 takes 1 s, the wall clock moves 10 s"
+start=$(now)
+run "$M" -q -e 'fake_time("+0s", rate=10)' sh -c 'date +%s.%N; sleep 1; date +%s.%N'
+took=$(since "$start")
+set -- $out
+lt 0.95 "$took" || problem "sleep 1 took only $took s"
+moved=$(python3 -c "print(${2:-0} - ${1:-0})")
+lt 9 "$moved" && lt "$moved" 30 || problem "the wall clock moved $moved s"; done_t
+
+t "rate=0 freezes the clock; sleeps take real time"
+start=$(now)
+run "$M" -q -e 'fake_time("@1700000000", rate=0)' sh -c 'date +%s.%N; sleep 0.5; date +%s.%N'
+took=$(since "$start")
+want_out "1700000000.000000000
+1700000000.000000000"
+lt 0.45 "$took" || problem "sleep 0.5 took $took s"; done_t
+
+t "a TIMER_ABSTIME deadline on CLOCK_REALTIME under +1d does not wait a day"
+for how in abstime cond sem timerfd; do
+	run timeout 20 "$M" -q -e 'fake_time("+1d")' "$P" $how 0.3
+	want_rc 0
+	set -- $out
+	[ "${1:-}" = ok ] && lt 0.25 "${2:-0}" && lt "${2:-9}" 3 || problem "$how: $out"
+done; done_t
+
+t "rate=10: a CLOCK_REALTIME deadline 1 s away is 0.1 s away; a relative timerfd too"
+for how in abstime cond timerfd timerfd-rel; do
+	run timeout 20 "$M" -q -e 'fake_time("+0s", rate=10)' "$P" $how 1
+	set -- $out
+	[ "${1:-}" = ok ] && lt "${2:-9}" 0.6 || problem "$how: $out"
+done; done_t
+
+t "stat=true shifts file times; without it they stay"
+touch "$T/f"
+year=$(date +%Y)
+run "$M" -q -e 'fake_time("2030-06-01 00:00:00", stat=true)' ls -l --time-style=+%Y "$T/f"
+want_out_has " 2030 "
+run "$M" -q -e 'fake_time("2030-06-01 00:00:00")' ls -l --time-style=+%Y "$T/f"
+want_out_has " $year "
+run "$M" -q -e 'fake_time("2030-06-01 00:00:00", stat=true)' stat -c %Y "$T/f"
+[ "${out:-0}" -ge $((Y2030 + 13000000)) ] || problem "stat -c %Y: $out"; done_t
+
+t "WHEN: a zone, a date alone, @seconds, offsets"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00+02:00", rate=0)' date +%s
+want_out $((Y2030 - 7200))
+run "$M" -q -e 'fake_time("2030-01-01T00:00:00Z", rate=0)' date +%s
+want_out $Y2030
+run "$M" -q -e 'fake_time("2030-01-01", rate=0)' date +%s
+want_out $Y2030
+run "$M" -q -e 'fake_time("@1700000000.25", rate=0)' date +%s.%N
+want_out 1700000000.250000000
+real=$(date +%s)
+run "$M" -q -e 'fake_time("-2h30m")' date +%s
+[ $((real - 9000 - ${out:-0})) -le 2 ] && [ $((real - 9000 - ${out:-0})) -ge -2 ] || problem "-2h30m: $out vs $real"
+run "$M" -q -e 'fake_time("+1.5s", rate=0)' python3 -I -c 'import time; print(time.time())'
+a=$(date +%s)
+[ "$(python3 -c "print(abs(${out:-0} - 1.5 - $a) < 3)")" = True ] || problem "+1.5s: $out vs $a"; done_t
+
+t "a statement on clock_gettime answers first; the monotonic clock is left alone by default"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00")' \
+	-e 'will_return_always(clock_gettime, 0, *tp={1700000000, 0}, when(clockid == CLOCK_REALTIME))' \
+	date -u +%Y
+want_out 2023
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00")' python3 -I -c \
+	'import time; print(time.monotonic() < 1e9, time.gmtime().tm_year)'
+want_out "True 2030"; done_t
+
+t "in= gives the clock to some programs of the tree"
+run "$M" -q -e 'fake_time("2030-01-01 00:00:00", in="date")' sh -c 'date +%Y; perl -e "print((gmtime)[5] + 1900)"'
+want_out "2030
+$(date +%Y)"
+run "$M" -q -e 'fake_time("2030-01-01", in="date")' -e 'fake_time("2040-01-01", in="perl")' \
+	sh -c 'date +%Y; perl -e "print((gmtime)[5] + 1900)"'
+want_out "2030
+2040"; done_t
+
+t "the JSON report lists the clock, its reads and its readers"
+run "$M" --report json -o "$T/r.json" -e 'fake_time("2030-01-01")' date
+want_rc 0
+python3 - "$T/r.json" <<'PY' || problem "JSON: $(cat "$T/r.json")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = r["clocks"]
+assert len(c) == 1 and c[0]["statement"] == 'fake_time("2030-01-01")', c
+assert c[0]["reads"] >= 1 and c[0]["processes"][0]["exe"] == "date", c
+PY
+done_t
+
+t "bad fake_time statements are refused with their position"
+run "$M" -e 'fake_time("2030-13-01")' true
+want_rc 125; want_err_has '-e#1:1:17: error: malformed time "2030-13-01": expected the month, 01 to 12'
+run "$M" -e 'fake_time("2030-02-30 00:00:00")' true
+want_rc 125; want_err_has "no such day in that month"
+run "$M" -e 'fake_time("2030-01-01 00:00:00 +02:00")' true
+want_rc 125; want_err_has "-e#1:1:31: error: malformed time"; want_err_has "no space before the zone"
+run "$M" -e 'fake_time("+1y")' true
+want_rc 125; want_err_has "-e#1:1:14: error:"; want_err_has "expected a unit: d, h, m or s"
+run "$M" -e 'fake_time("tomorrow")' true
+want_rc 125; want_err_has '-e#1:1:12: error: malformed time "tomorrow"'
+run "$M" -e 'fake_time("+1d", rate=-1)' true
+want_rc 125; want_err_has "-e#1:1:23: error: rate= takes a number from 0"
+run "$M" -e 'fake_time("+1d", clocks=CLOCK_PROCESS_CPUTIME_ID)' true
+want_rc 125; want_err_has "-e#1:1:25: error: clocks= takes all, or CLOCK_REALTIME"
+run "$M" -e 'fake_time("+1d", clocks={CLOCK_REALTIME, sundial})' true
+want_rc 125; want_err_has "-e#1:1:42: error: unknown clock 'sundial'"
+run "$M" -e 'fake_time("+1d", speed=2)' true
+want_rc 125; want_err_has "fake_time takes no 'speed='"
+run "$M" -e 'fake_time(rate=2)' true
+want_rc 125; want_err_has "fake_time needs the time first"
+run "$M" -e 'fake_time("+1d")' -e 'fake_time("+2d")' true
+want_rc 125; want_err_has "-e#2:1:1: error: a second fake_time for the same processes (the first is at -e#1:1:1)"; done_t
+
+finish
