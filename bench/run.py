@@ -246,6 +246,10 @@ class Bench:
             point = op.fiu if key == 'fiu_fn' else 'posix/io/oc/open'
             return ['fiu-run', '-x', '-f', '',
                     '-c', 'enable_random name=%s,probability=0' % point], {}
+        if key == 'fake_time':
+            if not op.faketime:
+                return None
+            return self.mockrun('fake_time("@1700000000")')
         if key == 'faketime':
             if not (op.faketime and self.have['faketime']):
                 return None
@@ -302,6 +306,7 @@ PERCALL_VARIANTS = [
     ('trace', 'mockrun --trace=FN'),
     ('fiu_fn', 'fiu-run -x, FN\'s point at probability 0'),
     ('fiu_other', 'fiu-run -x, another point (open)'),
+    ('fake_time', 'mockrun fake_time("@1700000000")'),
     ('faketime', 'libfaketime, FAKETIME="@2023-01-01 00:00:00"'),
     ('sockwrap', 'socket_wrapper, SOCKET_WRAPPER_DIR set'),
     ('strace', 'strace -f -e inject=FN:retval=V'),
@@ -389,6 +394,7 @@ CG_VARIANTS = [
     ('trace', 'mockrun --trace=FN'),
     ('fiu_fn', 'fiu-run -x, FN\'s point at probability 0'),
     ('fiu_other', 'fiu-run -x, another point (open)'),
+    ('fake_time', 'mockrun fake_time("@1700000000"): the clock moved'),
     ('faketime', 'libfaketime'),
     ('sockwrap', 'socket_wrapper'),
 ]
