@@ -100,11 +100,57 @@ void ms_time_anchor(const struct ms_chan_hdr *h, void *state)
 	const struct ms_ftime *ft = ms_chan_at(h, h->ftimes_off);
 
 	for (uint32_t i = 0; i < h->nftimes; i++) {
+		int64_t wall;
+
 		for (unsigned k = 0; k < MS_TC_N; k++)
 			ts[i].r0[k] = real_ns(k);
-		ts[i].off = ft[i].flags & MS_FT_OFFSET ? ft[i].when_ns
-						       : ft[i].when_ns - ts[i].r0[MS_TC_REALTIME];
+		wall = ft[i].flags & MS_FT_OFFSET ? ft[i].when_ns
+						  : ft[i].when_ns - ts[i].r0[MS_TC_REALTIME];
+		for (unsigned k = 0; k < MS_TC_N; k++)
+			ts[i].off[k] = (MS_TC_WALL >> k & 1) ? wall : 0;
 		memcpy(&ts[i].rate_bits, &ft[i].rate, sizeof(double));
+	}
+}
+
+void ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
+		  double rate)
+{
+	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
+
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		struct ms_time_now n;
+		int64_t shift = 0;
+		uint32_t q;
+
+		ms_time_read(&ts[i], &n);
+		if (op != MS_TIME_RATE)
+			memcpy(&rate, &n.rate, sizeof(double));
+		/* odd while it is written: readers retry, and each thread's
+		 * cached anchor goes stale with the seq */
+		q = __atomic_load_n(&ts[i].seq, __ATOMIC_RELAXED) | 1;
+		__atomic_store_n(&ts[i].seq, q, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		for (unsigned k = 0; k < MS_TC_N; k++) {
+			int64_t now = real_ns(k), shows = ms_time_fake(&n, k, now);
+
+			if (k == MS_TC_REALTIME && op == MS_TIME_SET)
+				shift = value - shows;
+			else if (k == MS_TC_REALTIME && op == MS_TIME_ADVANCE)
+				shift = value;
+			/* each clock goes on from what it shows; the wall
+			 * clocks (REALTIME first) jump by the shift */
+			__atomic_store_n(&ts[i].r0[k], now, __ATOMIC_RELAXED);
+			__atomic_store_n(&ts[i].off[k], shows - now + ((MS_TC_WALL >> k & 1) ? shift : 0),
+					 __ATOMIC_RELAXED);
+		}
+		{
+			uint64_t bits;
+
+			memcpy(&bits, &rate, sizeof(bits));
+			__atomic_store_n(&ts[i].rate_bits, bits, __ATOMIC_RELAXED);
+		}
+		__atomic_fetch_add(&ts[i].moves, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ts[i].seq, q + 1, __ATOMIC_RELEASE);
 	}
 }
 
@@ -229,6 +275,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 			fns[fn].flags |= MS_FF_TRACED;
 		if (spec->recorded[fn] && spec->record_cap)
 			fns[fn].flags |= MS_FF_RECORD;
+		fns[fn].counted = spec->counted[fn];
 	}
 	for (uint32_t i = 0; i < spec->norders; i++) {
 		const struct ms_order *o = &spec->orders[i];

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 15u
+#define MS_CHAN_ABI 16u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -120,7 +120,8 @@ struct ms_fn_state {
 	uint32_t calls;		/* armed calls seen; module functions: mock() calls */
 	uint32_t bound;		/* declared functions: processes that found a */
 				/* definition to stand in for */
-	uint32_t reserved[14];
+	uint32_t seen;		/* counted functions: every call of the tree */
+	uint32_t reserved[13];
 };
 
 /* Per rule, a cache line each: threads taking turns of different rules
@@ -204,7 +205,9 @@ struct ms_chan_fn {
 	uint32_t first_expect;
 	uint32_t nexpects;
 	uint32_t flags;		/* enum ms_fn_flags */
-	uint32_t reserved[3];
+	uint32_t counted;	/* --control: 1 when every call counts in */
+				/* ms_fn_state.seen, for ctl --wait-call */
+	uint32_t reserved[2];
 };
 
 enum ms_rule_kind {
@@ -413,10 +416,11 @@ _Static_assert(sizeof(struct ms_cond) == 32, "cond layout");
 /*
  * fake_time(WHEN, rate=R, clocks=..., stat=true, in=GLOB): the clocks of
  * the slots in clocks read f(t) = t + off + (t - r0) * (rate - 1), where
- * off is the wall clocks' shift (0 for the others) and r0 the real time
- * of the slot when the session started (or when mockrun ctl last moved
- * it); the anchor is in the state (struct ms_time_state), so that every
- * process of the tree, started at any time, agrees, and ctl can move it.
+ * off is the slot's shift (at the start, WHEN's for the wall clocks and 0
+ * for the others) and r0 the real time of the slot when the session
+ * started (or when mockrun ctl last moved it); the anchor is in the state
+ * (struct ms_time_state), so that every process of the tree, started at
+ * any time, agrees, and ctl can move it.
  */
 enum ms_tclock {
 	MS_TC_REALTIME = 0,	/* CLOCK_REALTIME(_COARSE, _ALARM), time(), gettimeofday() */
@@ -477,11 +481,12 @@ struct ms_time_state {
 	uint32_t seq;
 	uint32_t reserved0;
 	int64_t r0[MS_TC_N];	/* each slot's real time at the anchor, ns */
-	int64_t off;		/* the wall clocks' fake minus real at the anchor */
+	int64_t off[MS_TC_N];	/* each slot's fake minus real at the anchor */
 	uint64_t rate_bits;	/* the rate, a double's bits */
 	uint64_t reads;		/* clock reads answered */
 	uint64_t sleeps;	/* sleeps and timeouts converted */
-	uint32_t reserved[4];
+	uint32_t moves;		/* anchors ctl set after the first */
+	uint32_t reserved[3];
 };
 
 enum ms_event_type {
@@ -650,11 +655,21 @@ void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token);
 /* Starts every fake_time clock of h at its WHEN, now. */
 void ms_time_anchor(const struct ms_chan_hdr *h, void *state);
 
+enum ms_time_op {
+	MS_TIME_ADVANCE,	/* the wall clocks move by value ns */
+	MS_TIME_SET,		/* CLOCK_REALTIME shows value (ns since the epoch) */
+	MS_TIME_RATE,		/* the clocks run on at rate `rate` */
+};
+/* Moves every fake_time clock of h in a live state (mockrun ctl): each
+ * clock goes on from what it shows now, under the anchor's seq. */
+void ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
+		  double rate);
+
 /* A fake_time anchor read consistently (seq even and unchanged); after
  * a bounded number of tries, whatever it holds. */
 struct ms_time_now {
 	int64_t r0[MS_TC_N];
-	int64_t off;
+	int64_t off[MS_TC_N];
 	double rate;
 };
 
@@ -664,9 +679,10 @@ static inline void ms_time_read(const struct ms_time_state *ts, struct ms_time_n
 		uint32_t q = __atomic_load_n(&ts->seq, __ATOMIC_ACQUIRE);
 		uint64_t bits;
 
-		for (unsigned k = 0; k < MS_TC_N; k++)
+		for (unsigned k = 0; k < MS_TC_N; k++) {
 			n->r0[k] = __atomic_load_n(&ts->r0[k], __ATOMIC_RELAXED);
-		n->off = __atomic_load_n(&ts->off, __ATOMIC_RELAXED);
+			n->off[k] = __atomic_load_n(&ts->off[k], __ATOMIC_RELAXED);
+		}
 		bits = __atomic_load_n(&ts->rate_bits, __ATOMIC_RELAXED);
 		__builtin_memcpy(&n->rate, &bits, sizeof(double));
 		__atomic_thread_fence(__ATOMIC_ACQUIRE);
@@ -680,11 +696,9 @@ static inline void ms_time_read(const struct ms_time_state *ts, struct ms_time_n
 /* Real time t (ns) of slot k as the fake clock shows it. */
 static inline int64_t ms_time_fake(const struct ms_time_now *n, unsigned k, int64_t t)
 {
-	int64_t off = (MS_TC_WALL >> k & 1) ? n->off : 0;
-
 	if (n->rate == 1.0)
-		return t + off;
-	return t + off + (int64_t)((double)(t - n->r0[k]) * (n->rate - 1.0));
+		return t + n->off[k];
+	return t + n->off[k] + (int64_t)((double)(t - n->r0[k]) * (n->rate - 1.0));
 }
 
 #endif

@@ -2602,8 +2602,7 @@ static int64_t decimal_nano(const char **p, const char *e)
  * WHEN into *ns (since the epoch, or an offset when *offset): NULL, or
  * why not with *at the offending byte.
  */
-static const char *parse_when_time(const char *s, const char *e, int64_t *ns, int *offset,
-				   const char **at)
+const char *ms_parse_when(const char *s, const char *e, int64_t *ns, int *offset, const char **at)
 {
 	const char *p = s;
 
@@ -2879,7 +2878,7 @@ static int parse_fake_time(struct parser *ps, struct stmt *st, char *scratch)
 	{
 		const char *w = ps->spec->pool + when.str;
 
-		why = parse_when_time(w, w + when.len, &ns, &offset, &at);
+		why = ms_parse_when(w, w + when.len, &ns, &offset, &at);
 		if (why) {
 			/* the column of the byte, when the string has no escapes */
 			uint32_t col = when.col + 1 + (uint32_t)(at - w);

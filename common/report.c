@@ -423,7 +423,9 @@ static void describe_status(const struct ms_report_in *s, char *buf, size_t n)
 	const struct mockshim_result *r = &s->result;
 	const char *sig = r->signal ? sigabbrev_np(r->signal) : NULL;
 
-	if (r->exec_errno)
+	if (s->running)
+		snprintf(buf, n, "is still running (the report so far)");
+	else if (r->exec_errno)
 		snprintf(buf, n, "could not be started: %s", strerror(r->exec_errno));
 	else if (r->timed_out && s->done_before_timeout && r->exited)
 		snprintf(buf, n, "exited with status %d (its descendants did not, by the timeout)",
@@ -1025,6 +1027,9 @@ static void report_text(struct ms_report_in *s, FILE *out)
 		if (ts->sleeps)
 			fprintf(out, "; %llu wait%s converted", (unsigned long long)ts->sleeps,
 				ts->sleeps == 1 ? "" : "s");
+		if (ts->moves)
+			fprintf(out, "; moved %u time%s by mockrun ctl", ts->moves,
+				ts->moves == 1 ? "" : "s");
 		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < nevents(s); i++) {
@@ -1326,6 +1331,8 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		ms_json_text(out, s->tampered);
 	else
 		fputs("null", out);
+	if (s->running)
+		fputs(",\"running\":true", out);
 	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
 		     "\"exec_errno\":%d,\"seconds\":%.3f,\"failure_count\":%u,\"processes\":[",
 		res->exited ? "true" : "false", res->exit_status, res->signal,
@@ -1379,8 +1386,8 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		ms_json_text(out, str(s, t->src));
 		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", t->line, t->col);
 		ms_json_text(out, str(s, t->text));
-		fprintf(out, ",\"reads\":%llu,\"waits_converted\":%llu,\"processes\":[",
-			(unsigned long long)ts->reads, (unsigned long long)ts->sleeps);
+		fprintf(out, ",\"reads\":%llu,\"waits_converted\":%llu,\"moves\":%u,\"processes\":[",
+			(unsigned long long)ts->reads, (unsigned long long)ts->sleeps, ts->moves);
 		first = 1;
 		for (uint32_t k = 0; k < nevents(s); k++) {
 			const struct ms_event *e = event_at(s, k);

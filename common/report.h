@@ -27,6 +27,7 @@ struct ms_report_in {
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
 	int done_before_timeout;	/* the program itself had exited when it expired */
+	int running;		/* mockrun ctl --report: the tree is still running */
 	char **unattached;	/* "name[pid]": orphans the driver reaped that never attached */
 	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at a timeout */

@@ -43,6 +43,7 @@ struct ms_spec {
 	uint32_t nsources;
 	uint8_t traced[MS_FN_COUNT];	/* --trace */
 	uint8_t recorded[MS_FN_COUNT];	/* --record-fns */
+	uint8_t counted[MS_FN_COUNT];	/* --control: calls ctl --wait-call counts */
 	uint64_t record_cap;		/* --record: bytes of the record log, 0: none */
 	uint64_t seed;			/* --seed: probability= draws */
 	int has_prob;			/* a statement has probability= */
@@ -137,6 +138,9 @@ const char *ms_unescape(const char *p, const char *e, char *buf, size_t *len, si
 
 /* Named integer constants: errno, EAI_*, O_*, S_*, SIG*, AF_*, SOCK_*, CLOCK_*. */
 int ms_name_value(const char *name, size_t len, int64_t *value);
+/* fake_time's WHEN in [s, e) into *ns: since the epoch, or an offset when
+ * *offset; NULL, or why not with *at the offending byte. */
+const char *ms_parse_when(const char *s, const char *e, int64_t *ns, int *offset, const char **at);
 /* "ENOENT" for 2, or NULL. */
 const char *ms_errno_name(int err);
 const char *ms_eai_name(int code);

@@ -39,8 +39,6 @@ static uint32_t ft_index;
 static int logged;			/* this process announced its first read */
 
 #define NS 1000000000ll
-/* the wall clocks' clockid_t: REALTIME, REALTIME_COARSE, REALTIME_ALARM, TAI */
-#define MS_TC_WALL_IDS ((1u << 0) | (1u << 5) | (1u << 8) | (1u << 11))
 /* argument i of the canonical array a */
 #define A(i, type) ((type)(uintptr_t)a[i])
 
@@ -196,7 +194,7 @@ static struct timespec real_deadline(clockid_t c, int k, int64_t d)
 
 	ms_time_read(ts, &n);
 	__atomic_fetch_add(&ts->sleeps, 1, __ATOMIC_RELAXED);
-	off = (MS_TC_WALL >> k & 1) ? n.off : 0;
+	off = n.off[k];
 	if (n.rate > 0)
 		return ns_ts(n.r0[k] + real_span(&n, d - off - n.r0[k]));
 	/* a frozen clock: what is left of the wait, in real time */
@@ -315,7 +313,8 @@ struct anchor_cache {
 	uint32_t seq1;			/* the seq it was read under + 1; 0: none */
 	uint32_t ids;			/* bit c: clockid_t c (< 12) is faked */
 	uint32_t add;			/* of them, those off_s/off_ns shifts whole */
-	uint32_t general;		/* those ms_time_fake() computes (rate not 1) */
+					/* (rate 1, the shift of CLOCK_REALTIME) */
+	uint32_t general;		/* the others, which ms_time_fake() computes */
 	int64_t off_s, off_ns;		/* the wall clocks' shift, 0 <= off_ns < 1 s */
 	struct ms_time_now n;
 };
@@ -327,15 +326,18 @@ static __attribute__((noinline)) void refill(struct anchor_cache *c, uint32_t q)
 	struct timespec o;
 
 	ms_time_read(ts, &c->n);
-	o = ns_ts(c->n.off);
+	o = ns_ts(c->n.off[MS_TC_REALTIME]);
 	c->off_s = o.tv_sec;
 	c->off_ns = o.tv_nsec;
 	c->ids = 0;
 	for (long id = 0; id < 12; id++)
 		if (ms_tclock_of(id) >= 0 && (ft->clocks >> ms_tclock_of(id) & 1))
 			c->ids |= 1u << id;
-	c->add = c->n.rate == 1.0 ? c->ids & MS_TC_WALL_IDS : 0;
-	c->general = c->n.rate == 1.0 ? 0 : c->ids;
+	c->add = 0;
+	for (long id = 0; id < 12 && c->n.rate == 1.0; id++)
+		if ((c->ids >> id & 1) && c->n.off[ms_tclock_of(id)] == c->n.off[MS_TC_REALTIME])
+			c->add |= 1u << id;
+	c->general = c->ids & ~c->add;
 	/* an odd seq (a move in progress) is read again next time; the
 	 * anchor (ts) is the same for the whole process */
 	c->seq1 = q & 1 ? 0 : q + 1;

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "mockshim/driver.h"
 #include "outfile.h"
 #include "jobs.h"
@@ -24,6 +25,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: mockrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       mockrun -t FILE.mock... [OPTIONS]\n"
+	      "       mockrun ctl SOCKET ACTION...   (mockrun ctl --help)\n"
 	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
 	      "waits for it and every process it starts, and reports.\n"
 	      "\n"
@@ -60,6 +62,10 @@ static void usage(FILE *out)
 	      "      --record-fns FN,...   the catalog functions to record\n"
 	      "      --check               say, before the run, whether PROGRAM (static?\n"
 	      "                            setuid?) and its libraries import what is mocked\n"
+	      "      --control [SOCKET]    serve mockrun ctl on a unix socket (0600, removed\n"
+	      "                            at the end; no SOCKET, or an option next: one in\n"
+	      "                            a private directory); the program gets\n"
+	      "                            $MOCKSHIM_CONTROL\n"
 	      "      --list [FN]           the catalog, or one function's details\n"
 	      "  -q, --quiet               report failures only\n"
 	      "  -v, --verbose             report every consumed value\n"
@@ -93,6 +99,7 @@ enum {
 	OPT_TAP_VERSION,
 	OPT_SHARD,
 	OPT_TRACE_FORMAT,
+	OPT_CONTROL,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -181,6 +188,7 @@ int main(int argc, char **argv)
 		{ "tap-version", required_argument, NULL, OPT_TAP_VERSION },
 		{ "shard", required_argument, NULL, OPT_SHARD },
 		{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
+		{ "control", optional_argument, NULL, OPT_CONTROL },
 		{ NULL, 0, NULL, 0 },
 	};
 	/* program mode: the first word that is not an option is the program
@@ -200,7 +208,8 @@ int main(int argc, char **argv)
 		int eval;
 		const char *arg;
 	} *srcs = NULL;
-	int nsrcs = 0, nmods = 0, trace = 0, check = 0, chrome = 0;
+	int nsrcs = 0, nmods = 0, trace = 0, check = 0, chrome = 0, control = 0;
+	const char *control_at = NULL;
 	char *trace_raw = NULL;	/* --trace-format chrome: the shims' timed lines */
 	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
 	struct ms_outfile out_o = { .fd = -1 }, record_o = { .fd = -1 }, trace_o = { .fd = -1 };
@@ -210,6 +219,11 @@ int main(int argc, char **argv)
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");
 		return EXIT_MOCKRUN;
+	}
+	/* mockrun ctl ...; a program named ctl runs as mockrun -- ctl */
+	if (argc >= 2 && strcmp(argv[1], "ctl") == 0) {
+		mockshim_session_destroy(s);
+		return ms_ctl_main(argc - 2, argv + 2);
 	}
 	testing = test_mode(argc, argv, program_opts, opts);
 	while ((c = getopt_long(argc, argv, testing ? test_opts : program_opts, opts, NULL)) != -1) {
@@ -380,6 +394,17 @@ int main(int argc, char **argv)
 		case OPT_CHECK:
 			check = 1;
 			break;
+		case OPT_CONTROL:
+			/* --control=SOCKET, --control SOCKET, or none when an
+			 * option (or --) comes next */
+			control = 1;
+			control_at = optarg ? optarg
+				     : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
+			if (control_at && !*control_at) {
+				fprintf(stderr, "mockrun: --control: an empty path\n");
+				goto fail;
+			}
+			break;
 		case OPT_LIST_TESTS:
 			topts.list = 1;
 			break;
@@ -462,6 +487,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "mockrun: --trace runs one program, not test files (-t)\n");
 			goto fail;
 		}
+		if (control) {
+			fprintf(stderr, "mockrun: --control runs one program, not test files (-t)\n");
+			goto fail;
+		}
 		if (format == MOCKSHIM_REPORT_HTML) {
 			fprintf(stderr, "mockrun: --report html reports one program, not test files (-t)\n");
 			goto fail;
@@ -498,6 +527,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mockrun: no program given (see mockrun --help)\n");
 		goto fail;
 	}
+	if (control && mockshim_session_set_control(s, 1, control_at) < 0)
+		goto fail;
 	if (format != MOCKSHIM_REPORT_TEXT && !output) {
 		/* a machine reads it: the program's own stdout must not mix in */
 		fprintf(stderr,

@@ -23,6 +23,7 @@
 
 #include "catalog.h"
 #include "channel.h"
+#include "control.h"
 #include "session.h"
 
 #define DEFAULT_EVENTS 8192
@@ -87,6 +88,7 @@ void mockshim_session_destroy(struct mockshim_session *s)
 	free(s->modules);
 	free(s->cwd);
 	free(s->stdin_data);
+	free(s->control_at);
 	ms_spec_fini(&s->spec);
 	free(s);
 }
@@ -286,6 +288,26 @@ const char *mockshim_session_output(const struct mockshim_session *s, int fd, si
 	return b && b->data ? b->data : "";
 }
 
+int mockshim_session_set_control(struct mockshim_session *s, int on, const char *path)
+{
+	char *p = path ? strdup(path) : NULL;
+
+	if (path && !p)
+		return -ENOMEM;
+	free(s->control_at);
+	s->control_at = p;
+	s->control = on;
+	/* counted from the start: --wait-call N is about the whole run */
+	for (unsigned i = 0; i < MS_FN_COUNT; i++)
+		s->spec.counted[i] = on && strcmp(ms_catalog_get(i)->group, "memory") != 0;
+	return 0;
+}
+
+const char *mockshim_session_control_path(const struct mockshim_session *s)
+{
+	return __atomic_load_n(&s->ctl_path, __ATOMIC_ACQUIRE);
+}
+
 int mockshim_session_set_timeout(struct mockshim_session *s, double seconds)
 {
 	if (!(seconds >= 0) || seconds > 1e9)
@@ -376,9 +398,9 @@ static char *find_shim(void)
 /* ---- environment of the program ---- */
 
 static char **child_env(char *const envp[], const char *shim, char *const *mods, size_t nmods,
-			const char *chan_path, const char *chan_fd)
+			const char *chan_path, const char *chan_fd, const char *control)
 {
-	size_t n = 0, k = 0;
+	size_t n = 0, k = 0, kept = 0;
 	char **env;
 	const char *preload = NULL;
 	char *list = NULL;
@@ -388,17 +410,19 @@ static char **child_env(char *const envp[], const char *shim, char *const *mods,
 	for (; envp[n]; n++)
 		if (strncmp(envp[n], "LD_PRELOAD=", 11) == 0)
 			preload = envp[n] + 11;
-	env = calloc(n + 4, sizeof(*env));
+	env = calloc(n + 5, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (strncmp(envp[i], "LD_PRELOAD=", 11) == 0 ||
 		    strncmp(envp[i], MS_CHAN_ENV "=", sizeof(MS_CHAN_ENV)) == 0 ||
 		    strncmp(envp[i], MS_CHAN_FD_ENV "=", sizeof(MS_CHAN_FD_ENV)) == 0 ||
+		    strncmp(envp[i], MS_CONTROL_ENV "=", sizeof(MS_CONTROL_ENV)) == 0 ||
 		    strncmp(envp[i], "MOCKSHIM=", 9) == 0 || strncmp(envp[i], "MOCKSHIM_FILE=", 14) == 0)
 			continue;
 		env[k++] = envp[i];
 	}
+	kept = k;
 	/* Appended: sanitizer runtimes must stay first; modules after the shim. */
 	m = open_memstream(&list, &len);
 	if (!m)
@@ -410,20 +434,18 @@ static char **child_env(char *const envp[], const char *shim, char *const *mods,
 	if (fclose(m) != 0)
 		goto fail;
 	env[k++] = list;
-	if (asprintf(&env[k], "%s=%s", MS_CHAN_ENV, chan_path) < 0) {
-		free(list);
-		free(env);
-		return NULL;
-	}
-	if (chan_fd && asprintf(&env[k + 1], "%s=%s", MS_CHAN_FD_ENV, chan_fd) < 0) {
-		free(env[k]);
-		free(list);
-		free(env);
-		return NULL;
+	list = NULL;
+	if (asprintf(&env[k++], "%s=%s", MS_CHAN_ENV, chan_path) < 0 ||
+	    (chan_fd && asprintf(&env[k++], "%s=%s", MS_CHAN_FD_ENV, chan_fd) < 0) ||
+	    (control && asprintf(&env[k++], "%s=%s", MS_CONTROL_ENV, control) < 0)) {
+		env[--k] = NULL; /* asprintf left it undefined */
+		goto fail;
 	}
 	return env;
 fail:
 	free(list);
+	while (k > kept)
+		free(env[--k]);
 	free(env);
 	return NULL;
 }
@@ -695,6 +717,17 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	r = make_channel(s);
 	if (r < 0)
 		goto out;
+	if (s->control) {
+		s->ctl = ms_control_open(s->control_at, s->error, sizeof(s->error));
+		if (!s->ctl) {
+			r = -EINVAL;
+			goto out;
+		}
+		if (!s->control_at && s->verbosity > MOCKSHIM_QUIET)
+			fprintf(stderr, "mockshim: control socket %s (" MS_CONTROL_ENV ")\n",
+				ms_control_path(s->ctl));
+		__atomic_store_n(&s->ctl_path, ms_control_path(s->ctl), __ATOMIC_RELEASE);
+	}
 	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d,/proc/%d/fd/%d", (int)getpid(),
 		 s->chan.spec_fd, (int)getpid(), s->chan.state_fd);
 	/* The program also inherits the channel as a descriptor (close-on-exec
@@ -719,7 +752,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		}
 	}
 	env = child_env(envp ? envp : environ, s->shim_path, s->modules, s->nmodules, chan_path,
-			inherit_fd[0] >= 0 ? chan_fd : NULL);
+			inherit_fd[0] >= 0 ? chan_fd : NULL, s->ctl ? ms_control_path(s->ctl) : NULL);
 	if (!env) {
 		r = -ENOMEM;
 		goto out;
@@ -820,12 +853,13 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		deadline = now_ms() + (int64_t)(s->timeout * 1000);
 
 	for (;;) {
-		struct pollfd pfd[4] = {
+		struct pollfd pfd[4 + MS_CONTROL_POLLFDS] = {
 			{ .fd = sfd, .events = POLLIN },
 			{ .fd = io[1][0], .events = POLLIN },
 			{ .fd = io[2][0], .events = POLLIN },
 			{ .fd = io[0][1], .events = POLLOUT },
 		};
+		size_t npfd = 4;
 		struct signalfd_siginfo si;
 		int64_t t = now_ms(), wait_ms = -1;
 		pid_t p;
@@ -914,9 +948,18 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			    (wait_ms < 0 || stopped[i].since + STOPPED_WARN_MS - t < wait_ms))
 				wait_ms = stopped[i].since + STOPPED_WARN_MS - t > 0
 						  ? stopped[i].since + STOPPED_WARN_MS - t : 0;
-		if (poll(pfd, 4, wait_ms < 0 ? -1 : (int)(wait_ms > INT_MAX ? INT_MAX : wait_ms)) < 0 &&
+		if (s->ctl) {
+			int w = ms_control_wait_ms(s->ctl);
+
+			npfd += ms_control_pollfds(s->ctl, pfd + 4);
+			if (w >= 0 && (wait_ms < 0 || w < wait_ms))
+				wait_ms = w;
+		}
+		if (poll(pfd, (nfds_t)npfd, wait_ms < 0 ? -1 : (int)(wait_ms > INT_MAX ? INT_MAX : wait_ms)) < 0 &&
 		    errno != EINTR)
 			break;
+		if (s->ctl)
+			ms_control_serve(s->ctl, pfd + 4, npfd - 4, s);
 		for (int i = 1; i <= 2; i++) {
 			if (io[i][0] >= 0 && (pfd[i].revents & (POLLIN | POLLHUP | POLLERR)) &&
 			    drain(io[i][0], &s->out[i - 1]) <= 0) {
@@ -963,6 +1006,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			s->result.signal = WTERMSIG(status);
 		}
 	}
+	if (s->ctl)
+		ms_control_finish(s->ctl, s);
 	/* Every process of the tree has exited: what they left in the state
 	 * is copied once and audited, and the report reads only that copy. */
 	s->view.spec = s->chan.spec;
@@ -991,7 +1036,10 @@ out:
 		close(errpipe[0]);
 	if (errpipe[1] >= 0)
 		close(errpipe[1]);
-	free_child_env(env, inherit_fd[0] >= 0 ? 3 : 2);
+	free_child_env(env, (inherit_fd[0] >= 0 ? 3 : 2) + (s->ctl != NULL));
+	__atomic_store_n(&s->ctl_path, NULL, __ATOMIC_RELEASE);
+	ms_control_close(s->ctl);
+	s->ctl = NULL;
 	for (int i = 0; i < 2; i++)
 		if (inherit_fd[i] >= 0)
 			close(inherit_fd[i]);

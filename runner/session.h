@@ -46,6 +46,10 @@ struct mockshim_session {
 	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;
+	int control;		/* --control: serve mockrun ctl */
+	char *control_at;	/* its socket's path, NULL: a private directory */
+	struct ms_control *ctl;	/* while a run serves it */
+	const char *ctl_path;	/* its path then, for other threads */
 };
 
 /* The spec's module_fn: module "path" statements. */

@@ -126,6 +126,15 @@ void mockshim_session_set_capture(struct mockshim_session *s, int on);
 const char *mockshim_session_output(const struct mockshim_session *s, int fd, size_t *len);
 /** Kills the process tree after @p seconds (0: never). */
 int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
+/** Each run serves live control (mockrun ctl) on a unix socket at @p path
+ * (0600, removed when the run ends, whatever ends it), or with @p path
+ * NULL in a private directory under $TMPDIR; the program gets its path in
+ * $MOCKSHIM_CONTROL.  @p on 0 turns it off.  Every catalog function but
+ * the allocator's is then armed to count its calls (--wait-call). */
+int mockshim_session_set_control(struct mockshim_session *s, int on, const char *path);
+/** During a run with control, the socket's path (for another thread);
+ * NULL before the socket is made and after the run. */
+const char *mockshim_session_control_path(const struct mockshim_session *s);
 /** With @p on, the program gets SIGABRT at its first failed check. */
 void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);
 /** With @p on, each trace line starts with "@START END TID PPID " (ns of

@@ -1,0 +1,896 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live control: mockrun --control SOCKET serves requests from its run
+ * loop, mockrun ctl SOCKET sends them (DESIGN.md 4, "Live control").
+ * The server never blocks the loop: connections are non-blocking, a
+ * reply is written as the socket takes it, and a wait (--wait-call,
+ * --wait-exit) is a connection held open until its condition holds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "channel.h"
+#include "control.h"
+#include "session.h"
+
+#define PROTO "mockshim-ctl 1"
+#define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)
+#define MAX_REQUEST 4096
+#define DEFAULT_WAIT_S 30.0
+#define POLL_WAIT_MS 10 /* how often a --wait-call looks at the counts */
+
+enum wait_kind { WAIT_NONE, WAIT_CALL, WAIT_EXIT };
+
+struct client {
+	int fd;
+	char in[MAX_REQUEST];
+	size_t inlen;
+	char *out;		/* the reply, once there is one */
+	size_t outlen, outoff;
+	enum wait_kind wait;
+	unsigned fns[6], nfns;	/* WAIT_CALL: the function and its variants, */
+	uint64_t n;		/* how many calls */
+	char fn[64];		/* its name as asked */
+	int64_t deadline;	/* ms of CLOCK_MONOTONIC, -1: none */
+};
+
+struct ms_control {
+	int lfd;
+	int janitor;		/* the write end: its EOF tells it to clean up */
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *dir;		/* the private directory, or NULL */
+	ino_t ino;
+	struct client c[MAX_CLIENTS];
+	size_t nc;
+};
+
+static int64_t mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- the socket and what removes it ---- */
+
+/*
+ * A grandchild, out of the process tree mockrun waits for (double fork,
+ * its own session, every descriptor closed but a pipe): when the pipe's
+ * last writer goes, mockrun has finished or died (SIGKILL included), and
+ * it removes the socket, if it is still ours, and the directory.
+ */
+static int start_janitor(struct ms_control *c)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		sigset_t all;
+		struct stat st;
+		char b;
+
+		if (fork() != 0)
+			_exit(0);
+		setsid();
+		sigfillset(&all);
+		sigprocmask(SIG_SETMASK, &all, NULL);
+		close(p[1]);
+		if (p[0] > 0)
+			close_range(0, (unsigned)p[0] - 1, 0);
+		close_range((unsigned)p[0] + 1, ~0u, 0);
+		while (read(p[0], &b, 1) != 0 && (errno == EINTR || errno == EAGAIN))
+			;
+		if (lstat(c->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == c->ino)
+			unlink(c->path);
+		if (c->dir)
+			rmdir(c->dir);
+		_exit(0);
+	}
+	close(p[0]);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->janitor = p[1];
+	return 0;
+}
+
+/* Whether a socket at path is a stale one (nobody listens). */
+static int stale(const struct sockaddr_un *a)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return 0;
+	r = connect(fd, (const struct sockaddr *)a, sizeof(*a)) != 0 && errno == ECONNREFUSED;
+	close(fd);
+	return r;
+}
+
+struct ms_control *ms_control_open(const char *path, char *err, size_t cap)
+{
+	struct ms_control *c = calloc(1, sizeof(*c));
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct stat st;
+	mode_t old;
+	int r;
+
+	if (!c) {
+		snprintf(err, cap, "--control: out of memory\n");
+		return NULL;
+	}
+	c->lfd = c->janitor = -1;
+	if (!path) {
+		const char *tmp = getenv("TMPDIR");
+
+		if (asprintf(&c->dir, "%s/mockrun-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+			c->dir = NULL;
+			snprintf(err, cap, "--control: out of memory\n");
+			goto fail;
+		}
+		if (!mkdtemp(c->dir)) {
+			snprintf(err, cap, "--control: cannot make a directory %s: %s\n", c->dir,
+				 strerror(errno));
+			free(c->dir);
+			c->dir = NULL;
+			goto fail;
+		}
+		r = snprintf(c->path, sizeof(c->path), "%s/control", c->dir);
+	} else {
+		r = snprintf(c->path, sizeof(c->path), "%s", path);
+	}
+	if (r < 0 || (size_t)r >= sizeof(c->path)) {
+		snprintf(err, cap, "--control %s: the path is too long for a unix socket (%zu bytes at most)\n",
+			 path ? path : c->path, sizeof(c->path) - 1);
+		goto fail;
+	}
+	memcpy(a.sun_path, c->path, sizeof(c->path));
+	if (lstat(c->path, &st) == 0) {
+		/* a socket left by a mockrun that died: nobody listens */
+		if (!S_ISSOCK(st.st_mode)) {
+			snprintf(err, cap, "--control %s: it exists and is not a socket\n", c->path);
+			goto fail;
+		}
+		if (!stale(&a)) {
+			snprintf(err, cap, "--control %s: another process listens there\n", c->path);
+			goto fail;
+		}
+		unlink(c->path);
+	}
+	c->lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (c->lfd < 0) {
+		snprintf(err, cap, "--control: socket: %s\n", strerror(errno));
+		goto fail;
+	}
+	/* 0600 from the start: no moment where another user may connect */
+	old = umask(0177);
+	r = bind(c->lfd, (struct sockaddr *)&a, sizeof(a));
+	umask(old);
+	if (r != 0) {
+		snprintf(err, cap, "--control %s: %s\n", c->path, strerror(errno));
+		goto fail;
+	}
+	if (stat(c->path, &st) != 0 || chmod(c->path, 0600) != 0) {
+		snprintf(err, cap, "--control %s: %s\n", c->path, strerror(errno));
+		unlink(c->path);
+		goto fail;
+	}
+	c->ino = st.st_ino;
+	if (listen(c->lfd, 16) != 0 || (r = start_janitor(c)) < 0) {
+		snprintf(err, cap, "--control %s: %s\n", c->path, strerror(errno));
+		unlink(c->path);
+		goto fail;
+	}
+	return c;
+fail:
+	if (c->lfd >= 0)
+		close(c->lfd);
+	if (c->dir)
+		rmdir(c->dir);
+	free(c->dir);
+	free(c);
+	return NULL;
+}
+
+const char *ms_control_path(const struct ms_control *c)
+{
+	return c->path;
+}
+
+/* ---- the server ---- */
+
+static void drop(struct ms_control *c, size_t i)
+{
+	close(c->c[i].fd);
+	free(c->c[i].out);
+	c->c[i] = c->c[--c->nc];
+}
+
+static void reply(struct client *cl, const char *status, const char *body, size_t len)
+{
+	FILE *m;
+
+	if (cl->out)
+		return;
+	m = open_memstream(&cl->out, &cl->outlen);
+	if (!m)
+		return;
+	fprintf(m, PROTO " %s\n", status);
+	fwrite(body, 1, len, m);
+	if (fclose(m) != 0) {
+		free(cl->out);
+		cl->out = NULL;
+		cl->outlen = 0;
+	}
+	cl->outoff = 0;
+	cl->wait = WAIT_NONE;
+}
+
+static void replyf(struct client *cl, const char *status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void replyf(struct client *cl, const char *status, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	reply(cl, status, buf, n < 0 ? 0 : (size_t)n >= sizeof(buf) ? sizeof(buf) - 1 : (size_t)n);
+}
+
+/* The calls of a wait's functions, so far, in the whole tree. */
+static uint64_t seen(const struct mockshim_session *s, const struct client *cl)
+{
+	const struct ms_fn_state *fst = ms_state_at(s->chan.state, s->chan.spec->st_fns_off);
+	uint64_t n = 0;
+
+	for (unsigned i = 0; i < cl->nfns; i++)
+		n += __atomic_load_n(&fst[cl->fns[i]].seen, __ATOMIC_RELAXED);
+	return n;
+}
+
+/* FN's id and those of the variants a program may call in its place
+ * (accept4 for accept, openat for open, pipe2, dup3, wait4, ...). */
+static unsigned variants(const char *fn, unsigned *ids, unsigned cap)
+{
+	static const char *const sufs[] = { "", "4", "at", "2", "3" };
+	char name[80];
+	unsigned n = 0;
+
+	for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]) && n < cap; i++) {
+		int len = snprintf(name, sizeof(name), "%s%s", fn, sufs[i]), id;
+
+		if (len < 0 || (size_t)len >= sizeof(name))
+			continue;
+		id = ms_catalog_find(name, (size_t)len);
+		if (id >= 0 && (i == 0 || strcmp(ms_catalog_get((unsigned)id)->name, name) == 0))
+			ids[n++] = (unsigned)id;
+	}
+	return n;
+}
+
+/* The report so far, from a copy of the live state audited as at the end. */
+static void live_report(struct client *cl, struct mockshim_session *s, const char *fmt)
+{
+	static const char *const names[] = {
+		[MOCKSHIM_REPORT_TEXT] = "text", [MOCKSHIM_REPORT_TAP] = "tap",
+		[MOCKSHIM_REPORT_JUNIT] = "junit", [MOCKSHIM_REPORT_JSON] = "json",
+		[MOCKSHIM_REPORT_HTML] = "html",
+	};
+	struct ms_report_in in = ms_session_report_in(s);
+	char *buf = NULL;
+	size_t len = 0;
+	int format = -1;
+	FILE *m;
+
+	for (int i = 0; i < (int)(sizeof(names) / sizeof(names[0])); i++)
+		if (names[i] && strcmp(names[i], fmt) == 0)
+			format = i;
+	if (format < 0) {
+		replyf(cl, "error", "--report: unknown format '%s' (text, tap, junit, json, html)\n", fmt);
+		return;
+	}
+	in.spec = s->chan.spec;
+	in.running = 1;
+	in.tampered = NULL;
+	if (ms_report_take_state(&in, s->chan.state, s->chan.state_size, s->token) < 0) {
+		replyf(cl, "error", "--report: out of memory\n");
+		return;
+	}
+	m = open_memstream(&buf, &len);
+	if (m) {
+		ms_report_write(&in, m, format);
+		if (fclose(m) == 0)
+			reply(cl, "ok", buf, len);
+		else
+			replyf(cl, "error", "--report: out of memory\n");
+	}
+	free(buf);
+	ms_report_release(&in);
+}
+
+static void show_clock(struct client *cl, struct mockshim_session *s)
+{
+	const struct ms_time_state *ts = ms_state_at(s->chan.state, s->chan.spec->st_times_off);
+	struct ms_time_now n;
+	struct timespec now;
+	char when[64];
+	struct tm tm;
+	time_t secs;
+	int64_t f;
+
+	ms_time_read(&ts[0], &n);
+	clock_gettime(CLOCK_REALTIME, &now);
+	f = ms_time_fake(&n, MS_TC_REALTIME, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	secs = (time_t)(f >= 0 ? f / 1000000000 : (f - 999999999) / 1000000000);
+	if (!gmtime_r(&secs, &tm) || !strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(when, sizeof(when), "@%lld", (long long)secs);
+	replyf(cl, "ok", "fake_time: the clock shows %s UTC, rate %g\n", when, n.rate);
+}
+
+static int parse_i64(const char *p, int64_t *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoll(p, &end, 10);
+	return errno || end == p || *end ? -1 : 0;
+}
+
+/* One request: args[0] is the verb. */
+static void handle(struct ms_control *c, struct client *cl, struct mockshim_session *s, char **args,
+		   size_t nargs)
+{
+	const char *verb = args[0];
+	int64_t v;
+
+	(void)c;
+	if (strcmp(verb, "report") == 0) {
+		live_report(cl, s, nargs > 1 ? args[1] : "text");
+	} else if (strcmp(verb, "advance-time") == 0 || strcmp(verb, "set-time") == 0 ||
+		   strcmp(verb, "rate") == 0) {
+		int rate = verb[0] == 'r';
+		double r = 1;
+
+		if (!s->chan.spec->nftimes) {
+			replyf(cl, "error", "no fake_time in this session: there is no clock to move "
+					    "(start it with fake_time(\"+0s\"))\n");
+			return;
+		}
+		if (nargs != 2 || (rate ? (r = strtod(args[1], NULL), !(r >= 0 && r <= 1e6))
+					: parse_i64(args[1], &v) < 0)) {
+			replyf(cl, "error", "%s: a bad value\n", verb);
+			return;
+		}
+		ms_time_move(s->chan.spec, s->chan.state,
+			     rate ? MS_TIME_RATE : verb[0] == 'a' ? MS_TIME_ADVANCE : MS_TIME_SET,
+			     rate ? 0 : v, r);
+		show_clock(cl, s);
+	} else if (strcmp(verb, "wait-call") == 0) {
+		int id = nargs > 1 ? ms_catalog_find(args[1], strlen(args[1])) : -1;
+		int64_t ms;
+
+		if (nargs != 4 || parse_i64(args[2], &v) < 0 || v < 1 || parse_i64(args[3], &ms) < 0) {
+			replyf(cl, "error", "wait-call: a bad request\n");
+			return;
+		}
+		if (id < 0) {
+			replyf(cl, "error", "--wait-call: '%s' is not in the catalog (see mockrun --list)\n",
+			       args[1]);
+			return;
+		}
+		if (!((const struct ms_chan_fn *)ms_chan_at(s->chan.spec, s->chan.spec->fns_off))[id]
+			     .counted) {
+			replyf(cl, "error", "--wait-call: %s is one of the allocator's functions, whose "
+					    "calls are not counted\n", args[1]);
+			return;
+		}
+		cl->wait = WAIT_CALL;
+		cl->nfns = variants(args[1], cl->fns, sizeof(cl->fns) / sizeof(cl->fns[0]));
+		snprintf(cl->fn, sizeof(cl->fn), "%s", args[1]);
+		cl->n = (uint64_t)v;
+		cl->deadline = mono_ms() + ms;
+	} else if (strcmp(verb, "wait-exit") == 0) {
+		int64_t ms;
+
+		if (nargs != 2 || parse_i64(args[1], &ms) < 0) {
+			replyf(cl, "error", "wait-exit: a bad request\n");
+			return;
+		}
+		cl->wait = WAIT_EXIT;
+		cl->deadline = mono_ms() + ms;
+	} else if (strcmp(verb, "add") == 0) {
+		replyf(cl, "error", "-e/-f: statements cannot be added to a running program yet: "
+				    "give them to mockrun before it starts (or use when() to aim them)\n");
+	} else {
+		replyf(cl, "error", "unknown request '%s' (another mockrun version?)\n", verb);
+	}
+}
+
+/* A whole request line in cl->in: split at tabs and handled. */
+static void request(struct ms_control *c, struct client *cl, struct mockshim_session *s)
+{
+	char *args[8], *p = cl->in, *nl = memchr(cl->in, '\n', cl->inlen);
+	size_t nargs = 0;
+
+	*nl = '\0';
+	if (strncmp(p, PROTO "\t", sizeof(PROTO)) != 0) {
+		replyf(cl, "error", "not a mockrun ctl request (another mockrun version?)\n");
+		return;
+	}
+	p += sizeof(PROTO);
+	while (p && nargs < sizeof(args) / sizeof(args[0])) {
+		args[nargs++] = p;
+		p = strchr(p, '\t');
+		if (p)
+			*p++ = '\0';
+	}
+	handle(c, cl, s, args, nargs);
+}
+
+static void check_waits(struct ms_control *c, struct mockshim_session *s)
+{
+	int64_t t = mono_ms();
+
+	for (size_t i = 0; i < c->nc; i++) {
+		struct client *cl = &c->c[i];
+		uint64_t k;
+
+		if (cl->wait == WAIT_CALL) {
+			k = seen(s, cl);
+			if (k >= cl->n)
+				reply(cl, "ok", "", 0);
+			else if (t >= cl->deadline)
+				replyf(cl, "timeout", "--wait-call: %s was called %llu time%s of %llu\n",
+				       cl->fn, (unsigned long long)k, k == 1 ? "" : "s",
+				       (unsigned long long)cl->n);
+		} else if (cl->wait == WAIT_EXIT && t >= cl->deadline) {
+			replyf(cl, "timeout", "--wait-exit: %s is still running\n", s->program);
+		}
+	}
+}
+
+size_t ms_control_pollfds(struct ms_control *c, struct pollfd *pfd)
+{
+	size_t n = 0;
+
+	pfd[n++] = (struct pollfd){ .fd = c->nc < MAX_CLIENTS ? c->lfd : -1, .events = POLLIN };
+	for (size_t i = 0; i < c->nc; i++)
+		pfd[n++] = (struct pollfd){
+			.fd = c->c[i].fd,
+			.events = c->c[i].out ? POLLOUT : c->c[i].wait ? 0 : POLLIN,
+		};
+	return n;
+}
+
+int ms_control_wait_ms(const struct ms_control *c)
+{
+	int64_t t = mono_ms(), w = -1;
+
+	for (size_t i = 0; i < c->nc; i++) {
+		int64_t d = c->c[i].wait == WAIT_CALL ? POLL_WAIT_MS
+			    : c->c[i].wait == WAIT_EXIT ? c->c[i].deadline - t : -1;
+
+		if (d >= 0 && (w < 0 || d < w))
+			w = d;
+	}
+	return w > INT_MAX ? INT_MAX : (int)w;
+}
+
+void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
+		      struct mockshim_session *s)
+{
+	size_t nc = c->nc;
+
+	/* the clients first, as polled (accepting adds more at the end) */
+	for (size_t i = nc; i-- > 0;) {
+		struct client *cl = &c->c[i];
+		short ev = i + 1 < n ? pfd[i + 1].revents : 0;
+
+		if (cl->out && (ev & (POLLOUT | POLLERR | POLLHUP))) {
+			ssize_t k = write(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff);
+
+			if (k > 0)
+				cl->outoff += (size_t)k;
+			if ((k < 0 && errno != EAGAIN) || cl->outoff == cl->outlen)
+				drop(c, i);
+			continue;
+		}
+		if (!cl->out && !cl->wait && (ev & (POLLIN | POLLERR | POLLHUP))) {
+			ssize_t k = read(cl->fd, cl->in + cl->inlen, sizeof(cl->in) - 1 - cl->inlen);
+
+			if (k <= 0) {
+				if (k == 0 || errno != EAGAIN)
+					drop(c, i);
+				continue;
+			}
+			cl->inlen += (size_t)k;
+			if (memchr(cl->in, '\n', cl->inlen))
+				request(c, cl, s);
+			else if (cl->inlen == sizeof(cl->in) - 1)
+				replyf(cl, "error", "the request is too long\n");
+		}
+	}
+	if (n && (pfd[0].revents & POLLIN)) {
+		int fd;
+
+		while (c->nc < MAX_CLIENTS &&
+		       (fd = accept4(c->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC)) >= 0) {
+			struct ucred cr;
+			socklen_t l = sizeof(cr);
+
+			/* the socket is 0600, and a process of another user
+			 * that got a descriptor to it anyway is refused */
+			if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 ||
+			    (cr.uid != geteuid() && cr.uid != 0)) {
+				close(fd);
+				continue;
+			}
+			c->c[c->nc++] = (struct client){ .fd = fd, .deadline = -1 };
+		}
+	}
+	check_waits(c, s);
+}
+
+static void status_text(const struct mockshim_session *s, char *buf, size_t cap)
+{
+	const struct mockshim_result *r = &s->result;
+
+	if (r->exec_errno)
+		snprintf(buf, cap, "%s could not be started: %s\n", s->program, strerror(r->exec_errno));
+	else if (r->signal)
+		snprintf(buf, cap, "%s was killed by signal %d\n", s->program, r->signal);
+	else
+		snprintf(buf, cap, "%s exited with status %d\n", s->program, r->exit_status);
+}
+
+void ms_control_finish(struct ms_control *c, struct mockshim_session *s)
+{
+	char status[512];
+
+	status_text(s, status, sizeof(status));
+	check_waits(c, s);
+	for (size_t i = 0; i < c->nc; i++) {
+		struct client *cl = &c->c[i];
+
+		if (cl->wait == WAIT_EXIT)
+			reply(cl, "ok", status, strlen(status));
+		else if (cl->wait == WAIT_CALL)
+			replyf(cl, "error", "--wait-call: the run ended; %s was called %llu time%s of %llu\n",
+			       cl->fn, (unsigned long long)seen(s, cl), seen(s, cl) == 1 ? "" : "s",
+			       (unsigned long long)cl->n);
+		else if (!cl->out)
+			replyf(cl, "error", "the run ended\n");
+	}
+}
+
+void ms_control_close(struct ms_control *c)
+{
+	struct stat st;
+
+	if (!c)
+		return;
+	/* what is left to say, said with a bound on each client */
+	for (size_t i = 0; i < c->nc; i++) {
+		struct client *cl = &c->c[i];
+		struct timeval tv = { .tv_sec = 1 };
+
+		if (!cl->out)
+			replyf(cl, "error", "the run ended\n");
+		fcntl(cl->fd, F_SETFL, 0);
+		setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		while (cl->out && cl->outoff < cl->outlen) {
+			ssize_t k = write(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff);
+
+			if (k <= 0)
+				break;
+			cl->outoff += (size_t)k;
+		}
+	}
+	while (c->nc)
+		drop(c, c->nc - 1);
+	if (lstat(c->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == c->ino)
+		unlink(c->path);
+	if (c->dir)
+		rmdir(c->dir);
+	close(c->lfd);
+	if (c->janitor >= 0)
+		close(c->janitor);
+	free(c->dir);
+	free(c);
+}
+
+/* ---- the client: mockrun ctl ---- */
+
+static void ctl_usage(FILE *f)
+{
+	fputs("usage: mockrun ctl SOCKET ACTION...\n"
+	      "Acts on a program running under mockrun --control SOCKET (SOCKET '-':\n"
+	      "$" MS_CONTROL_ENV "); the actions run in order:\n"
+	      "  --report [FMT]          the report so far on stdout (text, tap, junit,\n"
+	      "                          json, html)\n"
+	      "  --advance-time OFFSET   fake_time's wall clocks jump (+1h, -30s, +1d)\n"
+	      "  --set-time WHEN         CLOCK_REALTIME shows WHEN (\"2031-01-01 00:00:00\")\n"
+	      "  --rate R                the fake clocks run on at rate R (0: frozen)\n"
+	      "  --wait-call FN [N]      until FN was called N times (default 1) in all,\n"
+	      "                          since the run started\n"
+	      "  --wait-exit             until every process of the run has exited\n"
+	      "  --timeout SECS          for every wait (default 30; then exit 124)\n"
+	      "Exit status: 0 done, 124 a wait timed out, 125 an error.\n",
+	      f);
+}
+
+/* Sends one request and copies the reply's body to stdout (ok) or
+ * stderr; the exit status. */
+static int ctl_send(const char *sock, const char *req, double wait_s)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timeval tv;
+	char buf[65536], *nl;
+	size_t len = 0;
+	ssize_t k;
+	int fd, rc = 125, head = 1;
+
+	if (strlen(sock) >= sizeof(a.sun_path)) {
+		fprintf(stderr, "mockrun ctl: %s: the path is too long for a unix socket\n", sock);
+		return 125;
+	}
+	strcpy(a.sun_path, sock);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		int e = errno;
+		struct stat st;
+
+		if (stat(sock, &st) == 0 && !S_ISSOCK(st.st_mode))
+			fprintf(stderr, "mockrun ctl: %s: not a socket (the path mockrun --control "
+					"printed, or $" MS_CONTROL_ENV ")\n", sock);
+		else
+			fprintf(stderr, "mockrun ctl: %s: %s%s\n", sock, strerror(e),
+				e == ENOENT || e == ECONNREFUSED ? " (no mockrun --control serves it: "
+								   "has the run ended?)" : "");
+		if (fd >= 0)
+			close(fd);
+		return 125;
+	}
+	/* a reply, even to a wait, comes within its timeout; a socket that
+	 * is not ours may never answer */
+	tv.tv_sec = (time_t)wait_s + 5;
+	tv.tv_usec = 0;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	tv.tv_sec = 5;
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	signal(SIGPIPE, SIG_IGN);
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req)) {
+		fprintf(stderr, "mockrun ctl: %s: %s (not a mockrun control socket?)\n", sock,
+			strerror(errno));
+		close(fd);
+		return 125;
+	}
+	while ((k = read(fd, buf + len, sizeof(buf) - len)) > 0 || (k < 0 && errno == EINTR)) {
+		if (k < 0)
+			continue;
+		len += (size_t)k;
+		if (head) {
+			if (!(nl = memchr(buf, '\n', len))) {
+				if (len < sizeof(buf))
+					continue;
+				break;
+			}
+			*nl = '\0';
+			if (strncmp(buf, PROTO " ", sizeof(PROTO)) != 0)
+				break;
+			rc = strcmp(buf + sizeof(PROTO), "ok") == 0		? 0
+			     : strcmp(buf + sizeof(PROTO), "timeout") == 0 ? 124
+									   : 125;
+			head = 0;
+			len -= (size_t)(nl + 1 - buf);
+			memmove(buf, nl + 1, len);
+		}
+		if (fwrite(buf, 1, len, rc == 0 ? stdout : stderr) != len) {
+			rc = 125;
+			break;
+		}
+		len = 0;
+	}
+	if (head) {
+		fprintf(stderr, "mockrun ctl: %s: %s\n", sock,
+			k < 0 ? "no answer (not a mockrun control socket?)"
+			      : "not a mockrun control socket (its answer is not mockrun's)");
+		rc = 125;
+	}
+	close(fd);
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, "mockrun ctl: stdout: %s\n", strerror(errno));
+		rc = 125;
+	}
+	return rc;
+}
+
+static int is_format(const char *p)
+{
+	static const char *const f[] = { "text", "tap", "junit", "json", "html" };
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		if (strcmp(p, f[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* WHEN or OFFSET for the server: ns since the epoch (set) or an offset;
+ * a bad one is 125 with a caret under it. */
+static int ctl_time(const char *opt, const char *arg, int set, int64_t *ns)
+{
+	const char *at, *why;
+	int offset;
+
+	why = ms_parse_when(arg, arg + strlen(arg), ns, &offset, &at);
+	if (!why && !set && !offset)
+		why = "expected an offset (\"+1h\", \"-30s\", \"+1d\"); --set-time takes a date", at = arg;
+	if (why) {
+		fprintf(stderr, "mockrun ctl: %s: %s\n  %s\n  %*s^\n", opt, why, arg, (int)(at - arg), "");
+		return -1;
+	}
+	if (set && offset) {
+		struct timespec t;
+
+		/* an offset from the real time, as fake_time's WHEN */
+		clock_gettime(CLOCK_REALTIME, &t);
+		*ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	}
+	return 0;
+}
+
+int ms_ctl_main(int argc, char **argv)
+{
+	const char *sock;
+	double wait_s = DEFAULT_WAIT_S;
+	int rc = 0, actions = 0;
+
+	if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+		ctl_usage(stdout);
+		return 0;
+	}
+	if (argc < 2) {
+		ctl_usage(stderr);
+		return 125;
+	}
+	sock = argv[0];
+	if (strcmp(sock, "-") == 0) {
+		sock = getenv(MS_CONTROL_ENV);
+		if (!sock || !*sock) {
+			fprintf(stderr, "mockrun ctl: '-' names $" MS_CONTROL_ENV ", which is not set\n");
+			return 125;
+		}
+	}
+	/* --timeout is for every wait; every argument is checked before the
+	 * first request goes */
+	for (int i = 1; i < argc; i++) {
+		char *end;
+
+		if (strcmp(argv[i], "--timeout") != 0)
+			continue;
+		wait_s = i + 1 < argc ? strtod(argv[i + 1], &end) : 0;
+		if (i + 1 >= argc || *end || end == argv[i + 1] || !(wait_s > 0 && wait_s < 1e7)) {
+			fprintf(stderr, "mockrun ctl: --timeout: '%s' is not a positive number of seconds\n",
+				i + 1 < argc ? argv[i + 1] : "");
+			return 125;
+		}
+	}
+	for (int pass = 0; pass < 2 && rc == 0; pass++) {
+		for (int i = 1; i < argc && rc == 0; i++) {
+			const char *o = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
+			char req[MAX_REQUEST];
+			int64_t ns;
+
+			req[0] = '\0';
+			if (strcmp(o, "--timeout") == 0) {
+				i++;
+				continue;
+			}
+			if (strcmp(o, "--report") == 0 || strncmp(o, "--report=", 9) == 0) {
+				const char *fmt = o[8] == '=' ? o + 9 : arg && is_format(arg) ? arg : "text";
+
+				if (o[8] != '=' && arg && is_format(arg))
+					i++;
+				if (!is_format(fmt)) {
+					fprintf(stderr, "mockrun ctl: --report: unknown format '%s' (text, tap, "
+							"junit, json, html)\n", fmt);
+					return 125;
+				}
+				snprintf(req, sizeof(req), PROTO "\treport\t%s\n", fmt);
+			} else if (strcmp(o, "--advance-time") == 0 || strcmp(o, "--set-time") == 0) {
+				if (!arg) {
+					fprintf(stderr, "mockrun ctl: %s needs a time\n", o);
+					return 125;
+				}
+				if (ctl_time(o, arg, o[2] == 's', &ns) < 0)
+					return 125;
+				snprintf(req, sizeof(req), PROTO "\t%s\t%lld\n", o + 2, (long long)ns);
+				i++;
+			} else if (strcmp(o, "--rate") == 0) {
+				char *end;
+				double r = arg ? strtod(arg, &end) : -1;
+
+				if (!arg || *end || end == arg || !(r >= 0 && r <= 1e6)) {
+					fprintf(stderr, "mockrun ctl: --rate: '%s' is not a rate in 0..1000000\n",
+						arg ? arg : "");
+					return 125;
+				}
+				snprintf(req, sizeof(req), PROTO "\trate\t%.17g\n", r);
+				i++;
+			} else if (strcmp(o, "--wait-call") == 0) {
+				unsigned long long n = 1;
+				char *end;
+
+				if (!arg || arg[0] == '-') {
+					fprintf(stderr, "mockrun ctl: --wait-call needs a function\n");
+					return 125;
+				}
+				if (ms_catalog_find(arg, strlen(arg)) < 0) {
+					fprintf(stderr, "mockrun ctl: --wait-call: '%s' is not in the catalog "
+							"(see mockrun --list)\n", arg);
+					return 125;
+				}
+				i++;
+				if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
+					errno = 0;
+					n = strtoull(argv[i + 1], &end, 10);
+					if (errno || *end || n < 1 || n > UINT32_MAX) {
+						fprintf(stderr, "mockrun ctl: --wait-call %s: '%s' is not a count "
+								"in 1..%u\n", arg, argv[i + 1], UINT32_MAX);
+						return 125;
+					}
+					i++;
+				}
+				snprintf(req, sizeof(req), PROTO "\twait-call\t%s\t%llu\t%lld\n", arg, n,
+					 (long long)(wait_s * 1000));
+			} else if (strcmp(o, "--wait-exit") == 0) {
+				snprintf(req, sizeof(req), PROTO "\twait-exit\t%lld\n",
+					 (long long)(wait_s * 1000));
+			} else if (strcmp(o, "-e") == 0 || strcmp(o, "-f") == 0) {
+				fprintf(stderr, "mockrun ctl: %s: statements cannot be added to a running "
+						"program yet: give them to mockrun before it starts\n", o);
+				return 125;
+			} else {
+				fprintf(stderr, "mockrun ctl: unknown action '%s' (see mockrun ctl --help)\n",
+					o);
+				return 125;
+			}
+			actions++;
+			if (pass == 1)
+				rc = ctl_send(sock, req, wait_s);
+		}
+		if (!actions) {
+			fprintf(stderr, "mockrun ctl: no action (see mockrun ctl --help)\n");
+			return 125;
+		}
+	}
+	return rc;
+}

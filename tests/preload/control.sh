@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Live control: mockrun --control SOCKET and mockrun ctl SOCKET acting on
+# a program while it runs (a TCP echo server in python3, clocks that
+# move), the socket gone on every exit path, and the errors of bad
+# requests.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+Y2030=1893456000
+
+# bg ARGS...: mockrun ARGS... in the background ($BG its pid; output in
+# $T/bg.out and $T/bg.err)
+bg() {
+	"$M" "$@" >"$T/bg.out" 2>"$T/bg.err" &
+	BG=$!
+}
+# until the socket $1 exists (5 s at most)
+wait_sock() {
+	for _ in $(seq 100); do
+		[ -S "$1" ] && return 0
+		sleep 0.05
+	done
+	problem "no socket at $1 after 5 s: $(cat "$T/bg.err")"
+	return 1
+}
+# until $T/bg.out has a line (5 s at most)
+wait_line() {
+	for _ in $(seq 100); do
+		[ -s "$T/bg.out" ] && return 0
+		sleep 0.05
+	done
+	problem "no output after 5 s: $(cat "$T/bg.err")"
+}
+# until pid $1 has exited (10 s at most): its status in $bg_rc
+wait_bg() {
+	for _ in $(seq 200); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.05
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		problem "pid $1 still runs after 10 s"
+		kill -9 "$1" 2>/dev/null
+	fi
+	wait "$1"
+	bg_rc=$?
+}
+
+cat >"$T/echo.py" <<'EOF'
+import os, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(1)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+print("control:", os.environ.get("MOCKSHIM_CONTROL"), flush=True)
+c, _ = s.accept()
+while True:
+    d = c.recv(100)
+    if not d:
+        break
+    c.sendall(d.upper())
+EOF
+cat >"$T/client.py" <<'EOF'
+import socket, sys
+c = socket.create_connection(("127.0.0.1", int(open(sys.argv[1]).read())))
+c.sendall(b"hello")
+print(c.recv(100).decode())
+EOF
+
+t "--wait-call accept returns once the server waits in accept; --report so far; the socket goes"
+S=$T/ctl.sock
+bg --control "$S" -e 'expect_value_count(listen, backlog, 1, 1)' python3 -I "$T/echo.py" "$T/port"
+wait_sock "$S"
+[ "$(stat -c %a "$S")" = 600 ] || problem "the socket's mode is $(stat -c %a "$S")"
+run "$M" ctl "$S" --wait-call accept --timeout 20
+want_rc 0
+[ -s "$T/port" ] || problem "--wait-call accept returned before the server listened"
+run "$M" ctl "$S" --report
+want_rc 0
+want_out_has "is still running (the report so far)"
+want_out_has "expect_value_count(listen, backlog, 1, 1)"
+run "$M" ctl "$S" --report json
+want_rc 0
+printf '%s\n' "$out" >"$T/live.json"
+want_json "$T/live.json"
+want_out_has '"running":true'
+run python3 -I "$T/client.py" "$T/port"
+want_out "HELLO"
+wait_bg "$BG"
+[ "$bg_rc" = 0 ] || problem "mockrun exited $bg_rc: $(cat "$T/bg.err")"
+grep -q "^control: $S\$" "$T/bg.out" || problem "MOCKSHIM_CONTROL: $(cat "$T/bg.out")"
+[ ! -e "$S" ] || problem "the socket is left after the run"
+done_t
+
+t "--wait-call: a timeout is 124 and says how many calls came; the allocator is not counted"
+S=$T/ctl2.sock
+bg --control "$S" sh -c 'sleep 3'
+wait_sock "$S"
+run "$M" ctl "$S" --wait-call accept 2 --timeout 0.3
+want_rc 124
+want_err_has "--wait-call: accept was called 0 times of 2"
+run "$M" ctl "$S" --wait-call malloc
+want_rc 125
+want_err_has "malloc is one of the allocator's functions"
+run "$M" ctl "$S" --wait-call nosuch
+want_rc 125
+want_err_has "'nosuch' is not in the catalog"
+run "$M" ctl "$S" --advance-time +1h
+want_rc 125
+want_err_has "no fake_time in this session"
+run "$M" ctl "$S" -e 'will_fail(open, EIO)'
+want_rc 125
+want_err_has "statements cannot be added to a running program yet"
+run "$M" ctl "$S" --wait-exit --timeout 10
+want_rc 0
+want_out_has "sh exited with status 0"
+wait_bg "$BG"
+[ ! -e "$S" ] || problem "the socket is left after the run"
+done_t
+
+cat >"$T/clock.py" <<'EOF'
+import os, sys, time
+print(int(time.time()), flush=True)
+while not os.path.exists(sys.argv[1]):
+    time.sleep(0.02)
+print(int(time.time()), flush=True)
+a = time.time(); time.sleep(0.3); print("%.3f" % (time.time() - a), flush=True)
+EOF
+
+t "--advance-time, --set-time and --rate move the clock of a program that already runs"
+S=$T/ctl3.sock
+bg --control "$S" -e 'fake_time("2030-01-01 00:00:00")' python3 -I "$T/clock.py" "$T/go"
+wait_sock "$S"
+wait_line
+run "$M" ctl "$S" --advance-time +1d
+want_rc 0
+want_out_has "fake_time: the clock shows 2030-01-02 00:00"
+run "$M" ctl "$S" --rate 0
+want_rc 0
+touch "$T/go"
+wait_bg "$BG"
+set -- $(cat "$T/bg.out")
+[ "${1:-0}" -ge $Y2030 ] && [ "${1:-0}" -le $((Y2030 + 10)) ] || problem "the first time is ${1:-}"
+d=$(( ${2:-0} - ${1:-0} ))
+[ "$d" -ge 86400 ] && [ "$d" -le 86410 ] || problem "the clock moved $d s, not a day"
+[ "${3:-}" = "0.000" ] || problem "rate 0: time.sleep(0.3) moved the clock ${3:-} s"
+grep -q 'moved 2 times by mockrun ctl' "$T/bg.err" || problem "the report: $(cat "$T/bg.err")"
+rm -f "$T/go"
+bg --control "$S" -e 'fake_time("2030-01-01 00:00:00")' python3 -I "$T/clock.py" "$T/go"
+wait_sock "$S"
+wait_line
+run "$M" ctl "$S" --wait-call clock_gettime 2 --set-time "2031-06-01 12:00:00"
+want_rc 0
+want_out_has "2031-06-01 12:00:00 UTC, rate 1"
+touch "$T/go"
+wait_bg "$BG"
+set -- $(cat "$T/bg.out")
+[ "$(date -u -d "@${2:-0}" +%F)" = 2031-06-01 ] || problem "after --set-time: ${2:-}"
+done_t
+
+t "a rate changed while the program runs never moves CLOCK_MONOTONIC backwards"
+S=$T/ctl5.sock
+bg --control "$S" -q -e 'fake_time("+0s", rate=10, clocks=all)' python3 -I -c '
+import time
+last = 0
+for i in range(40):
+    m = time.monotonic()
+    if m < last:
+        print("backwards", last, m)
+    last = m
+    print("%.3f" % m, flush=True)
+    time.sleep(0.5)
+'
+wait_sock "$S"
+wait_line
+sleep 0.3
+run "$M" ctl "$S" --rate 1
+want_rc 0
+sleep 0.3
+run "$M" ctl "$S" --rate 40 --advance-time +1h
+want_rc 0
+wait_bg "$BG"
+[ "$bg_rc" = 0 ] || problem "mockrun exited $bg_rc: $(cat "$T/bg.err")"
+! grep -q backwards "$T/bg.out" || problem "$(grep backwards "$T/bg.out")"
+[ "$(wc -l <"$T/bg.out")" = 40 ] || problem "$(wc -l <"$T/bg.out") lines"
+done_t
+
+t "the socket is removed when the program is killed, and when mockrun is"
+S=$T/ctl4.sock
+bg --control "$S" sh -c 'echo $$ >"$0"; exec sleep 30' "$T/pid"
+wait_sock "$S"
+for _ in $(seq 100); do [ -s "$T/pid" ] && break; sleep 0.05; done
+kill -9 "$(cat "$T/pid")"
+wait_bg "$BG"
+[ "$bg_rc" = 137 ] || problem "mockrun exited $bg_rc after SIGKILL of the program"
+[ ! -e "$S" ] || problem "the socket is left after SIGKILL of the program"
+bg --control "$S" sleep 30
+wait_sock "$S"
+kill -9 "$BG"
+wait "$BG" 2>/dev/null
+for _ in $(seq 100); do [ -e "$S" ] || break; sleep 0.05; done
+[ ! -e "$S" ] || problem "the socket is left after SIGKILL of mockrun"
+pkill -f "^sleep 30$" 2>/dev/null
+run "$M" ctl "$S" --report
+want_rc 125
+want_err_has "no mockrun --control serves it"
+# no path: a private directory, named on stderr, gone after the run
+run env TMPDIR="$T" "$M" --control -- sh -c 'test -S "$MOCKSHIM_CONTROL" && echo "$MOCKSHIM_CONTROL"'
+want_rc 0
+want_err_has "mockshim: control socket $T/mockrun-"
+case "$out" in "$T"/mockrun-*/control) ;; *) problem "MOCKSHIM_CONTROL is [$out]" ;; esac
+[ ! -e "$(dirname "${out:-/nonexistent/x}")" ] || problem "the private directory is left: $out"
+done_t
+
+t "bad requests and sockets that are not ours get clear errors"
+run "$M" ctl "$T/none.sock" --report
+want_rc 125
+want_err_has "none.sock: No such file or directory"
+: >"$T/plain"
+run "$M" ctl "$T/plain" --report
+want_rc 125
+want_err_has "not a socket"
+python3 -I -c '
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1)
+c, _ = s.accept(); c.recv(100); c.sendall(b"HTTP/1.0 400 Bad Request\r\n\r\n"); time.sleep(0.2)
+' "$T/other.sock" &
+OTHER=$!
+for _ in $(seq 100); do [ -S "$T/other.sock" ] && break; sleep 0.05; done
+run "$M" ctl "$T/other.sock" --report
+want_rc 125
+want_err_has "not a mockrun control socket"
+wait "$OTHER"
+run "$M" ctl "$T/plain" --advance-time "+1x"
+want_rc 125
+want_err_has "--advance-time:"
+want_err_has "  +1x"
+run "$M" ctl "$T/plain" --set-time "2031-13-01"
+want_rc 125
+want_err_has "--set-time:"
+run "$M" ctl "$T/plain" --advance-time "2031-01-01"
+want_rc 125
+want_err_has "expected an offset"
+run "$M" ctl "$T/plain" --rate -1
+want_rc 125
+want_err_has "--rate: '-1' is not a rate"
+run "$M" ctl "$T/plain" --frobnicate
+want_rc 125
+want_err_has "unknown action '--frobnicate'"
+run "$M" ctl "$T/plain" --wait-call accept 0
+want_rc 125
+want_err_has "is not a count"
+run "$M" --control "$T/plain" true
+want_rc 125
+want_err_has "it exists and is not a socket"
+run "$M" -t --control "$T/x.sock" "$T/none.mock"
+want_rc 125
+want_err_has "--control runs one program"
+done_t
+
+finish
