@@ -275,7 +275,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 			fns[fn].flags |= MS_FF_TRACED;
 		if (spec->recorded[fn] && spec->record_cap)
 			fns[fn].flags |= MS_FF_RECORD;
-		fns[fn].counted = spec->counted[fn];
+		if (spec->counted[fn])
+			fns[fn].flags |= MS_FF_COUNTED;
 	}
 	for (uint32_t i = 0; i < spec->norders; i++) {
 		const struct ms_order *o = &spec->orders[i];

@@ -117,11 +117,11 @@ struct ms_state_hdr {
 /* Per function (a cache line each, so that threads calling different
  * functions do not share the calls counter's line). */
 struct ms_fn_state {
-	uint32_t calls;		/* armed calls seen; module functions: mock() calls */
+	uint32_t calls;		/* armed calls seen; module functions: mock() calls; */
+				/* MS_FF_COUNTED: every call of the tree */
 	uint32_t bound;		/* declared functions: processes that found a */
 				/* definition to stand in for */
-	uint32_t seen;		/* counted functions: every call of the tree */
-	uint32_t reserved[13];
+	uint32_t reserved[14];
 };
 
 /* Per rule, a cache line each: threads taking turns of different rules
@@ -155,6 +155,8 @@ enum ms_fn_flags {
 					/* process, to name escapes (ms_exec_check) */
 	MS_FF_LEAN_AIMED = 1u << 7,	/* MS_FF_LEAN, and some rule has when(): */
 					/* alone, in place of MS_FF_LEAN */
+	MS_FF_COUNTED = 1u << 8,	/* --control: armed in every process, every */
+					/* call numbered (calls), for ctl --wait-call */
 };
 
 /* MS_EV_WARN kinds: a program started unmocked (text: its path; param:
@@ -205,9 +207,7 @@ struct ms_chan_fn {
 	uint32_t first_expect;
 	uint32_t nexpects;
 	uint32_t flags;		/* enum ms_fn_flags */
-	uint32_t counted;	/* --control: 1 when every call counts in */
-				/* ms_fn_state.seen, for ctl --wait-call */
-	uint32_t reserved[2];
+	uint32_t reserved[3];
 };
 
 enum ms_rule_kind {

@@ -595,7 +595,7 @@ int ms_applies_here(unsigned fn)
 {
 	const struct ms_chan_fn *f = &fns[fn];
 
-	if ((f->flags & (MS_FF_AFTER | MS_FF_EXEC)) || f->counted)
+	if (f->flags & (MS_FF_AFTER | MS_FF_EXEC | MS_FF_COUNTED))
 		return 1;
 	for (uint32_t k = 0; k < f->nrules; k++)
 		if (in_here(rules[f->first_rule + k].in_glob))
@@ -2096,8 +2096,6 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 			       ? 0 : consult_attaching(id, args, ret, caller);
 	if (ms_unlikely(ms_trace_timed) && (fns[id].flags & MS_FF_TRACED))
 		ms_trace_start();
-	if (ms_unlikely(fns[id].counted))
-		__atomic_fetch_add(&fst[id].seen, 1, __ATOMIC_RELAXED);
 	return decide(id, args, ret, caller);
 }
 

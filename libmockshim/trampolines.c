@@ -96,25 +96,37 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 	_Generic((ret(*) proto)0, int (*)(clockid_t, struct timespec *): ms_time_clock,    \
 		 default: ms_armed_##name)
 
-/* A timed function armed only for the clock skips the statements. */
+/*
+ * A timed function fake_time armed (MS_ARM_TIME) takes ms_timed_NAME,
+ * reached from the trampoline the same way: the statements first, if any
+ * are armed here, then the call through the fake clock.  Every other path
+ * compiles to what it was without fake_time.
+ */
 #define MS_TRAMPOLINE(id, ret, name, n, proto, args, cargs, vals, decl, rewritten)        \
+	static __attribute__((noinline, cold, unused)) ret ms_timed_##name proto          \
+	{                                                                                 \
+		uint64_t c_[] = { cargs };                                                \
+		decl                                                                      \
+		int64_t v_;                                                               \
+		int k_ = __atomic_load_n(&ms_armed[id], __ATOMIC_RELAXED) & MS_ARM_RULES  \
+				 ? ms_consult(id, c_, &v_, MS_CALLER) : 0;                \
+		if (ms_likely(k_ == 1))                                                   \
+			return (ret)(uintptr_t)v_;                                        \
+		/* c_ holds what will_call_real rewrote, if it did */                     \
+		ms_rewrote = 0;                                                           \
+		v_ = ms_time_call(id, c_);                                                \
+		if (k_ == 2)                                                              \
+			v_ = ms_trace_after(id, c_, v_);                                  \
+		return (ret)(uintptr_t)v_;                                                \
+	}                                                                                 \
 	static __attribute__((noinline, cold)) ret ms_armed_##name proto                  \
 	{                                                                                 \
 		uint64_t c_[] = { cargs };                                                \
 		decl                                                                      \
 		int64_t v_;                                                               \
-		int k_ = ms_timed[id] && !(ms_armed[id] & MS_ARM_RULES)                   \
-				 ? 0 : ms_consult(id, c_, &v_, MS_CALLER);                \
+		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
 		if (ms_likely(k_ == 1))                                                   \
 			return (ret)(uintptr_t)v_;                                        \
-		if (ms_timed[id] && (ms_armed[id] & MS_ARM_TIME)) {                       \
-			/* c_ holds what will_call_real rewrote, if it did */             \
-			ms_rewrote = 0;                                                   \
-			v_ = ms_time_call(id, c_);                                        \
-			if (k_ == 2)                                                      \
-				v_ = ms_trace_after(id, c_, v_);                          \
-			return (ret)(uintptr_t)v_;                                        \
-		}                                                                         \
 		if (ms_unlikely(ms_rewrote == (int)(id) + 1)) {                          \
 			ms_rewrote = 0;                                                   \
 			if (k_ == 2)                                                      \
@@ -130,8 +142,14 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 	MS_EXPORT ret name proto                                                          \
 	{                                                                                 \
 		if (ms_unlikely(ms_armed[id])) {                                          \
-			if (MS_IS_CLOCK(name) && ms_armed[id] == MS_ARM_TIME)             \
-				return MS_CLOCK_FAST(ret, name, proto) args;              \
+			/* loaded again: the unarmed test stays one compare */            \
+			if (ms_timed[id]) {                                               \
+				uint8_t a_ = __atomic_load_n(&ms_armed[id], __ATOMIC_RELAXED); \
+				if (MS_IS_CLOCK(name) && a_ == MS_ARM_TIME)               \
+					return MS_CLOCK_FAST(ret, name, proto) args;      \
+				if (a_ & MS_ARM_TIME)                                     \
+					return ms_timed_##name args;                      \
+			}                                                                 \
 			return ms_armed_##name args;                                      \
 		}                                                                         \
 		return ms_real.name.fn args;                                              \

@@ -272,7 +272,7 @@ static uint64_t seen(const struct mockshim_session *s, const struct client *cl)
 	uint64_t n = 0;
 
 	for (unsigned i = 0; i < cl->nfns; i++)
-		n += __atomic_load_n(&fst[cl->fns[i]].seen, __ATOMIC_RELAXED);
+		n += __atomic_load_n(&fst[cl->fns[i]].calls, __ATOMIC_RELAXED);
 	return n;
 }
 
@@ -406,8 +406,8 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 			       args[1]);
 			return;
 		}
-		if (!((const struct ms_chan_fn *)ms_chan_at(s->chan.spec, s->chan.spec->fns_off))[id]
-			     .counted) {
+		if (!(((const struct ms_chan_fn *)ms_chan_at(s->chan.spec, s->chan.spec->fns_off))[id]
+			      .flags & MS_FF_COUNTED)) {
 			replyf(cl, "error", "--wait-call: %s is one of the allocator's functions, whose "
 					    "calls are not counted\n", args[1]);
 			return;
