@@ -18,7 +18,14 @@ static uint64_t align8(uint64_t n)
 	return (n + 7) & ~(uint64_t)7;
 }
 
+/* --control's room for statements added live: per rule slot, outputs
+ * and conditions; and pool bytes */
+#define LIVE_OUTS_PER_RULE 8
+#define LIVE_CONDS_PER_RULE 8
+#define LIVE_POOL (64u << 10)
+
 struct layout {
+	uint64_t nrules, nouts, nconds, pool_cap;	/* with the live room */
 	uint64_t fns, rules, outs, expects, orders, conds, ftimes, dyn, pool, size;
 	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_times,
 		st_size;
@@ -26,23 +33,27 @@ struct layout {
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
 {
-	uint64_t nfns = (uint64_t)MS_FN_COUNT + spec->ndyn;
+	uint64_t nfns = (uint64_t)MS_FN_COUNT + spec->ndyn, live = spec->live_cap;
 
+	l->nrules = spec->nrules + live;
+	l->nouts = spec->nouts + live * LIVE_OUTS_PER_RULE;
+	l->nconds = spec->nconds + live * LIVE_CONDS_PER_RULE;
+	l->pool_cap = spec->pool_len + 1 + (live ? LIVE_POOL : 0);
 	l->fns = align8(sizeof(struct ms_chan_hdr));
 	l->rules = (l->fns + nfns * sizeof(struct ms_chan_fn) + 63) & ~(uint64_t)63;
-	l->outs = align8(l->rules + (uint64_t)spec->nrules * sizeof(struct ms_rule));
-	l->expects = align8(l->outs + (uint64_t)spec->nouts * sizeof(struct ms_out));
+	l->outs = align8(l->rules + l->nrules * sizeof(struct ms_rule));
+	l->expects = align8(l->outs + l->nouts * sizeof(struct ms_out));
 	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
 	l->conds = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
-	l->ftimes = align8(l->conds + (uint64_t)spec->nconds * sizeof(struct ms_cond));
+	l->ftimes = align8(l->conds + l->nconds * sizeof(struct ms_cond));
 	l->dyn = align8(l->ftimes + (uint64_t)spec->nftimes * sizeof(struct ms_ftime));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
-	l->size = align8(l->pool + spec->pool_len + 1);
+	l->size = align8(l->pool + l->pool_cap);
 	/* the state: counters on lines of their own (64-aligned), so that a
 	 * thread taking turns of one rule never writes a line another reads */
 	l->st_fns = sizeof(struct ms_state_hdr);
 	l->st_rules = l->st_fns + nfns * sizeof(struct ms_fn_state);
-	l->st_expects = l->st_rules + (uint64_t)spec->nrules * sizeof(struct ms_rule_state);
+	l->st_expects = l->st_rules + l->nrules * sizeof(struct ms_rule_state);
 	l->st_orders = align8(l->st_expects + (uint64_t)spec->nexpects * sizeof(struct ms_count_state));
 	l->st_events = (l->st_orders + (uint64_t)spec->norders * sizeof(struct ms_count_state) + 63) &
 		       ~(uint64_t)63;
@@ -216,6 +227,14 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	/* one NUL more: then every offset inside the pool starts a terminated
 	 * string, and the reader checks strings by their offset alone */
 	h->pool_size = spec->pool_len + 1;
+	h->live_first = spec->nrules;
+	h->live_cap = spec->live_cap;
+	h->live_nouts = spec->nouts;
+	h->live_nconds = spec->nconds;
+	h->live_pool_size = h->pool_size;
+	h->outs_cap = (uint32_t)l.nouts;
+	h->conds_cap = (uint32_t)l.nconds;
+	h->pool_cap = (uint32_t)l.pool_cap;
 	h->events_cap = events_cap;
 	h->pids_cap = MS_CHAN_PIDS;
 	h->rec_cap = spec->record_cap;
@@ -613,6 +632,20 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if (end > h->state_size)
 			return "state out of bounds";
 	}
+	/* the room for statements added live (--control), each inside its
+	 * section: a shim reads up to live_cap rules there, whatever live_n */
+	if (h->live_first > h->nrules || h->live_n > h->live_cap ||
+	    h->nrules - h->live_first > h->live_cap ||
+	    (uint64_t)h->rules_off + ((uint64_t)h->live_first + h->live_cap) * sizeof(*rules) > h->outs_off ||
+	    h->st_rules_off + ((uint64_t)h->live_first + h->live_cap) * sizeof(struct ms_rule_state) >
+		    h->st_expects_off ||
+	    h->outs_cap < h->nouts || h->live_nouts > h->outs_cap ||
+	    (uint64_t)h->outs_off + (uint64_t)h->outs_cap * sizeof(*outs) > h->expects_off ||
+	    h->conds_cap < h->nconds || h->live_nconds > h->conds_cap ||
+	    (uint64_t)h->conds_off + (uint64_t)h->conds_cap * sizeof(struct ms_cond) > h->ftimes_off ||
+	    h->pool_cap < h->pool_size || h->live_pool_size > h->pool_cap ||
+	    (uint64_t)h->pool_off + h->pool_cap > size)
+		return "room for live statements out of bounds";
 	fns = (const void *)((const char *)h + h->fns_off);
 	rules = (const void *)((const char *)h + h->rules_off);
 	outs = (const void *)((const char *)h + h->outs_off);
@@ -840,12 +873,21 @@ int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t 
 	if (map == MAP_FAILED)
 		goto fail;
 	ms_channel_write(spec, map, size, events_cap, flags);
-	/* no writable mapping may exist when the write seal goes on */
-	syscall(SYS_munmap, map, (long)size);
-	map = MAP_FAILED;
-	if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
-		    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
-		goto fail;
+	if (spec->live_cap) {
+		/* live statements: this mapping stays the only writable one */
+		out->spec_rw = map;
+		map = MAP_FAILED;
+		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+	} else {
+		/* no writable mapping may exist when the write seal goes on */
+		syscall(SYS_munmap, map, (long)size);
+		map = MAP_FAILED;
+		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+	}
 	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)PROT_READ, (long)MAP_SHARED, sfd, 0L);
 	if (map == MAP_FAILED)
 		goto fail;
@@ -874,6 +916,9 @@ fail:
 	r = -errno;
 	if (map != MAP_FAILED)
 		syscall(SYS_munmap, map, (long)size);
+	if (out->spec_rw)
+		syscall(SYS_munmap, out->spec_rw, (long)size);
+	out->spec_rw = NULL;
 	syscall(SYS_close, sfd);
 	if (tfd >= 0)
 		syscall(SYS_close, tfd);
@@ -882,6 +927,9 @@ fail:
 
 void ms_channel_unmap(struct ms_chan_pair *p)
 {
+	if (p->spec_rw)
+		syscall(SYS_munmap, p->spec_rw, (long)p->spec_size);
+	p->spec_rw = NULL;
 	if (p->spec)
 		syscall(SYS_munmap, p->spec, (long)p->spec_size);
 	if (p->state)
@@ -893,8 +941,10 @@ void ms_channel_unmap(struct ms_chan_pair *p)
 uint32_t ms_channel_seals_ok(long fd, int state)
 {
 	long seals = syscall(SYS_fcntl, fd, (long)F_GET_SEALS);
-	long want = state ? F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL
-			  : F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+	long want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
-	return seals >= 0 && (seals & want) == want;
+	/* the spec: no write at all, or (--control) none but through the
+	 * one mapping mockrun made before the seal */
+	return seals >= 0 && (seals & want) == want &&
+	       (state || (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)));
 }

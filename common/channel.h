@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 16u
+#define MS_CHAN_ABI 17u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -86,6 +86,19 @@ struct ms_chan_hdr {
 	uint64_t st_rec_off;	/* the record log, rec_cap bytes */
 	uint32_t ftimes_off, nftimes;	/* struct ms_ftime[nftimes]: fake_time() */
 	uint64_t st_times_off;	/* struct ms_time_state[nftimes] */
+	/*
+	 * --control: room for the statements mockrun ctl adds.  The spec is
+	 * then sealed with F_SEAL_FUTURE_WRITE: mockrun keeps the one
+	 * writable mapping, nobody can make another.  Rules live_first ..
+	 * + live_n are the added ones, in the order they came; their
+	 * outputs, conditions and strings follow the others' verbatim, as far
+	 * as live_nouts, live_nconds, live_pool_size.  mockrun writes those
+	 * first, then live_n (release); a shim loads live_n (acquire).
+	 */
+	uint32_t live_first, live_cap, live_n;
+	uint32_t live_nouts, live_nconds, live_pool_size;
+	uint32_t outs_cap, conds_cap, pool_cap;	/* each section's room */
+	uint32_t reserved1;
 };
 
 /*

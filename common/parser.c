@@ -1901,6 +1901,14 @@ static int compile(struct parser *ps, struct stmt *st)
 				"nor in a loaded module",
 				(int)st->fn.n, st->fn.s);
 	m = ms_spec_meta(ps->spec, (unsigned)fn);
+	if (ps->spec->live && sk->type != ST_RULE)
+		return fail_tok(ps, &st->name, "%.*s cannot be added to a running program: only replies "
+					       "(will_return*, will_fail*, will_call_real) can",
+				(int)st->name.n, st->name.s);
+	if (ps->spec->live && (fn >= MS_FN_COUNT || !ps->spec->counted[fn]))
+		return fail_tok(ps, &st->fn, "%s() cannot take a statement added live: %s", m->name,
+				fn >= MS_FN_COUNT ? "only catalog functions can"
+						  : "the allocator's functions are not armed under --control");
 
 	memset(&r, 0, sizeof(r));
 	r.fn = (uint32_t)fn;
@@ -2964,6 +2972,13 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 		}
 		if (ps.tok.type != T_IDENT) {
 			fail_tok(&ps, &ps.tok, "expected a statement");
+			goto out;
+		}
+		if (spec->live && (tok_is(&ps.tok, "module") || tok_is(&ps.tok, "mock") ||
+				   tok_is(&ps.tok, "struct") || tok_is(&ps.tok, "fake_time"))) {
+			fail_tok(&ps, &ps.tok, "%.*s cannot be added to a running program: only replies "
+					       "(will_return*, will_fail*, will_call_real) can",
+				 (int)ps.tok.n, ps.tok.s);
 			goto out;
 		}
 		if (tok_is(&ps.tok, "module")) {

@@ -49,6 +49,9 @@ struct ms_spec {
 	int has_prob;			/* a statement has probability= */
 	uint32_t trace_path;		/* pool, 0: stderr */
 	int trace;			/* any traced */
+	uint32_t live_cap;		/* --control: rules mockrun ctl may add */
+	int live;			/* parsing for mockrun ctl: replies only, on */
+					/* the counted functions */
 };
 
 /* Where and why a statement was rejected.  line/col are 1-based. */
@@ -114,6 +117,8 @@ uint64_t ms_channel_state_size(const struct ms_spec *spec, uint32_t events_cap);
 struct ms_chan_pair {
 	int spec_fd, state_fd;	/* close-on-exec */
 	const struct ms_chan_hdr *spec;
+	struct ms_chan_hdr *spec_rw;	/* with room for live statements: the */
+					/* driver's own writable mapping, or NULL */
 	struct ms_state_hdr *state;
 	uint64_t spec_size, state_size;
 };

@@ -1967,6 +1967,33 @@ static __attribute__((noinline)) int decide_from(unsigned id, uint32_t ri, const
 	return f->flags & MS_FF_AFTER ? 2 : 0;
 }
 
+/*
+ * The statements mockrun ctl added (--control), after the spec's own:
+ * loaded with acquire, so that everything mockrun wrote before it shows.
+ * Only counted functions get here, and only their calls numbered.
+ */
+static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a, int64_t *ret,
+						 const void *caller, uint32_t call, int k)
+{
+	uint32_t n = __atomic_load_n(&chan->live_n, __ATOMIC_ACQUIRE);
+
+	if (n > chan->live_cap)
+		n = chan->live_cap;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t ri = chan->live_first + j;
+		const struct ms_rule *r = &rules[ri];
+
+		if (r->fn != id || !in_scope(r->in_glob, r->from_glob, caller) ||
+		    !AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
+			continue;
+		if (claim_turn(&rst[ri].consumed, r->count))
+			return (fns[id].flags & MS_FF_TRACED) || !ms_rule_plain(r)
+				       ? answer(ri, a, ret, caller, call)
+				       : take(id, r, ret, caller, call);
+	}
+	return k;
+}
+
 /* The checks of decide_checked() but its most common case. */
 static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, uint32_t call,
 						const void *caller)
@@ -2006,6 +2033,8 @@ static __attribute__((noinline)) int decide_checked(unsigned id, const uint64_t 
 	}
 	k = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call)
 		      : f->flags & MS_FF_AFTER ? 2 : 0;
+	if (ms_unlikely(f->flags & MS_FF_COUNTED) && k != 1 && chan->live_cap)
+		k = decide_live(id, a, ret, caller, call, k);
 	/* the program it starts, if the call goes to the real function */
 	if (ms_unlikely(f->flags & MS_FF_EXEC) && k != 1)
 		ms_exec_check(id, a);

@@ -30,7 +30,7 @@
 
 #define PROTO "mockshim-ctl 1"
 #define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)
-#define MAX_REQUEST 4096
+#define MAX_REQUEST 65536 /* a line; -e and -f text escaped in it */
 #define DEFAULT_WAIT_S 30.0
 #define POLL_WAIT_MS 10 /* how often a --wait-call looks at the counts */
 
@@ -38,7 +38,7 @@ enum wait_kind { WAIT_NONE, WAIT_CALL, WAIT_EXIT };
 
 struct client {
 	int fd;
-	char in[MAX_REQUEST];
+	char *in;		/* MAX_REQUEST bytes */
 	size_t inlen;
 	char *out;		/* the reply, once there is one */
 	size_t outlen, outoff;
@@ -65,6 +65,92 @@ static int64_t mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- statements added live: the channel's side ---- */
+
+/* Copies the added rules from..to (and what they name) into h. */
+static void live_fill(struct ms_chan_hdr *h, const struct ms_spec *spec, uint32_t from, uint32_t to)
+{
+	struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	char *pool = ms_chan_at(h, h->pool_off);
+
+	for (uint32_t j = from; j < to; j++) {
+		struct ms_rule *r = &rules[h->live_first + j];
+
+		*r = spec->rules[h->live_first + j];
+		r->lean = ms_rule_lean(r);
+	}
+	/* outputs, conditions and strings keep their indices: the spec's
+	 * sections are copied verbatim */
+	if (spec->nouts > h->live_nouts)
+		memcpy((struct ms_out *)ms_chan_at(h, h->outs_off) + h->live_nouts,
+		       spec->outs + h->live_nouts, (spec->nouts - h->live_nouts) * sizeof(struct ms_out));
+	if (spec->nconds > h->live_nconds)
+		memcpy((struct ms_cond *)ms_chan_at(h, h->conds_off) + h->live_nconds,
+		       spec->conds + h->live_nconds,
+		       (spec->nconds - h->live_nconds) * sizeof(struct ms_cond));
+	if (spec->pool_len + 1 > h->live_pool_size)
+		memcpy(pool + h->live_pool_size - 1, spec->pool + h->live_pool_size - 1,
+		       spec->pool_len + 1 - h->live_pool_size);
+	pool[spec->pool_len] = '\0';
+}
+
+int ms_channel_add_live(struct ms_chan_pair *p, const struct ms_spec *spec, const char **why)
+{
+	struct ms_chan_hdr *h = p->spec_rw, *copy;
+	uint32_t n;
+
+	if (!h || !h->live_cap) {
+		*why = "this run keeps no room for statements added live";
+		return -EINVAL;
+	}
+	n = spec->nrules - h->live_first;
+	if (spec->nrules < h->live_first + h->live_n || spec->nouts < h->live_nouts ||
+	    spec->nconds < h->live_nconds || spec->pool_len + 1 < h->live_pool_size) {
+		*why = "the statements do not follow the running ones";
+		return -EINVAL;
+	}
+	if (n > h->live_cap || spec->nouts > h->outs_cap || spec->nconds > h->conds_cap ||
+	    (uint64_t)spec->pool_len + 1 > h->pool_cap) {
+		*why = "no room left for statements added live";
+		return -ENOSPC;
+	}
+	/* checked as a whole, as a shim checks a spec, on a copy that
+	 * counts them; then written, and published */
+	copy = malloc(p->spec_size);
+	if (!copy) {
+		*why = "out of memory";
+		return -ENOMEM;
+	}
+	memcpy(copy, h, p->spec_size);
+	live_fill(copy, spec, h->live_n, n);
+	copy->nrules = h->live_first + n;
+	copy->nouts = spec->nouts;
+	copy->nconds = spec->nconds;
+	copy->pool_size = spec->pool_len + 1;
+	*why = ms_channel_validate(copy, p->spec_size);
+	free(copy);
+	if (*why)
+		return -EINVAL;
+	live_fill(h, spec, h->live_n, n);
+	h->live_nouts = spec->nouts;
+	h->live_nconds = spec->nconds;
+	h->live_pool_size = spec->pool_len + 1;
+	__atomic_store_n(&h->live_n, n, __ATOMIC_RELEASE);
+	return 0;
+}
+
+void ms_channel_commit_live(struct ms_chan_pair *p)
+{
+	struct ms_chan_hdr *h = p->spec_rw;
+
+	if (!h)
+		return;
+	h->nrules = h->live_first + h->live_n;
+	h->nouts = h->live_nouts;
+	h->nconds = h->live_nconds;
+	h->pool_size = h->live_pool_size;
 }
 
 /* ---- the socket and what removes it ---- */
@@ -226,6 +312,7 @@ const char *ms_control_path(const struct ms_control *c)
 static void drop(struct ms_control *c, size_t i)
 {
 	close(c->c[i].fd);
+	free(c->c[i].in);
 	free(c->c[i].out);
 	c->c[i] = c->c[--c->nc];
 }
@@ -305,6 +392,7 @@ static void live_report(struct client *cl, struct mockshim_session *s, const cha
 		[MOCKSHIM_REPORT_HTML] = "html",
 	};
 	struct ms_report_in in = ms_session_report_in(s);
+	struct ms_chan_hdr *spec = NULL;
 	char *buf = NULL;
 	size_t len = 0;
 	int format = -1;
@@ -317,11 +405,24 @@ static void live_report(struct client *cl, struct mockshim_session *s, const cha
 		replyf(cl, "error", "--report: unknown format '%s' (text, tap, junit, json, html)\n", fmt);
 		return;
 	}
-	in.spec = s->chan.spec;
+	/* the statements added so far counted, as at the end */
+	if (s->chan.spec_rw) {
+		struct ms_chan_pair p = { .spec_rw = malloc(s->chan.spec_size) };
+
+		if (!p.spec_rw) {
+			replyf(cl, "error", "--report: out of memory\n");
+			return;
+		}
+		memcpy(p.spec_rw, s->chan.spec_rw, s->chan.spec_size);
+		ms_channel_commit_live(&p);
+		spec = p.spec_rw;
+	}
+	in.spec = spec ? spec : s->chan.spec;
 	in.running = 1;
 	in.tampered = NULL;
 	if (ms_report_take_state(&in, s->chan.state, s->chan.state_size, s->token) < 0) {
 		replyf(cl, "error", "--report: out of memory\n");
+		free(spec);
 		return;
 	}
 	m = open_memstream(&buf, &len);
@@ -334,6 +435,7 @@ static void live_report(struct client *cl, struct mockshim_session *s, const cha
 	}
 	free(buf);
 	ms_report_release(&in);
+	free(spec);
 }
 
 static void show_clock(struct client *cl, struct mockshim_session *s)
@@ -362,6 +464,63 @@ static int parse_i64(const char *p, int64_t *v)
 	errno = 0;
 	*v = strtoll(p, &end, 10);
 	return errno || end == p || *end ? -1 : 0;
+}
+
+/* Undoes the escapes of the client (backslash, n, t) in place; the length. */
+static size_t unescape(char *p)
+{
+	char *start = p, *w = p;
+
+	for (; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+			*w++ = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p;
+		} else {
+			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return (size_t)(w - start);
+}
+
+/* -e/-f: statements parsed as at the start (a bad one changes nothing)
+ * and published into the running channel. */
+static void add_live(struct client *cl, struct mockshim_session *s, char *text)
+{
+	uint32_t before[5];
+	struct ms_diag d;
+	const char *why;
+	char src[32];
+	size_t len;
+	int r;
+
+	len = unescape(text);
+	snprintf(src, sizeof(src), "ctl#%u", s->nctl + 1);
+	ms_session_spec_counts(&s->spec, before);
+	s->spec.live = 1;
+	r = ms_parse(&s->spec, src, text, len, &d);
+	s->spec.live = 0;
+	if (r < 0) {
+		char msg[2048];
+
+		ms_format_diag(msg, sizeof(msg), src, text, len, &d);
+		reply(cl, "error", msg, strlen(msg));
+		return;
+	}
+	if (s->spec.nrules == before[0]) {
+		ms_session_spec_restore(&s->spec, before);
+		replyf(cl, "error", "%s: no statement to add\n", src);
+		return;
+	}
+	r = ms_channel_add_live(&s->chan, &s->spec, &why);
+	if (r < 0) {
+		ms_session_spec_restore(&s->spec, before);
+		replyf(cl, "error", "%s: %s%s\n", src, r == -ENOSPC ? "" : "internal error: ", why);
+		return;
+	}
+	s->nctl++;
+	replyf(cl, "ok", "%s: %u statement%s added\n", src, s->spec.nrules - before[0],
+	       s->spec.nrules - before[0] == 1 ? "" : "s");
 }
 
 /* One request: args[0] is the verb. */
@@ -426,9 +585,8 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 		}
 		cl->wait = WAIT_EXIT;
 		cl->deadline = mono_ms() + ms;
-	} else if (strcmp(verb, "add") == 0) {
-		replyf(cl, "error", "-e/-f: statements cannot be added to a running program yet: "
-				    "give them to mockrun before it starts (or use when() to aim them)\n");
+	} else if (strcmp(verb, "add") == 0 && nargs == 2) {
+		add_live(cl, s, args[1]);
 	} else {
 		replyf(cl, "error", "unknown request '%s' (another mockrun version?)\n", verb);
 	}
@@ -524,7 +682,7 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 			continue;
 		}
 		if (!cl->out && !cl->wait && (ev & (POLLIN | POLLERR | POLLHUP))) {
-			ssize_t k = read(cl->fd, cl->in + cl->inlen, sizeof(cl->in) - 1 - cl->inlen);
+			ssize_t k = read(cl->fd, cl->in + cl->inlen, MAX_REQUEST - 1 - cl->inlen);
 
 			if (k <= 0) {
 				if (k == 0 || errno != EAGAIN)
@@ -534,8 +692,9 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 			cl->inlen += (size_t)k;
 			if (memchr(cl->in, '\n', cl->inlen))
 				request(c, cl, s);
-			else if (cl->inlen == sizeof(cl->in) - 1)
-				replyf(cl, "error", "the request is too long\n");
+			else if (cl->inlen == MAX_REQUEST - 1)
+				replyf(cl, "error", "the request is too long (%d bytes at most)\n",
+				       MAX_REQUEST);
 		}
 	}
 	if (n && (pfd[0].revents & POLLIN)) {
@@ -553,7 +712,12 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 				close(fd);
 				continue;
 			}
-			c->c[c->nc++] = (struct client){ .fd = fd, .deadline = -1 };
+			c->c[c->nc] = (struct client){ .fd = fd, .deadline = -1, .in = malloc(MAX_REQUEST) };
+			if (!c->c[c->nc].in) {
+				close(fd);
+				continue;
+			}
+			c->nc++;
 		}
 	}
 	check_waits(c, s);
@@ -640,8 +804,10 @@ static void ctl_usage(FILE *f)
 	      "  --set-time WHEN         CLOCK_REALTIME shows WHEN (\"2031-01-01 00:00:00\")\n"
 	      "  --rate R                the fake clocks run on at rate R (0: frozen)\n"
 	      "  --wait-call FN [N]      until FN was called N times (default 1) in all,\n"
-	      "                          since the run started\n"
+	      "                          since the run started (and for the socket)\n"
 	      "  --wait-exit             until every process of the run has exited\n"
+	      "  -e STMTS, -f FILE       add replies (will_*) for the calls from now on, in\n"
+	      "                          every process (sources ctl#1, ctl#2, ...)\n"
 	      "  --timeout SECS          for every wait (default 30; then exit 124)\n"
 	      "Exit status: 0 done, 124 a wait timed out, 125 an error.\n",
 	      f);
@@ -649,25 +815,45 @@ static void ctl_usage(FILE *f)
 
 /* Sends one request and copies the reply's body to stdout (ok) or
  * stderr; the exit status. */
-static int ctl_send(const char *sock, const char *req, double wait_s)
+static int ctl_send(const char *sock, const char *req, double wait_s, int wait)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct timeval tv;
 	char buf[65536], *nl;
 	size_t len = 0;
 	ssize_t k;
-	int fd, rc = 125, head = 1;
+	int fd, rc = 125, head = 1, e;
+	int64_t until = mono_ms() + (int64_t)(wait_s * 1000);
 
 	if (strlen(sock) >= sizeof(a.sun_path)) {
 		fprintf(stderr, "mockrun ctl: %s: the path is too long for a unix socket\n", sock);
 		return 125;
 	}
 	strcpy(a.sun_path, sock);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0) {
-		int e = errno;
+	/* a wait waits for the socket too: mockrun may be starting */
+	for (;;) {
+		struct timespec pause = { 0, 20000000 };
+
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
+			break;
+		e = errno;
+		close(fd);
+		fd = -1;
+		errno = e;
+		if (!wait || (e != ENOENT && e != ECONNREFUSED))
+			break;
+		if (mono_ms() >= until) {
+			fprintf(stderr, "mockrun ctl: %s: no mockrun --control serves it after %g s\n",
+				sock, wait_s);
+			return 124;
+		}
+		nanosleep(&pause, NULL);
+	}
+	if (fd < 0) {
 		struct stat st;
 
+		e = errno;
 		if (stat(sock, &st) == 0 && !S_ISSOCK(st.st_mode))
 			fprintf(stderr, "mockrun ctl: %s: not a socket (the path mockrun --control "
 					"printed, or $" MS_CONTROL_ENV ")\n", sock);
@@ -675,8 +861,6 @@ static int ctl_send(const char *sock, const char *req, double wait_s)
 			fprintf(stderr, "mockrun ctl: %s: %s%s\n", sock, strerror(e),
 				e == ENOENT || e == ECONNREFUSED ? " (no mockrun --control serves it: "
 								   "has the run ended?)" : "");
-		if (fd >= 0)
-			close(fd);
 		return 125;
 	}
 	/* a reply, even to a wait, comes within its timeout; a socket that
@@ -731,6 +915,60 @@ static int ctl_send(const char *sock, const char *req, double wait_s)
 		rc = 125;
 	}
 	return rc;
+}
+
+/* -e STMTS / -f FILE (- : stdin) as an add request, escaped onto a line. */
+static int add_request(const char *opt, const char *arg, char *req, size_t cap)
+{
+	char *text = NULL;
+	size_t len = 0, w, i;
+	FILE *f = NULL;
+
+	if (opt[1] == 'e') {
+		text = strdup(arg);
+		len = text ? strlen(text) : 0;
+	} else {
+		f = strcmp(arg, "-") == 0 ? stdin : fopen(arg, "re");
+		if (!f) {
+			fprintf(stderr, "mockrun ctl: -f %s: %s\n", arg, strerror(errno));
+			return -1;
+		}
+		text = malloc(MAX_REQUEST);
+		len = text ? fread(text, 1, MAX_REQUEST, f) : 0;
+		if (text && ferror(f)) {
+			fprintf(stderr, "mockrun ctl: -f %s: %s\n", arg, strerror(errno));
+			free(text);
+			text = NULL;
+			len = 0;
+		}
+		if (f != stdin)
+			fclose(f);
+		if (!text)
+			return -1;
+	}
+	if (!text) {
+		fprintf(stderr, "mockrun ctl: out of memory\n");
+		return -1;
+	}
+	w = (size_t)snprintf(req, cap, PROTO "\tadd\t");
+	for (i = 0; i < len && w + 3 < cap; i++) {
+		char ch = text[i];
+
+		if (ch == '\\' || ch == '\n' || ch == '\t') {
+			req[w++] = '\\';
+			ch = ch == '\n' ? 'n' : ch == '\t' ? 't' : ch;
+		}
+		req[w++] = ch;
+	}
+	free(text);
+	if (i < len || w + 2 > cap) {
+		fprintf(stderr, "mockrun ctl: %s: the statements are too long (%d bytes at most)\n", opt,
+			MAX_REQUEST / 2);
+		return -1;
+	}
+	req[w++] = '\n';
+	req[w] = '\0';
+	return 0;
 }
 
 static int is_format(const char *p)
@@ -806,8 +1044,9 @@ int ms_ctl_main(int argc, char **argv)
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
 		for (int i = 1; i < argc && rc == 0; i++) {
 			const char *o = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
-			char req[MAX_REQUEST];
+			static char req[MAX_REQUEST];
 			int64_t ns;
+			int waitc = 0;	/* --wait-call: waits for the socket too */
 
 			req[0] = '\0';
 			if (strcmp(o, "--timeout") == 0) {
@@ -871,13 +1110,19 @@ int ms_ctl_main(int argc, char **argv)
 				}
 				snprintf(req, sizeof(req), PROTO "\twait-call\t%s\t%llu\t%lld\n", arg, n,
 					 (long long)(wait_s * 1000));
+				waitc = 1;
 			} else if (strcmp(o, "--wait-exit") == 0) {
 				snprintf(req, sizeof(req), PROTO "\twait-exit\t%lld\n",
 					 (long long)(wait_s * 1000));
 			} else if (strcmp(o, "-e") == 0 || strcmp(o, "-f") == 0) {
-				fprintf(stderr, "mockrun ctl: %s: statements cannot be added to a running "
-						"program yet: give them to mockrun before it starts\n", o);
-				return 125;
+				if (!arg) {
+					fprintf(stderr, "mockrun ctl: %s needs %s\n", o,
+						o[1] == 'e' ? "statements" : "a file");
+					return 125;
+				}
+				if (add_request(o, arg, req, sizeof(req)) < 0)
+					return 125;
+				i++;
 			} else {
 				fprintf(stderr, "mockrun ctl: unknown action '%s' (see mockrun ctl --help)\n",
 					o);
@@ -885,7 +1130,7 @@ int ms_ctl_main(int argc, char **argv)
 			}
 			actions++;
 			if (pass == 1)
-				rc = ctl_send(sock, req, wait_s);
+				rc = ctl_send(sock, req, wait_s, waitc);
 		}
 		if (!actions) {
 			fprintf(stderr, "mockrun ctl: no action (see mockrun ctl --help)\n");

@@ -32,6 +32,8 @@
  * a job does) keeps the run from ending: say so. */
 #define STOPPED_WARN_MS 2000
 #define MAX_STOPPED 16
+/* --control: rules mockrun ctl may add in a run */
+#define LIVE_STATEMENTS 64
 
 extern char **environ;
 
@@ -297,10 +299,29 @@ int mockshim_session_set_control(struct mockshim_session *s, int on, const char 
 	free(s->control_at);
 	s->control_at = p;
 	s->control = on;
+	s->spec.live_cap = on ? LIVE_STATEMENTS : 0;
 	/* counted from the start: --wait-call N is about the whole run */
 	for (unsigned i = 0; i < MS_FN_COUNT; i++)
 		s->spec.counted[i] = on && strcmp(ms_catalog_get(i)->group, "memory") != 0;
 	return 0;
+}
+
+void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5])
+{
+	c[0] = spec->nrules;
+	c[1] = spec->nouts;
+	c[2] = spec->nconds;
+	c[3] = spec->pool_len;
+	c[4] = spec->nsources;
+}
+
+void ms_session_spec_restore(struct ms_spec *spec, const uint32_t c[5])
+{
+	spec->nrules = c[0];
+	spec->nouts = c[1];
+	spec->nconds = c[2];
+	spec->pool_len = c[3];
+	spec->nsources = c[4];
 }
 
 const char *mockshim_session_control_path(const struct mockshim_session *s)
@@ -714,6 +735,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			 s->shim_path);
 		return -EINVAL;
 	}
+	ms_session_spec_counts(&s->spec, s->base);
+	s->nctl = 0;
 	r = make_channel(s);
 	if (r < 0)
 		goto out;
@@ -1008,6 +1031,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	}
 	if (s->ctl)
 		ms_control_finish(s->ctl, s);
+	/* the statements ctl added are the spec's from here on */
+	ms_channel_commit_live(&s->chan);
 	/* Every process of the tree has exited: what they left in the state
 	 * is copied once and audited, and the report reads only that copy. */
 	s->view.spec = s->chan.spec;
@@ -1040,6 +1065,9 @@ out:
 	__atomic_store_n(&s->ctl_path, NULL, __ATOMIC_RELEASE);
 	ms_control_close(s->ctl);
 	s->ctl = NULL;
+	/* the next run has the session's own statements only */
+	if (s->nctl)
+		ms_session_spec_restore(&s->spec, s->base);
 	for (int i = 0; i < 2; i++)
 		if (inherit_fd[i] >= 0)
 			close(inherit_fd[i]);

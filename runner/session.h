@@ -50,7 +50,14 @@ struct mockshim_session {
 	char *control_at;	/* its socket's path, NULL: a private directory */
 	struct ms_control *ctl;	/* while a run serves it */
 	const char *ctl_path;	/* its path then, for other threads */
+	unsigned nctl;		/* statements ctl added: sources ctl#1, ctl#2, ... */
+	uint32_t base[5];	/* the spec's counts before them: rules, outs, */
+				/* conds, pool, sources (restored after the run) */
 };
+
+/* Counts of the spec that statements added live grow. */
+void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);
+void ms_session_spec_restore(struct ms_spec *spec, const uint32_t c[5]);
 
 /* The spec's module_fn: module "path" statements. */
 int ms_session_module_stmt(void *ctx, const char *src, const char *path, char *msg, size_t cap);

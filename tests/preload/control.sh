@@ -57,7 +57,11 @@ os.rename(sys.argv[1] + ".tmp", sys.argv[1])
 print("control:", os.environ.get("MOCKSHIM_CONTROL"), flush=True)
 c, _ = s.accept()
 while True:
-    d = c.recv(100)
+    try:
+        d = c.recv(100)
+    except OSError as e:
+        print("server:", e.strerror, flush=True)
+        break
     if not d:
         break
     c.sendall(d.upper())
@@ -94,6 +98,60 @@ grep -q "^control: $S\$" "$T/bg.out" || problem "MOCKSHIM_CONTROL: $(cat "$T/bg.
 [ ! -e "$S" ] || problem "the socket is left after the run"
 done_t
 
+t "ctl -e: a reply added while the server runs resets its connection; a bad one changes nothing"
+S=$T/ctl6.sock
+rm -f "$T/port"
+bg --control "$S" python3 -I "$T/echo.py" "$T/port"
+# before the socket exists: --wait-call waits for it too
+run "$M" ctl "$S" --wait-call accept --timeout 20
+want_rc 0
+run "$M" ctl "$S" -e 'will_fail_count(recv, ECONNRESET, 1, in="python3*"'
+want_rc 125
+want_err_has "ctl#1:1:"
+want_err_has "expected ')'"
+run "$M" ctl "$S" -e 'expect_any(recv, sockfd)'
+want_rc 125
+want_err_has "expect_any cannot be added to a running program"
+run "$M" ctl "$S" -e 'will_return(malloc, NULL)'
+want_rc 125
+want_err_has "malloc() cannot take a statement added live"
+run "$M" ctl "$S" -e 'will_fail_count(recv, ECONNRESET, 1, in="python3*")'
+want_rc 0
+want_out "ctl#1: 1 statement added"
+printf 'will_fail(unlink, EPERM, in="nothing-runs-this")\n' >"$T/more.mock"
+run "$M" ctl "$S" -f "$T/more.mock" --report
+want_rc 0
+want_out_has "ctl#2: 1 statement added"
+want_out_has 'ctl#1:1:1: will_fail_count(recv, ECONNRESET, 1, in="python3*"): 0 of 1 used'
+# the client sees a reset or an end, as the server's close races its data
+run python3 -I "$T/client.py" "$T/port"
+want_out_lacks "HELLO"
+wait_bg "$BG"
+[ "$bg_rc" = 123 ] || problem "mockrun exited $bg_rc, not 123 (the ctl#2 leftover): $(cat "$T/bg.err")"
+grep -q "^server: Connection reset by peer" "$T/bg.out" || problem "the server: $(cat "$T/bg.out")"
+grep -q 'ctl#1:1:1: will_fail_count(recv, ECONNRESET, 1, in="python3\*"): 1 of 1 used, by python3' "$T/bg.err" ||
+	problem "the report: $(cat "$T/bg.err")"
+grep -q 'ctl#2:1:1: error: unlink() has remaining non-returned values' "$T/bg.err" ||
+	problem "the ctl#2 leftover: $(cat "$T/bg.err")"
+[ ! -e "$S" ] || problem "the socket is left after the run"
+done_t
+
+t "ctl -e reaches a process the tree starts after it"
+S=$T/ctl7.sock
+# (head: cat with a regular file for stdout never calls read)
+bg --control "$S" sh -c 'head -c 100 /etc/hostname >/dev/null; echo first; while [ ! -e "$0" ]; do sleep 0.02; done; head -c 100 /etc/hostname' "$T/go7"
+wait_sock "$S"
+wait_line
+run "$M" ctl "$S" -e 'will_fail(read, EIO, in="head")'
+want_rc 0
+touch "$T/go7"
+wait_bg "$BG"
+[ "$bg_rc" = 1 ] || problem "sh exited $bg_rc, not head's 1: $(cat "$T/bg.err")"
+grep -q "head: error reading '/etc/hostname': Input/output error" "$T/bg.err" || problem "head: $(cat "$T/bg.err")"
+grep -q 'ctl#1:1:1: will_fail(read, EIO, in="head"): 1 of 1 used, by head' "$T/bg.err" ||
+	problem "the report: $(cat "$T/bg.err")"
+done_t
+
 t "--wait-call: a timeout is 124 and says how many calls came; the allocator is not counted"
 S=$T/ctl2.sock
 bg --control "$S" sh -c 'sleep 3'
@@ -110,9 +168,12 @@ want_err_has "'nosuch' is not in the catalog"
 run "$M" ctl "$S" --advance-time +1h
 want_rc 125
 want_err_has "no fake_time in this session"
-run "$M" ctl "$S" -e 'will_fail(open, EIO)'
+run "$M" ctl "$S" -e 'fake_time("+1d")'
 want_rc 125
-want_err_has "statements cannot be added to a running program yet"
+want_err_has "fake_time cannot be added to a running program"
+run "$M" ctl "$S" -e '# nothing'
+want_rc 125
+want_err_has "no statement to add"
 run "$M" ctl "$S" --wait-exit --timeout 10
 want_rc 0
 want_out_has "sh exited with status 0"
