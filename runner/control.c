@@ -69,11 +69,14 @@ static int64_t mono_ms(void)
 
 /* ---- statements added live: the channel's side ---- */
 
-/* Copies the added rules from..to (and what they name) into h. */
-static void live_fill(struct ms_chan_hdr *h, const struct ms_spec *spec, uint32_t from, uint32_t to)
+/* Copies the added rules from..to (and what they name) into the spec at
+ * dst, at the places h (mockrun's own copy, which the program cannot
+ * reach) names. */
+static void live_fill(void *dst, const struct ms_chan_hdr *h, const struct ms_spec *spec,
+		      uint32_t from, uint32_t to)
 {
-	struct ms_rule *rules = ms_chan_at(h, h->rules_off);
-	char *pool = ms_chan_at(h, h->pool_off);
+	struct ms_rule *rules = (struct ms_rule *)((char *)dst + h->rules_off);
+	char *pool = (char *)dst + h->pool_off;
 
 	for (uint32_t j = from; j < to; j++) {
 		struct ms_rule *r = &rules[h->live_first + j];
@@ -84,10 +87,10 @@ static void live_fill(struct ms_chan_hdr *h, const struct ms_spec *spec, uint32_
 	/* outputs, conditions and strings keep their indices: the spec's
 	 * sections are copied verbatim */
 	if (spec->nouts > h->live_nouts)
-		memcpy((struct ms_out *)ms_chan_at(h, h->outs_off) + h->live_nouts,
+		memcpy((struct ms_out *)((char *)dst + h->outs_off) + h->live_nouts,
 		       spec->outs + h->live_nouts, (spec->nouts - h->live_nouts) * sizeof(struct ms_out));
 	if (spec->nconds > h->live_nconds)
-		memcpy((struct ms_cond *)ms_chan_at(h, h->conds_off) + h->live_nconds,
+		memcpy((struct ms_cond *)((char *)dst + h->conds_off) + h->live_nconds,
 		       spec->conds + h->live_nconds,
 		       (spec->nconds - h->live_nconds) * sizeof(struct ms_cond));
 	if (spec->pool_len + 1 > h->live_pool_size)
@@ -96,23 +99,24 @@ static void live_fill(struct ms_chan_hdr *h, const struct ms_spec *spec, uint32_
 	pool[spec->pool_len] = '\0';
 }
 
-int ms_channel_add_live(struct ms_chan_pair *p, const struct ms_spec *spec, const char **why)
+int ms_channel_add_live(struct ms_chan_pair *p, struct ms_chan_hdr *own, const struct ms_spec *spec,
+			const char **why)
 {
-	struct ms_chan_hdr *h = p->spec_rw, *copy;
+	struct ms_chan_hdr *copy, *rw = p->spec_rw;
 	uint32_t n;
 
-	if (!h || !h->live_cap) {
+	if (!rw || !own->live_cap) {
 		*why = "this run keeps no room for statements added live";
 		return -EINVAL;
 	}
-	n = spec->nrules - h->live_first;
-	if (spec->nrules < h->live_first + h->live_n || spec->nouts < h->live_nouts ||
-	    spec->nconds < h->live_nconds || spec->pool_len + 1 < h->live_pool_size) {
+	n = spec->nrules - own->live_first;
+	if (spec->nrules < own->live_first + own->live_n || spec->nouts < own->live_nouts ||
+	    spec->nconds < own->live_nconds || spec->pool_len + 1 < own->live_pool_size) {
 		*why = "the statements do not follow the running ones";
 		return -EINVAL;
 	}
-	if (n > h->live_cap || spec->nouts > h->outs_cap || spec->nconds > h->conds_cap ||
-	    (uint64_t)spec->pool_len + 1 > h->pool_cap) {
+	if (n > own->live_cap || spec->nouts > own->outs_cap || spec->nconds > own->conds_cap ||
+	    (uint64_t)spec->pool_len + 1 > own->pool_cap) {
 		*why = "no room left for statements added live";
 		return -ENOSPC;
 	}
@@ -123,9 +127,10 @@ int ms_channel_add_live(struct ms_chan_pair *p, const struct ms_spec *spec, cons
 		*why = "out of memory";
 		return -ENOMEM;
 	}
-	memcpy(copy, h, p->spec_size);
-	live_fill(copy, spec, h->live_n, n);
-	copy->nrules = h->live_first + n;
+	memcpy(copy, own, p->spec_size);
+	live_fill(copy, own, spec, own->live_n, n);
+	ms_channel_commit_live(copy);
+	copy->nrules = own->live_first + n;
 	copy->nouts = spec->nouts;
 	copy->nconds = spec->nconds;
 	copy->pool_size = spec->pool_len + 1;
@@ -133,20 +138,18 @@ int ms_channel_add_live(struct ms_chan_pair *p, const struct ms_spec *spec, cons
 	free(copy);
 	if (*why)
 		return -EINVAL;
-	live_fill(h, spec, h->live_n, n);
-	h->live_nouts = spec->nouts;
-	h->live_nconds = spec->nconds;
-	h->live_pool_size = spec->pool_len + 1;
-	__atomic_store_n(&h->live_n, n, __ATOMIC_RELEASE);
+	live_fill(rw, own, spec, own->live_n, n);
+	live_fill(own, own, spec, own->live_n, n);
+	own->live_nouts = rw->live_nouts = spec->nouts;
+	own->live_nconds = rw->live_nconds = spec->nconds;
+	own->live_pool_size = rw->live_pool_size = spec->pool_len + 1;
+	own->live_n = n;
+	__atomic_store_n(&rw->live_n, n, __ATOMIC_RELEASE);
 	return 0;
 }
 
-void ms_channel_commit_live(struct ms_chan_pair *p)
+void ms_channel_commit_live(struct ms_chan_hdr *h)
 {
-	struct ms_chan_hdr *h = p->spec_rw;
-
-	if (!h)
-		return;
 	h->nrules = h->live_first + h->live_n;
 	h->nouts = h->live_nouts;
 	h->nconds = h->live_nconds;
@@ -355,7 +358,7 @@ static void replyf(struct client *cl, const char *status, const char *fmt, ...)
 /* The calls of a wait's functions, so far, in the whole tree. */
 static uint64_t seen(const struct mockshim_session *s, const struct client *cl)
 {
-	const struct ms_fn_state *fst = ms_state_at(s->chan.state, s->chan.spec->st_fns_off);
+	const struct ms_fn_state *fst = ms_state_at(s->chan.state, s->own->st_fns_off);
 	uint64_t n = 0;
 
 	for (unsigned i = 0; i < cl->nfns; i++)
@@ -405,19 +408,15 @@ static void live_report(struct client *cl, struct mockshim_session *s, const cha
 		replyf(cl, "error", "--report: unknown format '%s' (text, tap, junit, json, html)\n", fmt);
 		return;
 	}
-	/* the statements added so far counted, as at the end */
-	if (s->chan.spec_rw) {
-		struct ms_chan_pair p = { .spec_rw = malloc(s->chan.spec_size) };
-
-		if (!p.spec_rw) {
-			replyf(cl, "error", "--report: out of memory\n");
-			return;
-		}
-		memcpy(p.spec_rw, s->chan.spec_rw, s->chan.spec_size);
-		ms_channel_commit_live(&p);
-		spec = p.spec_rw;
+	/* mockrun's own spec, the statements added so far counted, as at the end */
+	spec = malloc(s->chan.spec_size);
+	if (!spec) {
+		replyf(cl, "error", "--report: out of memory\n");
+		return;
 	}
-	in.spec = spec ? spec : s->chan.spec;
+	memcpy(spec, s->own, s->chan.spec_size);
+	ms_channel_commit_live(spec);
+	in.spec = spec;
 	in.running = 1;
 	in.tampered = NULL;
 	if (ms_report_take_state(&in, s->chan.state, s->chan.state_size, s->token) < 0) {
@@ -440,7 +439,7 @@ static void live_report(struct client *cl, struct mockshim_session *s, const cha
 
 static void show_clock(struct client *cl, struct mockshim_session *s)
 {
-	const struct ms_time_state *ts = ms_state_at(s->chan.state, s->chan.spec->st_times_off);
+	const struct ms_time_state *ts = ms_state_at(s->chan.state, s->own->st_times_off);
 	struct ms_time_now n;
 	struct timespec now;
 	char when[64];
@@ -512,7 +511,7 @@ static void add_live(struct client *cl, struct mockshim_session *s, char *text)
 		replyf(cl, "error", "%s: no statement to add\n", src);
 		return;
 	}
-	r = ms_channel_add_live(&s->chan, &s->spec, &why);
+	r = ms_channel_add_live(&s->chan, s->own, &s->spec, &why);
 	if (r < 0) {
 		ms_session_spec_restore(&s->spec, before);
 		replyf(cl, "error", "%s: %s%s\n", src, r == -ENOSPC ? "" : "internal error: ", why);
@@ -538,7 +537,7 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 		int rate = verb[0] == 'r';
 		double r = 1;
 
-		if (!s->chan.spec->nftimes) {
+		if (!s->own->nftimes) {
 			replyf(cl, "error", "no fake_time in this session: there is no clock to move "
 					    "(start it with fake_time(\"+0s\"))\n");
 			return;
@@ -548,7 +547,7 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 			replyf(cl, "error", "%s: a bad value\n", verb);
 			return;
 		}
-		ms_time_move(s->chan.spec, s->chan.state,
+		ms_time_move(s->own, s->chan.state,
 			     rate ? MS_TIME_RATE : verb[0] == 'a' ? MS_TIME_ADVANCE : MS_TIME_SET,
 			     rate ? 0 : v, r);
 		show_clock(cl, s);
@@ -565,7 +564,7 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 			       args[1]);
 			return;
 		}
-		if (!(((const struct ms_chan_fn *)ms_chan_at(s->chan.spec, s->chan.spec->fns_off))[id]
+		if (!(((const struct ms_chan_fn *)ms_chan_at(s->own, s->own->fns_off))[id]
 			      .flags & MS_FF_COUNTED)) {
 			replyf(cl, "error", "--wait-call: %s is one of the allocator's functions, whose "
 					    "calls are not counted\n", args[1]);

@@ -18,6 +18,7 @@
 
 struct mockshim_session;
 struct ms_control;
+struct ms_chan_hdr;
 struct ms_chan_pair;
 struct ms_spec;
 
@@ -39,13 +40,15 @@ void ms_control_finish(struct ms_control *c, struct mockshim_session *s);
 void ms_control_close(struct ms_control *c);
 
 /* Live statements (mockrun ctl -e): the rules spec has beyond those of
- * the running channel p (p->spec_rw->live_first + live_n), with their
- * outputs, conditions and strings, copied into the room the channel keeps
- * for them, checked with the whole spec by ms_channel_validate(), and
- * published for every process at once.  0, or -errno with *why. */
-int ms_channel_add_live(struct ms_chan_pair *p, const struct ms_spec *spec, const char **why);
-/* After the run: the header counts the added statements, for the report. */
-void ms_channel_commit_live(struct ms_chan_pair *p);
+ * the running channel (own->live_first + live_n), with their outputs,
+ * conditions and strings, copied into the room the channel keeps for
+ * them, checked with the whole spec by ms_channel_validate(), written
+ * into p's writable mapping and mockrun's own copy own, and published for
+ * every process at once.  0, or -errno with *why. */
+int ms_channel_add_live(struct ms_chan_pair *p, struct ms_chan_hdr *own, const struct ms_spec *spec,
+			const char **why);
+/* A spec header that counts the added statements (the report's view). */
+void ms_channel_commit_live(struct ms_chan_hdr *h);
 
 /* mockrun ctl SOCKET ACTION...: the exit status. */
 int ms_ctl_main(int argc, char **argv);

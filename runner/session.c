@@ -54,6 +54,8 @@ struct mockshim_session *mockshim_session_create(void)
 static void release_run(struct mockshim_session *s)
 {
 	ms_report_release(&s->view);
+	free(s->own);
+	s->own = NULL;
 	ms_channel_unmap(&s->chan);
 	if (s->chan.spec_fd >= 0)
 		close(s->chan.spec_fd);
@@ -569,7 +571,7 @@ static void comm_of(pid_t pid, char *comm, size_t cap)
 /* pid, an orphan mockrun reaps, if its shim never announced it. */
 static void note_unattached(struct mockshim_session *s, pid_t pid)
 {
-	const struct ms_chan_hdr *h = s->chan.spec;
+	const struct ms_chan_hdr *h = s->own;
 	const struct ms_state_hdr *st = s->chan.state;
 	const int32_t *pids = ms_state_at(st, h->st_pids_off);
 	uint32_t n = __atomic_load_n(&st->npids, __ATOMIC_ACQUIRE);
@@ -684,6 +686,13 @@ static int make_channel(struct mockshim_session *s)
 			 "internal error: the compiled statements do not validate (%s)\n", why);
 		return -EPROTO;
 	}
+	/* Read from here on: a kernel before 6.7 lets a read-only shared
+	 * mapping of a sealed memfd be made writable (mprotect), so the
+	 * memfd is only compared with it at the end. */
+	s->own = malloc(s->chan.spec_size);
+	if (!s->own)
+		return -ENOMEM;
+	memcpy(s->own, s->chan.spec, s->chan.spec_size);
 	return 0;
 }
 
@@ -701,7 +710,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	size_t stdin_off = 0;
 	pid_t child = -1;
 	int64_t deadline = -1, kill_at = -1;
-	int main_done = 0, status = 0;
+	int main_done = 0, status = 0, spec_changed;
 	struct {
 		pid_t pid;
 		int64_t since;	/* < 0: warned */
@@ -1031,14 +1040,18 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	}
 	if (s->ctl)
 		ms_control_finish(s->ctl, s);
-	/* the statements ctl added are the spec's from here on */
-	ms_channel_commit_live(&s->chan);
 	/* Every process of the tree has exited: what they left in the state
-	 * is copied once and audited, and the report reads only that copy. */
-	s->view.spec = s->chan.spec;
+	 * is copied once and audited, and the report reads only that copy
+	 * and mockrun's own spec, where the statements ctl added now count. */
+	spec_changed = memcmp(s->own, s->chan.spec, s->chan.spec_size) != 0;
+	ms_channel_commit_live(s->own);
+	s->view.spec = s->own;
 	r = ms_report_take_state(&s->view, s->chan.state, s->chan.state_size, s->token);
 	if (r < 0)
 		goto out;
+	if (spec_changed && !s->view.tampered)
+		s->view.tampered = "the spec was written during the run (through a mapping made "
+				   "writable, or mockrun's memory)";
 	s->result.processes = ms_report_state(&s->view)->attached;
 	s->result.tampered = s->view.tampered != NULL;
 	{

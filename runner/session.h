@@ -36,6 +36,8 @@ struct mockshim_session {
 	struct mockshim_result result;
 	char *program;
 	struct ms_chan_pair chan;	/* the spec (sealed) and the state memfds */
+	struct ms_chan_hdr *own;	/* mockrun's own copy of the spec: what it
+					 * reads, and what the memfd must still hold */
 	uint64_t token;		/* the state's, random per run */
 	uint64_t seed;		/* probability= draws */
 	int seed_set;

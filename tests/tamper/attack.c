@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -155,6 +156,70 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		for (;;)
 			pause();
+	} else if (strcmp(cmd, "spec-write") == 0) {
+		/* every way to write the spec: write(2), a writable mapping of
+		 * the inherited descriptor or of mockrun's /proc path, and
+		 * mprotect of the shim's own mapping.  Whichever works (a kernel
+		 * before 6.7 allows the last) makes the queue of 2 a queue of 1,
+		 * which the one getpid below would use up: a forged pass. */
+		char path[64], c = 0;
+		int fd = fd_of(0), pfd;
+		void *m;
+		size_t len = (size_t)spec->size;
+		struct ms_rule *r = NULL;
+		int w = (int)pwrite(fd, &c, 1, 0), ew = errno, em, ep, eo;
+
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		em = errno;
+		if (m != MAP_FAILED)
+			r = (struct ms_rule *)((char *)m + spec->rules_off);
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)getppid(), fd);
+		pfd = open(path, O_RDWR);
+		eo = errno;
+		if (!r && pfd >= 0 &&
+		    (m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, pfd, 0)) != MAP_FAILED)
+			r = (struct ms_rule *)((char *)m + spec->rules_off);
+		else if (pfd >= 0)
+			eo = errno;
+		if (mprotect((void *)spec, len, PROT_READ | PROT_WRITE) == 0) {
+			ep = 0;
+			if (!r)
+				r = (struct ms_rule *)((char *)spec + spec->rules_off);
+		} else {
+			ep = errno;
+		}
+		printf("write: %s, mmap: %s, /proc: %s, mprotect: %s\n", w < 0 ? strerrorname_np(ew) : "written",
+		       m == MAP_FAILED ? strerrorname_np(em) : "mapped",
+		       pfd < 0 || !r ? strerrorname_np(eo) : "mapped", ep ? strerrorname_np(ep) : "writable");
+		if (r)
+			r[0].count = 1;
+		printf("getpid: %d\n", getpid() == 5);
+	} else if (strcmp(cmd, "spec-write-mem") == 0) {
+		/* --control: mockrun's own writable mapping of the spec,
+		 * written through /proc/PPID/mem (root, or ptrace allowed) */
+		char path[64], line[512];
+		unsigned long lo = 0, hi;
+		int32_t one = 1;
+		FILE *maps;
+		int mem;
+
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)getppid());
+		maps = fopen(path, "r");
+		while (maps && fgets(line, sizeof(line), maps))
+			if (strstr(line, "memfd:mockshim-spec") && strstr(line, "rw-s") &&
+			    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+				break;
+		if (maps)
+			fclose(maps);
+		snprintf(path, sizeof(path), "/proc/%d/mem", (int)getppid());
+		mem = open(path, O_RDWR);
+		if (!lo || mem < 0 ||
+		    pwrite(mem, &one, sizeof(one),
+			   (off_t)(lo + spec->rules_off + offsetof(struct ms_rule, count))) != sizeof(one))
+			printf("mem: %s\n", !lo ? "no writable mapping" : strerrorname_np(errno));
+		else
+			printf("mem: written\n");
+		printf("getpid: %d\n", getpid() == 5);
 	} else if (strcmp(cmd, "getpid") == 0) {
 		printf("getpid: %d\n", getpid() == 5);
 	} else {

@@ -26,6 +26,33 @@ run "${M[@]}" -e 'will_return_always(getpid, 5)' "$A" truncate
 want_rc 0; want_out "spec: EPERM, state: EPERM
 child: mocked"; want_err_has "all checks passed"; done_t
 
+for ctl in "" --control; do
+	t "${ctl:-no --control}: the spec cannot be written, and a spec written anyway is no pass"
+	run "${M[@]}" $ctl -e 'will_return_count(getpid, 5, 2)' "$A" spec-write
+	# this kernel refuses every way; a kernel before 6.7 lets mprotect
+	# through, and then mockrun must see the spec changed
+	case "$out" in
+	*"mprotect: writable"*)
+		want_rc 125; want_err_has "the channel was tampered with"
+		want_err_has "the spec was written" ;;
+	*)
+		want_rc 123; want_out_has "write: EPERM, mmap: EPERM, /proc: EPERM, mprotect: EACCES"
+		want_err_has "getpid() has remaining non-returned values (1 of 2 used)" ;;
+	esac
+	want_out_has "getpid: 1"; want_err_lacks "all checks passed"; done_t
+done
+
+t "the spec written through mockrun's own memory (root) is seen: no verdict"
+run "${M[@]}" --control -e 'will_return_count(getpid, 5, 2)' "$A" spec-write-mem
+want_out_has "getpid: 1"; want_err_lacks "all checks passed"
+case "$out" in
+*"mem: written"*)
+	want_rc 125; want_err_has "the spec was written" ;;
+*)
+	want_rc 123 ;;
+esac
+done_t
+
 t "zeroing the failure count changes nothing: the failure events are the verdict"
 run "${M[@]}" -e "$FAIL" "$A" fail-zero-count
 want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
