@@ -27,7 +27,8 @@ struct ms_report_in {
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
 	int done_before_timeout;	/* the program itself had exited when it expired */
-	int running;		/* mockrun ctl --report: the tree is still running */
+	int running;		/* mockrun ctl --report: the tree is still running (the
+				 * audit allows a copy torn between its counts) */
 	char **unattached;	/* "name[pid]": orphans the driver reaped that never attached */
 	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at a timeout */

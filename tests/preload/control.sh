@@ -152,6 +152,17 @@ grep -q 'ctl#1:1:1: will_fail(read, EIO, in="head"): 1 of 1 used, by head' "$T/b
 	problem "the report: $(cat "$T/bg.err")"
 done_t
 
+t "--report while processes start and log: a copy of a running tree is no tampering"
+# eight processes attach while the copy is taken (before the fix: torn in
+# about one run of three)
+for i in $(seq 20); do
+	run "$M" --control -- sh -c 'for i in 1 2 3 4 5 6 7 8; do true & done; "$0" ctl - --report | cat; wait' "$M"
+	want_rc 0
+	want_out_has "is still running (the report so far)"
+	want_out_lacks "tampered"
+done
+done_t
+
 t "--wait-call: a timeout is 124 and says how many calls came; the allocator is not counted"
 S=$T/ctl2.sock
 bg --control "$S" sh -c 'sleep 3'

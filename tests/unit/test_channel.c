@@ -343,6 +343,42 @@ static void test_record_region(void **state)
 
 /* Flip random bytes: the validator must either accept or reject, never
  * read out of bounds (run under ASan/valgrind to see it). */
+/* --control's room for live statements: checked like every section, so
+ * that a shim reading up to live_cap added rules stays inside the spec. */
+static void test_live_room(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_hdr *h;
+	void *map;
+	uint64_t size;
+
+	f->spec.live_cap = 8;
+	size = ms_channel_size(&f->spec, 16);
+	map = calloc(1, size);
+	assert_non_null(map);
+	ms_channel_write(&f->spec, map, size, 16, 0);
+	h = map;
+	assert_null(ms_channel_validate(map, size));
+	assert_int_equal(h->live_first, f->spec.nrules);
+	assert_int_equal(h->live_cap, 8);
+	assert_true(h->outs_cap > h->nouts && h->pool_cap > h->pool_size);
+	h->live_n = 9;
+	assert_string_equal(ms_channel_validate(map, size), "room for live statements out of bounds");
+	h->live_n = 0;
+	h->live_cap = 1u << 30;
+	assert_non_null(ms_channel_validate(map, size));
+	h->live_cap = 8;
+	h->pool_cap = (uint32_t)size;
+	assert_string_equal(ms_channel_validate(map, size), "room for live statements out of bounds");
+	h->pool_cap = h->pool_size;
+	h->outs_cap = h->nouts - 1;
+	assert_non_null(ms_channel_validate(map, size));
+	free(map);
+	/* without --control there is no room, and the spec still validates */
+	assert_int_equal(((struct ms_chan_hdr *)f->map)->live_cap, 0);
+	assert_null(ms_channel_validate(f->map, f->size));
+}
+
 static void test_random_corruption(void **state)
 {
 	struct fixture *f = *state;
@@ -379,6 +415,7 @@ int main(void)
 		T(test_string_must_end_in_pool),
 		T(test_declared_checks),
 		T(test_record_region),
+		T(test_live_room),
 		T(test_random_corruption),
 #undef T
 	};
