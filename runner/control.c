@@ -482,44 +482,68 @@ static size_t unescape(char *p)
 	return (size_t)(w - start);
 }
 
-/* -e/-f: statements parsed as at the start (a bad one changes nothing)
- * and published into the running channel. */
-static void add_live(struct client *cl, struct mockshim_session *s, char *text)
+int ms_session_add_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
+			char *msg, size_t cap)
 {
 	uint32_t before[5];
 	struct ms_diag d;
 	const char *why;
-	char src[32];
-	size_t len;
+	char name[32];
 	int r;
 
-	len = unescape(text);
-	snprintf(src, sizeof(src), "ctl#%u", s->nctl + 1);
+	if (!src) {
+		snprintf(name, sizeof(name), "ctl#%u", s->nctl + 1);
+		src = name;
+	}
 	ms_session_spec_counts(&s->spec, before);
+	/* the channel's pool ends with one NUL more than the spec's, which
+	 * every shim checks: the added strings come after it */
+	if (!ms_spec_str(&s->spec, "", 0)) {
+		snprintf(msg, cap, "%s: out of memory\n", src);
+		return -ENOMEM;
+	}
 	s->spec.live = 1;
 	r = ms_parse(&s->spec, src, text, len, &d);
 	s->spec.live = 0;
 	if (r < 0) {
-		char msg[2048];
-
-		ms_format_diag(msg, sizeof(msg), src, text, len, &d);
-		reply(cl, "error", msg, strlen(msg));
-		return;
+		ms_session_spec_restore(&s->spec, before);
+		if (r == -EINVAL)
+			ms_format_diag(msg, cap, src, text, len, &d);
+		else
+			snprintf(msg, cap, "%s: %s\n", src, strerror(-r));
+		return r;
 	}
 	if (s->spec.nrules == before[0]) {
 		ms_session_spec_restore(&s->spec, before);
-		replyf(cl, "error", "%s: no statement to add\n", src);
-		return;
+		snprintf(msg, cap, "%s: no statement to add\n", src);
+		return -EINVAL;
 	}
 	r = ms_channel_add_live(&s->chan, s->own, &s->spec, &why);
 	if (r < 0) {
 		ms_session_spec_restore(&s->spec, before);
-		replyf(cl, "error", "%s: %s%s\n", src, r == -ENOSPC ? "" : "internal error: ", why);
-		return;
+		snprintf(msg, cap, "%s: %s%s\n", src, r == -ENOSPC ? "" : "internal error: ", why);
+		return r;
 	}
 	s->nctl++;
-	replyf(cl, "ok", "%s: %u statement%s added\n", src, s->spec.nrules - before[0],
-	       s->spec.nrules - before[0] == 1 ? "" : "s");
+	snprintf(msg, cap, "%s: %u statement%s added\n", src, s->spec.nrules - before[0],
+		 s->spec.nrules - before[0] == 1 ? "" : "s");
+	return 0;
+}
+
+/* -e/-f: statements parsed as at the start (a bad one changes nothing)
+ * and published into the running channel. */
+static void add_live(struct client *cl, struct mockshim_session *s, char *text)
+{
+	char msg[2048];
+	size_t len = unescape(text);
+	int r;
+
+	pthread_mutex_lock(&s->live_lock);
+	r = s->live_open ? ms_session_add_live(s, NULL, text, len, msg, sizeof(msg)) : -EINVAL;
+	if (!s->live_open)
+		snprintf(msg, sizeof(msg), "the run ended\n");
+	pthread_mutex_unlock(&s->live_lock);
+	reply(cl, r < 0 ? "error" : "ok", msg, strlen(msg));
 }
 
 /* One request: args[0] is the verb. */
@@ -547,9 +571,12 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 			replyf(cl, "error", "%s: a bad value\n", verb);
 			return;
 		}
+		/* one writer of the anchor at a time: a driver's thread may move it */
+		pthread_mutex_lock(&s->live_lock);
 		ms_time_move(s->own, s->chan.state,
 			     rate ? MS_TIME_RATE : verb[0] == 'a' ? MS_TIME_ADVANCE : MS_TIME_SET,
 			     rate ? 0 : v, r);
+		pthread_mutex_unlock(&s->live_lock);
 		show_clock(cl, s);
 	} else if (strcmp(verb, "wait-call") == 0) {
 		int id = nargs > 1 ? ms_catalog_find(args[1], strlen(args[1])) : -1;
@@ -788,6 +815,78 @@ void ms_control_close(struct ms_control *c)
 		close(c->janitor);
 	free(c->dir);
 	free(c);
+}
+
+/* ---- the same from another thread of a driver ---- */
+
+long long mockshim_session_calls(struct mockshim_session *s, const char *fn)
+{
+	struct client cl = { .fd = -1 };
+	int id = fn ? ms_catalog_find(fn, strlen(fn)) : -1;
+	long long n = -1;
+
+	pthread_mutex_lock(&s->live_lock);
+	if (s->live_open && id >= 0 &&
+	    (((const struct ms_chan_fn *)ms_chan_at(s->own, s->own->fns_off))[id].flags & MS_FF_COUNTED)) {
+		cl.nfns = variants(fn, cl.fns, sizeof(cl.fns) / sizeof(cl.fns[0]));
+		n = (long long)seen(s, &cl);
+	}
+	pthread_mutex_unlock(&s->live_lock);
+	return n;
+}
+
+int mockshim_session_move_time(struct mockshim_session *s, const char *how, const char *value)
+{
+	int rate = how && strcmp(how, "rate") == 0, set = how && strcmp(how, "set-time") == 0;
+	int64_t ns = 0;
+	double r = 1;
+	int ret = 0;
+
+	s->error[0] = '\0';
+	if (!value || (!rate && !set && (!how || strcmp(how, "advance-time") != 0))) {
+		snprintf(s->error, sizeof(s->error), "move_time: '%s' is not advance-time, set-time or rate\n",
+			 how ? how : "(null)");
+		return -EINVAL;
+	}
+	if (rate) {
+		char *end;
+
+		r = strtod(value, &end);
+		if (*end || end == value || !(r >= 0 && r <= 1e6)) {
+			snprintf(s->error, sizeof(s->error), "rate: '%s' is not a rate in 0..1000000\n", value);
+			return -EINVAL;
+		}
+	} else {
+		const char *at, *why;
+		int offset;
+
+		why = ms_parse_when(value, value + strlen(value), &ns, &offset, &at);
+		if (!why && !set && !offset)
+			why = "expected an offset (\"+1h\", \"-30s\")", at = value;
+		if (why) {
+			snprintf(s->error, sizeof(s->error), "%s: %s\n  %s\n  %*s^\n", how, why, value,
+				 (int)(at - value), "");
+			return -EINVAL;
+		}
+		if (set && offset) {
+			struct timespec t;
+
+			clock_gettime(CLOCK_REALTIME, &t);
+			ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+		}
+	}
+	pthread_mutex_lock(&s->live_lock);
+	if (!s->live_open || !s->own->nftimes) {
+		snprintf(s->error, sizeof(s->error), "%s\n",
+			 !s->live_open ? "no run with control is in progress"
+				       : "no fake_time in this session: there is no clock to move");
+		ret = -EINVAL;
+	} else {
+		ms_time_move(s->own, s->chan.state, rate ? MS_TIME_RATE : set ? MS_TIME_SET : MS_TIME_ADVANCE,
+			     ns, r);
+	}
+	pthread_mutex_unlock(&s->live_lock);
+	return ret;
 }
 
 /* ---- the client: mockrun ctl ---- */

@@ -44,6 +44,7 @@ struct mockshim_session *mockshim_session_create(void)
 	if (!s)
 		return NULL;
 	ms_spec_init(&s->spec, realloc, free);
+	pthread_mutex_init(&s->live_lock, NULL);
 	s->spec.module_fn = ms_session_module_stmt;
 	s->spec.module_ctx = s;
 	s->chan.spec_fd = s->chan.state_fd = -1;
@@ -93,6 +94,7 @@ void mockshim_session_destroy(struct mockshim_session *s)
 	free(s->cwd);
 	free(s->stdin_data);
 	free(s->control_at);
+	pthread_mutex_destroy(&s->live_lock);
 	ms_spec_fini(&s->spec);
 	free(s);
 }
@@ -111,6 +113,14 @@ int mockshim_session_add(struct mockshim_session *s, const char *src, const char
 	if (len == (size_t)-1)
 		len = strlen(text);
 	s->error[0] = '\0';
+	/* during a run with --control, from another thread: added live */
+	pthread_mutex_lock(&s->live_lock);
+	if (s->live_open) {
+		r = ms_session_add_live(s, src, text, len, s->error, sizeof(s->error));
+		pthread_mutex_unlock(&s->live_lock);
+		return r;
+	}
+	pthread_mutex_unlock(&s->live_lock);
 	r = ms_parse(&s->spec, src, text, len, &diag);
 	if (r == -EINVAL) {
 		ms_format_diag(s->error, sizeof(s->error), src, text, len, &diag);
@@ -759,6 +769,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			fprintf(stderr, "mockshim: control socket %s (" MS_CONTROL_ENV ")\n",
 				ms_control_path(s->ctl));
 		__atomic_store_n(&s->ctl_path, ms_control_path(s->ctl), __ATOMIC_RELEASE);
+		pthread_mutex_lock(&s->live_lock);
+		s->live_open = 1;
+		pthread_mutex_unlock(&s->live_lock);
 	}
 	snprintf(chan_path, sizeof(chan_path), "/proc/%d/fd/%d,/proc/%d/fd/%d", (int)getpid(),
 		 s->chan.spec_fd, (int)getpid(), s->chan.state_fd);
@@ -1038,6 +1051,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			s->result.signal = WTERMSIG(status);
 		}
 	}
+	pthread_mutex_lock(&s->live_lock);
+	s->live_open = 0;
+	pthread_mutex_unlock(&s->live_lock);
 	if (s->ctl)
 		ms_control_finish(s->ctl, s);
 	/* Every process of the tree has exited: what they left in the state
@@ -1076,6 +1092,9 @@ out:
 		close(errpipe[1]);
 	free_child_env(env, (inherit_fd[0] >= 0 ? 3 : 2) + (s->ctl != NULL));
 	__atomic_store_n(&s->ctl_path, NULL, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&s->live_lock);
+	s->live_open = 0;
+	pthread_mutex_unlock(&s->live_lock);
 	ms_control_close(s->ctl);
 	s->ctl = NULL;
 	/* the next run has the session's own statements only */

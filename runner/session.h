@@ -3,6 +3,7 @@
 #ifndef MS_SESSION_H
 #define MS_SESSION_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -53,9 +54,18 @@ struct mockshim_session {
 	struct ms_control *ctl;	/* while a run serves it */
 	const char *ctl_path;	/* its path then, for other threads */
 	unsigned nctl;		/* statements ctl added: sources ctl#1, ctl#2, ... */
+	pthread_mutex_t live_lock;	/* a run's live side (the spec, own, the
+					 * channel's room): ctl and other threads */
+	int live_open;		/* under live_lock: the run takes live requests */
 	uint32_t base[5];	/* the spec's counts before them: rules, outs, */
 				/* conds, pool, sources (restored after the run) */
 };
+
+/* Statements added to the running program (ctl -e, or
+ * mockshim_session_add() from another thread), named src (NULL:
+ * ctl#N); 0, or -errno with the message in msg. */
+int ms_session_add_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
+			char *msg, size_t cap);
 
 /* Counts of the spec that statements added live grow. */
 void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);

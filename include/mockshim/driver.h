@@ -133,8 +133,21 @@ int mockshim_session_set_timeout(struct mockshim_session *s, double seconds);
  * the allocator's is then armed to count its calls (--wait-call). */
 int mockshim_session_set_control(struct mockshim_session *s, int on, const char *path);
 /** During a run with control, the socket's path (for another thread);
- * NULL before the socket is made and after the run. */
+ * NULL before the socket is made and after the run.  From another thread
+ * during such a run, mockshim_session_add() and _add_file() add replies
+ * to the running program, as mockrun ctl -e does (mockrun(1), LIVE
+ * CONTROL); they count for this run only. */
 const char *mockshim_session_control_path(const struct mockshim_session *s);
+/** During a run with control, from another thread: the calls of catalog
+ * function @p fn (and its variants, accept4 for accept) the whole tree
+ * made so far; -1 when no run with control is in progress, or @p fn is
+ * not counted (the allocator's) or not in the catalog. */
+long long mockshim_session_calls(struct mockshim_session *s, const char *fn);
+/** During a run with control, from another thread: moves every fake_time
+ * clock, as mockrun ctl does: @p how "advance-time" (@p value "+1h"),
+ * "set-time" ("2031-01-01 00:00:00") or "rate" ("10").  0, or -EINVAL
+ * with the reason in mockshim_session_error(). */
+int mockshim_session_move_time(struct mockshim_session *s, const char *how, const char *value);
 /** With @p on, the program gets SIGABRT at its first failed check. */
 void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);
 /** With @p on, each trace line starts with "@START END TID PPID " (ns of

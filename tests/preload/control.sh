@@ -139,7 +139,8 @@ done_t
 t "ctl -e reaches a process the tree starts after it"
 S=$T/ctl7.sock
 # (head: cat with a regular file for stdout never calls read)
-bg --control "$S" sh -c 'head -c 100 /etc/hostname >/dev/null; echo first; while [ ! -e "$0" ]; do sleep 0.02; done; head -c 100 /etc/hostname' "$T/go7"
+# (a statement at the start: the added strings come after the spec's)
+bg --control "$S" -e 'will_return_maybe(getegid, 0)' sh -c 'head -c 100 /etc/hostname >/dev/null; echo first; while [ ! -e "$0" ]; do sleep 0.02; done; head -c 100 /etc/hostname' "$T/go7"
 wait_sock "$S"
 wait_line
 run "$M" ctl "$S" -e 'will_fail(read, EIO, in="head")'

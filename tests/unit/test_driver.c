@@ -5,6 +5,7 @@
  * on what happened.  MOCKSHIM_LIBRARY names the shim to preload.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "mockshim/driver.h"
@@ -142,6 +145,75 @@ static void test_missing_program(void **state)
 	assert_int_equal(r.exec_errno, ENOENT);
 }
 
+/* A run with control, and another thread that adds a reply and moves
+ * the clock while it runs (the driver API's side of mockrun ctl). */
+struct bg {
+	struct mockshim_session *s;
+	struct mockshim_result r;
+	int rc;
+};
+
+static void *run_bg(void *p)
+{
+	struct bg *b = p;
+	char *argv[] = { "sh", "-c",
+			 "date +%Y; while [ ! -e live.go ]; do sleep 0.02; done; date +%Y; "
+			 "head -c 4 /etc/hostname",
+			 NULL };
+
+	b->rc = mockshim_session_run(b->s, argv, NULL, &b->r);
+	return NULL;
+}
+
+static void test_live_from_another_thread(void **state)
+{
+	struct mockshim_session *s = *state;
+	struct bg b = { .s = s };
+	char dir[] = "/tmp/mockshim-live.XXXXXX", go[64], *text = NULL;
+	struct timespec pause = { 0, 20000000 };
+	const char *out;
+	pthread_t t;
+	size_t len = 0;
+	FILE *m;
+	int i;
+
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(mockshim_session_set_cwd(s, dir), 0);
+	assert_int_equal(mockshim_session_add(s, "spec", "fake_time(\"2030-06-01 00:00:00\")", (size_t)-1), 0);
+	assert_int_equal(mockshim_session_set_control(s, 1, NULL), 0);
+	/* not running: nothing to count or move */
+	assert_int_equal(mockshim_session_calls(s, "clock_nanosleep"), -1);
+	assert_int_equal(mockshim_session_move_time(s, "advance-time", "+1h"), -EINVAL);
+	assert_int_equal(pthread_create(&t, NULL, run_bg, &b), 0);
+	for (i = 0; i < 500 && mockshim_session_calls(s, "nanosleep") < 1; i++)
+		nanosleep(&pause, NULL);
+	assert_true(i < 500);
+	assert_non_null(mockshim_session_control_path(s));
+	assert_int_equal(mockshim_session_calls(s, "malloc"), -1);
+	assert_int_equal(mockshim_session_add(s, "api", "will_fail(read, EIO, in=\"head\")", (size_t)-1), 0);
+	assert_int_equal(mockshim_session_add(s, "api", "expect_any(read, fd)", (size_t)-1), -EINVAL);
+	assert_non_null(strstr(mockshim_session_error(s), "cannot be added to a running program"));
+	assert_int_equal(mockshim_session_move_time(s, "set-time", "2031-01-01"), 0);
+	assert_int_equal(mockshim_session_move_time(s, "advance-time", "2031-01-01"), -EINVAL);
+	snprintf(go, sizeof(go), "%s/live.go", dir);
+	fclose(fopen(go, "w"));
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(b.r.exit_status, 1);
+	out = mockshim_session_output(s, 1, NULL);
+	assert_string_equal(out, "2030\n2031\n");
+	assert_non_null(strstr(mockshim_session_output(s, 2, NULL), "Input/output error"));
+	m = open_memstream(&text, &len);
+	assert_non_null(m);
+	assert_int_equal(mockshim_session_report(s, m, MOCKSHIM_REPORT_TEXT), 0);
+	fclose(m);
+	assert_non_null(strstr(text, "api:1:1: will_fail(read, EIO, in=\"head\"): 1 of 1 used, by head["));
+	assert_non_null(strstr(text, "moved 1 time by mockrun ctl"));
+	free(text);
+	unlink(go);
+	rmdir(dir);
+}
+
 static void test_destroy_null(void **state)
 {
 	(void)state;
@@ -157,6 +229,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_statement, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stdin_cwd_env, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_program, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_live_from_another_thread, setup, teardown),
 		cmocka_unit_test(test_destroy_null),
 	};
 
