@@ -817,6 +817,45 @@ void ms_control_close(struct ms_control *c)
 	free(c);
 }
 
+/*
+ * The time of --advance-time (an offset) or --set-time (WHEN, or an
+ * offset from the real time) into *ns, ns since the epoch for set; a bad
+ * one is -1 with the message, and a caret under it, in msg.
+ */
+static int time_value(const char *opt, const char *arg, int set, int64_t *ns, char *msg, size_t cap)
+{
+	const char *at, *why;
+	int offset;
+
+	why = ms_parse_when(arg, arg + strlen(arg), ns, &offset, &at);
+	if (!why && !set && !offset)
+		why = "expected an offset (\"+1h\", \"-30s\", \"+1d\"); --set-time takes a date", at = arg;
+	if (why) {
+		snprintf(msg, cap, "%s: %s\n  %s\n  %*s^\n", opt, why, arg, (int)(at - arg), "");
+		return -1;
+	}
+	if (set && offset) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_REALTIME, &t);
+		*ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	}
+	return 0;
+}
+
+/* A rate in 0..1000000 into *r; a bad one is -1 with the message in msg. */
+static int rate_value(const char *arg, double *r, char *msg, size_t cap)
+{
+	char *end;
+
+	*r = arg ? strtod(arg, &end) : -1;
+	if (!arg || *end || end == arg || !(*r >= 0 && *r <= 1e6)) {
+		snprintf(msg, cap, "--rate: '%s' is not a rate in 0..1000000\n", arg ? arg : "");
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- the same from another thread of a driver ---- */
 
 long long mockshim_session_calls(struct mockshim_session *s, const char *fn)
@@ -848,33 +887,9 @@ int mockshim_session_move_time(struct mockshim_session *s, const char *how, cons
 			 how ? how : "(null)");
 		return -EINVAL;
 	}
-	if (rate) {
-		char *end;
-
-		r = strtod(value, &end);
-		if (*end || end == value || !(r >= 0 && r <= 1e6)) {
-			snprintf(s->error, sizeof(s->error), "rate: '%s' is not a rate in 0..1000000\n", value);
-			return -EINVAL;
-		}
-	} else {
-		const char *at, *why;
-		int offset;
-
-		why = ms_parse_when(value, value + strlen(value), &ns, &offset, &at);
-		if (!why && !set && !offset)
-			why = "expected an offset (\"+1h\", \"-30s\")", at = value;
-		if (why) {
-			snprintf(s->error, sizeof(s->error), "%s: %s\n  %s\n  %*s^\n", how, why, value,
-				 (int)(at - value), "");
-			return -EINVAL;
-		}
-		if (set && offset) {
-			struct timespec t;
-
-			clock_gettime(CLOCK_REALTIME, &t);
-			ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-		}
-	}
+	if (rate ? rate_value(value, &r, s->error, sizeof(s->error)) < 0
+		 : time_value(how, value, set, &ns, s->error, sizeof(s->error)) < 0)
+		return -EINVAL;
 	pthread_mutex_lock(&s->live_lock);
 	if (!s->live_open || !s->own->nftimes) {
 		snprintf(s->error, sizeof(s->error), "%s\n",
@@ -1079,30 +1094,6 @@ static int is_format(const char *p)
 	return 0;
 }
 
-/* WHEN or OFFSET for the server: ns since the epoch (set) or an offset;
- * a bad one is 125 with a caret under it. */
-static int ctl_time(const char *opt, const char *arg, int set, int64_t *ns)
-{
-	const char *at, *why;
-	int offset;
-
-	why = ms_parse_when(arg, arg + strlen(arg), ns, &offset, &at);
-	if (!why && !set && !offset)
-		why = "expected an offset (\"+1h\", \"-30s\", \"+1d\"); --set-time takes a date", at = arg;
-	if (why) {
-		fprintf(stderr, "mockrun ctl: %s: %s\n  %s\n  %*s^\n", opt, why, arg, (int)(at - arg), "");
-		return -1;
-	}
-	if (set && offset) {
-		struct timespec t;
-
-		/* an offset from the real time, as fake_time's WHEN */
-		clock_gettime(CLOCK_REALTIME, &t);
-		*ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-	}
-	return 0;
-}
-
 int ms_ctl_main(int argc, char **argv)
 {
 	const char *sock;
@@ -1143,6 +1134,7 @@ int ms_ctl_main(int argc, char **argv)
 		for (int i = 1; i < argc && rc == 0; i++) {
 			const char *o = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 			static char req[MAX_REQUEST];
+			char msg[1024];
 			int64_t ns;
 			int waitc = 0;	/* --wait-call: waits for the socket too */
 
@@ -1167,17 +1159,17 @@ int ms_ctl_main(int argc, char **argv)
 					fprintf(stderr, "mockrun ctl: %s needs a time\n", o);
 					return 125;
 				}
-				if (ctl_time(o, arg, o[2] == 's', &ns) < 0)
+				if (time_value(o, arg, o[2] == 's', &ns, msg, sizeof(msg)) < 0) {
+					fprintf(stderr, "mockrun ctl: %s", msg);
 					return 125;
+				}
 				snprintf(req, sizeof(req), PROTO "\t%s\t%lld\n", o + 2, (long long)ns);
 				i++;
 			} else if (strcmp(o, "--rate") == 0) {
-				char *end;
-				double r = arg ? strtod(arg, &end) : -1;
+				double r;
 
-				if (!arg || *end || end == arg || !(r >= 0 && r <= 1e6)) {
-					fprintf(stderr, "mockrun ctl: --rate: '%s' is not a rate in 0..1000000\n",
-						arg ? arg : "");
+				if (rate_value(arg, &r, msg, sizeof(msg)) < 0) {
+					fprintf(stderr, "mockrun ctl: %s", msg);
 					return 125;
 				}
 				snprintf(req, sizeof(req), PROTO "\trate\t%.17g\n", r);
