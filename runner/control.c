@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -117,7 +118,8 @@ int ms_channel_add_live(struct ms_chan_pair *p, struct ms_chan_hdr *own, const s
 	}
 	if (n > own->live_cap || spec->nouts > own->outs_cap || spec->nconds > own->conds_cap ||
 	    (uint64_t)spec->pool_len + 1 > own->pool_cap) {
-		*why = "no room left for statements added live";
+		*why = "no room left for statements added live (64 rules in a run, their "
+		       "outputs, conditions and 64 KiB of strings)";
 		return -ENOSPC;
 	}
 	/* checked as a whole, as a shim checks a spec, on a copy that
@@ -129,7 +131,6 @@ int ms_channel_add_live(struct ms_chan_pair *p, struct ms_chan_hdr *own, const s
 	}
 	memcpy(copy, own, p->spec_size);
 	live_fill(copy, own, spec, own->live_n, n);
-	ms_channel_commit_live(copy);
 	copy->nrules = own->live_first + n;
 	copy->nouts = spec->nouts;
 	copy->nconds = spec->nconds;
@@ -187,6 +188,7 @@ static int start_janitor(struct ms_control *c)
 		if (fork() != 0)
 			_exit(0);
 		setsid();
+		prctl(PR_SET_NAME, "mockrun-ctl-rm");
 		sigfillset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		close(p[1]);
@@ -414,7 +416,9 @@ static void live_report(struct client *cl, struct mockshim_session *s, const cha
 		replyf(cl, "error", "--report: out of memory\n");
 		return;
 	}
+	pthread_mutex_lock(&s->live_lock); /* a driver's thread may be adding */
 	memcpy(spec, s->own, s->chan.spec_size);
+	pthread_mutex_unlock(&s->live_lock);
 	ms_channel_commit_live(spec);
 	in.spec = spec;
 	in.running = 1;
@@ -698,8 +702,14 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 		struct client *cl = &c->c[i];
 		short ev = i + 1 < n ? pfd[i + 1].revents : 0;
 
+		if (cl->wait && !cl->out && (ev & (POLLERR | POLLHUP))) {
+			/* the client went away while it waited (^C): poll would
+			 * say so at once on every turn */
+			drop(c, i);
+			continue;
+		}
 		if (cl->out && (ev & (POLLOUT | POLLERR | POLLHUP))) {
-			ssize_t k = write(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff);
+			ssize_t k = send(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff, MSG_NOSIGNAL);
 
 			if (k > 0)
 				cl->outoff += (size_t)k;
@@ -797,7 +807,7 @@ void ms_control_close(struct ms_control *c)
 		fcntl(cl->fd, F_SETFL, 0);
 		setsockopt(cl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		while (cl->out && cl->outoff < cl->outlen) {
-			ssize_t k = write(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff);
+			ssize_t k = send(cl->fd, cl->out + cl->outoff, cl->outlen - cl->outoff, MSG_NOSIGNAL);
 
 			if (k <= 0)
 				break;
