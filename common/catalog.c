@@ -343,14 +343,70 @@ const struct ms_fn_meta *ms_catalog_get(unsigned id)
 	return &table[id];
 }
 
+/*
+ * Names to ids: an open-addressing table of the canonical names and the
+ * aliases, made at the first lookup (the parser looks up every statement's
+ * function: a scan of the catalog made a 100,000-statement spec spend
+ * most of its parse there).  Static, no allocation (the shim parses a
+ * MOCKSHIM= spec too); threads that build it at once write the same
+ * values.  A slot holds 0 (empty), i + 1 (rows[i]) or 0x8000 | (k + 1)
+ * (aliases[k]).
+ */
+#define NAME_SLOTS 4096
+#define NALIASES (sizeof(aliases) / sizeof(aliases[0]))
+_Static_assert(MS_FN_COUNT + NALIASES < NAME_SLOTS / 2 && NALIASES < 0x7fff, "name table size");
+
+static uint16_t name_slots[NAME_SLOTS];
+static int names_built;
+
+static uint32_t name_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static const char *slot_name(uint16_t v)
+{
+	return v & 0x8000 ? aliases[(v & 0x7fff) - 1].name : rows[v - 1].name;
+}
+
+static void name_put(const char *name, uint16_t v)
+{
+	uint32_t i = name_hash(name, strlen(name)) & (NAME_SLOTS - 1);
+
+	while (__atomic_load_n(&name_slots[i], __ATOMIC_RELAXED) &&
+	       __atomic_load_n(&name_slots[i], __ATOMIC_RELAXED) != v)
+		i = (i + 1) & (NAME_SLOTS - 1);
+	__atomic_store_n(&name_slots[i], v, __ATOMIC_RELAXED);
+}
+
+static void names_build(void)
+{
+	/* the canonical names first: a name that were both keeps its row */
+	for (unsigned i = 0; i < MS_FN_COUNT; i++)
+		name_put(rows[i].name, (uint16_t)(i + 1));
+	for (unsigned k = 0; k < NALIASES; k++)
+		name_put(aliases[k].name, (uint16_t)(0x8000 | (k + 1)));
+	__atomic_store_n(&names_built, 1, __ATOMIC_RELEASE);
+}
+
 int ms_catalog_find(const char *name, size_t len)
 {
-	for (unsigned i = 0; i < MS_FN_COUNT; i++)
-		if (strlen(rows[i].name) == len && memcmp(rows[i].name, name, len) == 0)
-			return (int)i;
-	for (unsigned i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
-		if (strlen(aliases[i].name) == len && memcmp(aliases[i].name, name, len) == 0)
-			return aliases[i].canon;
+	uint32_t i;
+	uint16_t v;
+
+	if (!__atomic_load_n(&names_built, __ATOMIC_ACQUIRE))
+		names_build();
+	for (i = name_hash(name, len) & (NAME_SLOTS - 1);
+	     (v = __atomic_load_n(&name_slots[i], __ATOMIC_RELAXED)) != 0; i = (i + 1) & (NAME_SLOTS - 1)) {
+		const char *n = slot_name(v);
+
+		if (strncmp(n, name, len) == 0 && n[len] == '\0')
+			return v & 0x8000 ? aliases[(v & 0x7fff) - 1].canon : (int)(v - 1);
+	}
 	return -1;
 }
 

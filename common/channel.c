@@ -270,21 +270,31 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				d->dblmask |= (uint16_t)(1u << k);
 		}
 	}
-	/* Grouped by function, declaration order kept within one. */
+	/* Grouped by function, declaration order kept within one: counted,
+	 * then placed (one pass over the statements, not one per function) */
+	memset(fns, 0, h->nfns * sizeof(*fns));
+	for (uint32_t i = 0; i < spec->nrules; i++)
+		fns[spec->rules[i].fn].nrules++;
+	for (uint32_t i = 0; i < spec->nexpects; i++)
+		fns[spec->expects[i].fn].nexpects++;
 	for (uint32_t fn = 0; fn < h->nfns; fn++) {
 		fns[fn].first_rule = n;
-		for (uint32_t i = 0; i < spec->nrules; i++)
-			if (spec->rules[i].fn == fn) {
-				rules[n] = spec->rules[i];
-				rules[n].lean = ms_rule_lean(&rules[n]);
-				n++;
-			}
-		fns[fn].nrules = n - fns[fn].first_rule;
 		fns[fn].first_expect = x;
-		for (uint32_t i = 0; i < spec->nexpects; i++)
-			if (spec->expects[i].fn == fn)
-				expects[x++] = spec->expects[i];
-		fns[fn].nexpects = x - fns[fn].first_expect;
+		n += fns[fn].nrules;
+		x += fns[fn].nexpects;
+		fns[fn].nrules = fns[fn].nexpects = 0;
+	}
+	for (uint32_t i = 0; i < spec->nrules; i++) {
+		struct ms_chan_fn *c = &fns[spec->rules[i].fn];
+		struct ms_rule *r = &rules[c->first_rule + c->nrules++];
+
+		*r = spec->rules[i];
+		r->lean = ms_rule_lean(r);
+	}
+	for (uint32_t i = 0; i < spec->nexpects; i++) {
+		struct ms_chan_fn *c = &fns[spec->expects[i].fn];
+
+		expects[c->first_expect + c->nexpects++] = spec->expects[i];
 	}
 	for (uint32_t i = 0; i < spec->ndyn; i++)
 		if (spec->dyn[i]->declared && spec->dyn[i]->traced)
