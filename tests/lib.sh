@@ -4,6 +4,11 @@
 # Output is captured through pipes, never regular files (coreutils cat
 # takes another path when its stdout is a file).
 set -u
+# The system's programs first: the tests are about Debian's python3,
+# perl and coreutils, not a version manager's shim in front of them (a
+# pyenv shim is a bash script that starts a dozen processes under the
+# mock before its python, and a python of its own)
+PATH=/usr/bin:/bin:$PATH
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/mockshim-test.XXXXXX")
