@@ -534,16 +534,48 @@ int ms_session_add_live(struct mockshim_session *s, const char *src, const char 
 	return 0;
 }
 
+int ms_session_check_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
+			  char *msg, size_t cap)
+{
+	uint32_t before[5];
+	struct ms_diag d;
+	int r;
+
+	ms_session_spec_counts(&s->spec, before);
+	s->spec.live = 1;
+	r = ms_parse(&s->spec, src, text, len, &d);
+	s->spec.live = 0;
+	if (r == -EINVAL)
+		ms_format_diag(msg, cap, src, text, len, &d);
+	else if (r < 0)
+		snprintf(msg, cap, "%s: %s\n", src, strerror(-r));
+	ms_session_spec_restore(&s->spec, before);
+	return r;
+}
+
 /* -e/-f: statements parsed as at the start (a bad one changes nothing)
  * and published into the running channel. */
-static void add_live(struct client *cl, struct mockshim_session *s, char *text)
+static void add_live(struct client *cl, struct mockshim_session *s, char *text, char *src)
 {
 	char msg[2048];
 	size_t len = unescape(text);
 	int r;
 
+	if (src) {
+		unescape(src);
+		for (const char *c = src; *c; c++) {
+			if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+				replyf(cl, "error", "--source: a name without control characters\n");
+				return;
+			}
+		}
+		if (!*src || strlen(src) > 256) {
+			replyf(cl, "error", "--source: a name of 1 to 256 bytes\n");
+			return;
+		}
+	}
 	pthread_mutex_lock(&s->live_lock);
-	r = s->live_open ? ms_session_add_live(s, NULL, text, len, msg, sizeof(msg)) : -EINVAL;
+	r = s->live_open ? ms_session_add_live(s, src, text, len, msg, sizeof(msg)) : -EINVAL;
 	if (!s->live_open)
 		snprintf(msg, sizeof(msg), "the run ended\n");
 	pthread_mutex_unlock(&s->live_lock);
@@ -615,8 +647,12 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 		}
 		cl->wait = WAIT_EXIT;
 		cl->deadline = mono_ms() + ms;
-	} else if (strcmp(verb, "add") == 0 && nargs == 2) {
-		add_live(cl, s, args[1]);
+	} else if (strcmp(verb, "add") == 0 && (nargs == 2 || nargs == 3)) {
+		add_live(cl, s, args[1], nargs == 3 ? args[2] : NULL);
+	} else if (strcmp(verb, "stop") == 0 && nargs == 1) {
+		/* the run loop ends the tree as at --timeout */
+		__atomic_store_n(&s->stop_req, 1, __ATOMIC_RELEASE);
+		reply(cl, "ok", "", 0);
 	} else {
 		replyf(cl, "error", "unknown request '%s' (another mockrun version?)\n", verb);
 	}
@@ -931,6 +967,10 @@ static void ctl_usage(FILE *f)
 	      "  --wait-exit             until every process of the run has exited\n"
 	      "  -e STMTS, -f FILE       add replies (will_*) for the calls from now on, in\n"
 	      "                          every process (sources ctl#1, ctl#2, ...)\n"
+	      "  --source NAME           the source of the -e/-f after it, in errors and\n"
+	      "                          reports (NAME:LINE:COL), instead of ctl#N\n"
+	      "  --stop                  end the run: SIGTERM to every process of it\n"
+	      "                          (SIGKILL 2 s later), as at its timeout\n"
 	      "  --timeout SECS          for every wait (default 30; then exit 124)\n"
 	      "Exit status: 0 done, 124 a wait timed out, 125 an error.\n",
 	      f);
@@ -1041,7 +1081,24 @@ static int ctl_send(const char *sock, const char *req, double wait_s, int wait)
 }
 
 /* -e STMTS / -f FILE (- : stdin) as an add request, escaped onto a line. */
-static int add_request(const char *opt, const char *arg, char *req, size_t cap)
+static size_t escape_into(char *req, size_t w, size_t cap, const char *text, size_t len, size_t *used)
+{
+	size_t i;
+
+	for (i = 0; i < len && w + 3 < cap; i++) {
+		char ch = text[i];
+
+		if (ch == '\\' || ch == '\n' || ch == '\t') {
+			req[w++] = '\\';
+			ch = ch == '\n' ? 'n' : ch == '\t' ? 't' : ch;
+		}
+		req[w++] = ch;
+	}
+	*used = i;
+	return w;
+}
+
+static int add_request(const char *opt, const char *arg, const char *source, char *req, size_t cap)
 {
 	char *text = NULL;
 	size_t len = 0, w, i;
@@ -1074,16 +1131,15 @@ static int add_request(const char *opt, const char *arg, char *req, size_t cap)
 		return -1;
 	}
 	w = (size_t)snprintf(req, cap, PROTO "\tadd\t");
-	for (i = 0; i < len && w + 3 < cap; i++) {
-		char ch = text[i];
-
-		if (ch == '\\' || ch == '\n' || ch == '\t') {
-			req[w++] = '\\';
-			ch = ch == '\n' ? 'n' : ch == '\t' ? 't' : ch;
-		}
-		req[w++] = ch;
-	}
+	w = escape_into(req, w, cap, text, len, &i);
 	free(text);
+	if (i == len && source && w + 3 < cap) {
+		size_t sl = strlen(source), k;
+
+		req[w++] = '\t';
+		w = escape_into(req, w, cap, source, sl, &k);
+		i = k == sl ? i : 0;
+	}
 	if (i < len || w + 2 > cap) {
 		fprintf(stderr, "mockrun ctl: %s: the statements are too long (%d bytes at most)\n", opt,
 			MAX_REQUEST / 2);
@@ -1141,6 +1197,8 @@ int ms_ctl_main(int argc, char **argv)
 		}
 	}
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
+		const char *source = NULL;	/* --source: of the -e/-f after it */
+
 		for (int i = 1; i < argc && rc == 0; i++) {
 			const char *o = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 			static char req[MAX_REQUEST];
@@ -1220,9 +1278,19 @@ int ms_ctl_main(int argc, char **argv)
 						o[1] == 'e' ? "statements" : "a file");
 					return 125;
 				}
-				if (add_request(o, arg, req, sizeof(req)) < 0)
+				if (add_request(o, arg, source, req, sizeof(req)) < 0)
 					return 125;
 				i++;
+			} else if (strcmp(o, "--source") == 0) {
+				if (!arg || !*arg || strlen(arg) > 256) {
+					fprintf(stderr, "mockrun ctl: --source needs a name of 1 to 256 bytes\n");
+					return 125;
+				}
+				source = arg;
+				i++;
+				continue; /* no request of its own */
+			} else if (strcmp(o, "--stop") == 0) {
+				snprintf(req, sizeof(req), PROTO "\tstop\n");
 			} else {
 				fprintf(stderr, "mockrun ctl: unknown action '%s' (see mockrun ctl --help)\n",
 					o);

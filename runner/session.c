@@ -756,6 +756,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	}
 	ms_session_spec_counts(&s->spec, s->base);
 	s->nctl = 0;
+	s->stop_req = 0;
 	r = make_channel(s);
 	if (r < 0)
 		goto out;
@@ -977,6 +978,13 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 			kill_tree(child, SIGTERM);
 			/* a stopped process takes its SIGTERM when continued, as
 			 * timeout(1) does it */
+			kill_tree(child, SIGCONT);
+			kill_at = t + KILL_GRACE_MS;
+		}
+		if (__atomic_load_n(&s->stop_req, __ATOMIC_ACQUIRE) == 1 && kill_at < 0) {
+			/* ctl --stop: as at the timeout, but not one */
+			s->stop_req = 2;
+			kill_tree(child, SIGTERM);
 			kill_tree(child, SIGCONT);
 			kill_at = t + KILL_GRACE_MS;
 		}

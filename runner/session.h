@@ -57,6 +57,7 @@ struct mockshim_session {
 	pthread_mutex_t live_lock;	/* a run's live side (the spec, own, the
 					 * channel's room): ctl and other threads */
 	int live_open;		/* under live_lock: the run takes live requests */
+	int stop_req;		/* ctl --stop: end the tree (atomic) */
 	uint32_t base[5];	/* the spec's counts before them: rules, outs, */
 				/* conds, pool, sources (restored after the run) */
 };
@@ -66,6 +67,12 @@ struct mockshim_session {
  * ctl#N); 0, or -errno with the message in msg. */
 int ms_session_add_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
 			char *msg, size_t cap);
+
+/* Statements as ms_session_add_live() would take them (replies of
+ * counted functions), parsed and forgotten: a test file's control block
+ * is checked before anything runs.  0, or -errno with the message. */
+int ms_session_check_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
+			  char *msg, size_t cap);
 
 /* Counts of the spec that statements added live grow. */
 void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);

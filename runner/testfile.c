@@ -22,20 +22,31 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "catalog.h"
+#include "control.h"
 #include "outfile.h"
+#include "session.h"
 #include "expand.h"
 #include "jobs.h"
 #include "report.h"
 #include "spec.h"
 #include "testfile.h"
 
-enum block_kind { B_TEST, B_SETUP, B_TEARDOWN, B_SETUP_ALL, B_TEARDOWN_ALL };
+enum block_kind {
+	B_TEST, B_SETUP, B_TEARDOWN, B_SETUP_ALL, B_TEARDOWN_ALL,
+	B_BACKGROUND,	/* run_background NAME { ... } in a test */
+	B_CONTROL,	/* control NAME { ... } in a test */
+};
 
 enum check_kind { C_STDOUT, C_STDOUT_HAS, C_STDERR, C_STDERR_HAS, C_FILE_HAS };
 
@@ -49,6 +60,27 @@ struct check {
 
 struct run {
 	char **argv;
+	uint32_t line;
+};
+
+/* What a control block does to its background, in order: mockrun ctl's
+ * -e, --wait-call, --advance-time, --set-time and --rate. */
+enum act_kind { A_ADD, A_WAIT_CALL, A_ADVANCE, A_SET, A_RATE };
+
+struct act {
+	enum act_kind kind;
+	uint32_t line;
+	char *text;		/* A_ADD: the file with all but these lines blanked;
+				 * else the value (a function, a time, a rate) */
+	unsigned long n;	/* A_WAIT_CALL: calls */
+};
+
+/* A test with backgrounds runs in the order of its file. */
+enum step_kind { S_START, S_CONTROL, S_RUN, S_STOP };
+
+struct step {
+	enum step_kind kind;
+	size_t sub;		/* S_START, S_STOP: the background; S_CONTROL: the block */
 	uint32_t line;
 };
 
@@ -73,6 +105,15 @@ struct block {
 	uint32_t expect_line;
 	struct check *checks;
 	size_t nchecks;
+	struct block *subs;	/* a test's run_background and control blocks */
+	size_t nsubs;
+	struct step *steps;	/* and what runs when, if it has one */
+	size_t nsteps;
+	size_t target;		/* control: its background, in the test's subs */
+	struct act *acts;	/* control: what it does */
+	size_t nacts;
+	int add_open;		/* control: the last act takes more statement lines */
+	uint32_t stopped;	/* background: the line of its stop, 0: none yet */
 };
 
 struct file {
@@ -379,11 +420,13 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	size_t xl = 0;
 
 	c.line = lx->line;
-	if (b->kind == B_SETUP_ALL || b->kind == B_TEARDOWN_ALL || b->kind == B_SETUP ||
-	    b->kind == B_TEARDOWN) {
+	if (b->kind == B_CONTROL)
+		return lex_error(lx, lx->p, "%s is not allowed in a control block (only statements, "
+					    "wait_call, advance_time, set_time, rate)", directives[d]);
+	if (b->kind != B_TEST) {
 		if (d != D_RUN && d != D_STDIN && d != D_STDIN_FILE && d != D_ENV)
-			return lex_error(lx, lx->p, "%s is not allowed in a fixture (only run, stdin, stdin_file, env)",
-					 directives[d]);
+			return lex_error(lx, lx->p, "%s is not allowed in a %s (only run, stdin, stdin_file, env)",
+					 directives[d], b->kind == B_BACKGROUND ? "run_background block" : "fixture");
 	}
 	switch (d) {
 	case D_RUN: {
@@ -391,9 +434,9 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "run belongs in a test or fixture block");
-		if (b->kind == B_TEST && b->nruns)
-			return lex_error(lx, lx->p, "a test has one run (declared at line %u)",
-					 b->runs[0].line);
+		if ((b->kind == B_TEST || b->kind == B_BACKGROUND) && b->nruns)
+			return lex_error(lx, lx->p, "a %s has one run (declared at line %u)",
+					 b->kind == B_TEST ? "test" : "run_background block", b->runs[0].line);
 		if (lex_words(lx, args, &r.argv))
 			return -1;
 		PUSH(b->runs, b->nruns, r);
@@ -514,27 +557,6 @@ static int paren_delta(const char *p, const char *e)
 	return d;
 }
 
-static void keep_line(struct file *f, struct block *b, const char *ls, const char *le)
-{
-	/* copy the line into b's blanked text, at the same offset */
-	if (!b->stmts) {
-		b->stmts = xrealloc(NULL, f->len + 1);
-		for (size_t i = 0; i < f->len; i++)
-			b->stmts[i] = f->text[i] == '\n' ? '\n' : ' ';
-		b->stmts[f->len] = '\0';
-	}
-	memcpy(b->stmts + (ls - f->text), ls, (size_t)(le - ls));
-	b->nstmts++;
-}
-
-static void block_init(struct block *b, enum block_kind k, uint32_t line)
-{
-	memset(b, 0, sizeof(*b));
-	b->kind = k;
-	b->line = line;
-	b->expect_exit = -1;
-}
-
 static const char *line_at(const struct file *f, uint32_t line)
 {
 	const char *p = f->text;
@@ -546,17 +568,281 @@ static const char *line_at(const struct file *f, uint32_t line)
 	return p ? p : f->text + f->len;
 }
 
+/* Copies the line into *text, the file blanked but for its statements,
+ * at the same offset. */
+static void keep_into(const struct file *f, char **text, const char *ls, const char *le)
+{
+	if (!*text) {
+		*text = xrealloc(NULL, f->len + 1);
+		for (size_t i = 0; i < f->len; i++)
+			(*text)[i] = f->text[i] == '\n' ? '\n' : ' ';
+		(*text)[f->len] = '\0';
+	}
+	memcpy(*text + (ls - f->text), ls, (size_t)(le - ls));
+}
+
+static void keep_line(struct file *f, struct block *b, uint32_t line, const char *ls, const char *le)
+{
+	if (b->kind == B_CONTROL) {
+		/* statements between two waits are one request */
+		if (!b->add_open) {
+			struct act a = { A_ADD, line, NULL, 0 };
+
+			PUSH(b->acts, b->nacts, a);
+			b->add_open = 1;
+		}
+		keep_into(f, &b->acts[b->nacts - 1].text, ls, le);
+		return;
+	}
+	keep_into(f, &b->stmts, ls, le);
+	b->nstmts++;
+}
+
+static void block_init(struct block *b, enum block_kind k, uint32_t line)
+{
+	memset(b, 0, sizeof(*b));
+	b->kind = k;
+	b->line = line;
+	b->expect_exit = -1;
+}
+
+/* The word at p, if it is w followed by a blank, '(' or the end. */
+static int word_is(const char *p, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+
+	return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 &&
+	       (p + n == e || p[n] == ' ' || p[n] == '\t' || p[n] == '(' || p[n] == '#');
+}
+
+/* A background's NAME at *pp: [A-Za-z0-9_-], 1 to 32 of them. */
+static int lex_name(struct lexer *lx, const char **pp, char **name)
+{
+	const char *p = skip_ws(*pp, lx->end), *s = p;
+
+	while (p < lx->end && (is_word(*p) || *p == '-'))
+		p++;
+	if (p == s || p - s > 32 || (p < lx->end && *p != ' ' && *p != '\t' && *p != '{' && *p != '#'))
+		return lex_error(lx, s, "expected a name (letters, digits, '_' and '-', at most 32)");
+	*name = xstrndup(s, (size_t)(p - s));
+	*pp = p;
+	return 0;
+}
+
+static size_t find_background(const struct block *t, const char *name)
+{
+	for (size_t i = 0; i < t->nsubs; i++)
+		if (t->subs[i].kind == B_BACKGROUND && strcmp(t->subs[i].name, name) == 0)
+			return i;
+	return (size_t)-1;
+}
+
+/* "run_background NAME {" or "control NAME {" in test t: *sub opens. */
+static int parse_sub(struct lexer *lx, struct block *t, struct block **sub, int control,
+		     const char *q, const char *r)
+{
+	const char *word = control ? "control" : "run_background";
+	struct block nb;
+	struct step st;
+	char *name;
+	size_t bg;
+
+	if (!t || t->kind != B_TEST)
+		return lex_error(lx, q, "%s belongs in a test block", word);
+	if (*sub)
+		return lex_error(lx, q, "a %s block cannot be inside a %s block", word,
+				 (*sub)->kind == B_CONTROL ? "control" : "run_background");
+	if (lex_name(lx, &r, &name))
+		return -1;
+	r = skip_ws(r, lx->end);
+	if (r >= lx->end || *r != '{' || !at_end(r + 1, lx->end)) {
+		free(name);
+		return lex_error(lx, r, "expected '{' at the end of the line");
+	}
+	bg = find_background(t, name);
+	if (!control && bg != (size_t)-1) {
+		lex_error(lx, q, "this test has a run_background %s already (line %u)", name,
+			  t->subs[bg].line);
+		free(name);
+		return -1;
+	}
+	if (control && (bg == (size_t)-1 || t->subs[bg].stopped)) {
+		if (bg == (size_t)-1)
+			lex_error(lx, q, "no run_background %s before this line in this test", name);
+		else
+			lex_error(lx, q, "run_background %s was stopped at line %u", name,
+				  t->subs[bg].stopped);
+		free(name);
+		return -1;
+	}
+	block_init(&nb, control ? B_CONTROL : B_BACKGROUND, lx->line);
+	nb.name = name;
+	nb.target = bg;
+	PUSH(t->subs, t->nsubs, nb);
+	*sub = &t->subs[t->nsubs - 1];
+	st = (struct step){ control ? S_CONTROL : S_START, t->nsubs - 1, lx->line };
+	PUSH(t->steps, t->nsteps, st);
+	return 0;
+}
+
+/* "stop NAME" in test t. */
+static int parse_stop(struct lexer *lx, struct block *t, const struct block *sub, const char *q)
+{
+	const char *r = q + 4;
+	struct step st;
+	char *name;
+	size_t bg;
+
+	if (!t || t->kind != B_TEST || sub)
+		return lex_error(lx, q, "stop belongs in a test block, after its run_background");
+	if (lex_name(lx, &r, &name))
+		return -1;
+	if (!at_end(r, lx->end)) {
+		free(name);
+		return lex_error(lx, r, "unexpected text after the name");
+	}
+	bg = find_background(t, name);
+	if (bg == (size_t)-1 || t->subs[bg].stopped) {
+		if (bg == (size_t)-1)
+			lex_error(lx, q + 5, "no run_background %s before this line in this test", name);
+		else
+			lex_error(lx, q, "run_background %s was stopped at line %u already", name,
+				  t->subs[bg].stopped);
+		free(name);
+		return -1;
+	}
+	free(name);
+	t->subs[bg].stopped = lx->line;
+	st = (struct step){ S_STOP, bg, lx->line };
+	PUSH(t->steps, t->nsteps, st);
+	return 0;
+}
+
+static const char *const act_words[] = {
+	[A_WAIT_CALL] = "wait_call",
+	[A_ADVANCE] = "advance_time",
+	[A_SET] = "set_time",
+	[A_RATE] = "rate",
+};
+
+static int act_of(const char *p, const char *e)
+{
+	for (int k = A_WAIT_CALL; k <= A_RATE; k++)
+		if (word_is(p, e, act_words[k]))
+			return k;
+	return -1;
+}
+
+/* wait_call(FN[, N]), advance_time("OFFSET"), set_time("WHEN"), rate(R)
+ * in control block c, checked as mockrun ctl checks them. */
+static int parse_act(struct lexer *lx, struct block *c, int k, const char *p)
+{
+	struct act a = { (enum act_kind)k, lx->line, NULL, 1 };
+	const char *s;
+
+	if (!c || c->kind != B_CONTROL)
+		return lex_error(lx, p, "%s belongs in a control block", act_words[k]);
+	p = skip_ws(p + strlen(act_words[k]), lx->end);
+	if (p >= lx->end || *p != '(')
+		return lex_error(lx, p, "expected '('");
+	p = s = skip_ws(p + 1, lx->end);
+	if (k == A_WAIT_CALL) {
+		int id;
+
+		while (p < lx->end && is_word(*p))
+			p++;
+		if (p == s)
+			return lex_error(lx, s, "expected a function: wait_call(FN[, N])");
+		id = ms_catalog_find(s, (size_t)(p - s));
+		if (id < 0)
+			return lex_error(lx, s, "'%.*s' is not in the catalog (see mockrun --list)",
+					 (int)(p - s), s);
+		if (strcmp(ms_catalog_get((unsigned)id)->group, "memory") == 0)
+			return lex_error(lx, s, "%.*s is one of the allocator's functions, whose calls are "
+						"not counted", (int)(p - s), s);
+		a.text = xstrndup(s, (size_t)(p - s));
+		p = skip_ws(p, lx->end);
+		if (p < lx->end && *p == ',') {
+			char *end;
+
+			p = s = skip_ws(p + 1, lx->end);
+			errno = 0;
+			a.n = *p >= '0' && *p <= '9' ? strtoul(p, &end, 10) : 0;
+			if (a.n < 1 || a.n > UINT32_MAX || errno) {
+				free(a.text);
+				return lex_error(lx, s, "expected a count of calls in 1..%u", UINT32_MAX);
+			}
+			p = skip_ws(end, lx->end);
+		}
+	} else if (k == A_RATE) {
+		char *end;
+		double r;
+
+		while (p < lx->end && (is_word(*p) || *p == '.' || *p == '-' || *p == '+'))
+			p++;
+		a.text = xstrndup(s, (size_t)(p - s));
+		r = strtod(a.text, &end);
+		if (!*a.text || *end || !(r >= 0 && r <= 1e6)) {
+			lex_error(lx, s, "'%s' is not a rate in 0..1000000", a.text);
+			free(a.text);
+			return -1;
+		}
+		p = skip_ws(p, lx->end);
+	} else {
+		const char *why, *at;
+		size_t len;
+		int64_t ns;
+		int offset;
+
+		if (lex_string(lx, &p, &a.text, &len))
+			return -1;
+		why = ms_parse_when(a.text, a.text + len, &ns, &offset, &at);
+		if (!why && k == A_ADVANCE && !offset)
+			why = "expected an offset (\"+1h\", \"-30s\", \"+1d\"); set_time takes a date",
+			at = a.text;
+		if (why) {
+			lex_error(lx, s + 1 + (at - a.text), "%s", why);
+			free(a.text);
+			return -1;
+		}
+		p = skip_ws(p, lx->end);
+	}
+	if (p >= lx->end || *p != ')' || !at_end(p + 1, lx->end)) {
+		free(a.text);
+		return lex_error(lx, p, p < lx->end && *p == ')' ? "unexpected text after ')'" : "expected ')'");
+	}
+	PUSH(c->acts, c->nacts, a);
+	c->add_open = 0;
+	return 0;
+}
+
+/* '}' of a run_background or control block. */
+static int close_sub(struct lexer *lx, const struct file *f, struct block *sub)
+{
+	const char *why = sub->kind == B_BACKGROUND && sub->nruns == 0 ? "has no run"
+			  : sub->kind == B_CONTROL && sub->nacts == 0	   ? "does nothing"
+									   : NULL;
+
+	if (!why)
+		return 0;
+	lx->line = sub->line;
+	lx->line_start = line_at(f, sub->line);
+	lx->end = lx->line_start + strcspn(lx->line_start, "\n");
+	return lex_error(lx, skip_ws(lx->line_start, lx->end), "%s %s %s",
+			 sub->kind == B_BACKGROUND ? "run_background" : "control", sub->name, why);
+}
+
 static int parse_file(struct file *f, char *error, size_t cap)
 {
 	struct lexer lx = { .f = f };
 	const char *p = f->text, *end = f->text + f->len;
-	struct block *cur = NULL;
+	struct block *cur = NULL, *sub = NULL;	/* sub: a block in test cur */
 	int depth = 0; /* a statement continued on the next lines */
 
 	block_init(&f->global, B_TEST, 0);
 	for (lx.line = 1; p < end; lx.line++) {
 		const char *le = memchr(p, '\n', (size_t)(end - p)), *q;
-		struct block *b = cur ? cur : &f->global;
+		struct block *b = sub ? sub : cur ? cur : &f->global;
 		size_t n;
 		int d;
 
@@ -565,10 +851,14 @@ static int parse_file(struct file *f, char *error, size_t cap)
 		lx.end = le;
 		q = lx.p = skip_ws(p, le);
 		if (depth > 0) {
-			keep_line(f, b, p, le);
+			keep_line(f, b, lx.line, p, le);
 			depth += paren_delta(p, le);
 		} else if (q >= le || *q == '#') {
 			/* blank */
+		} else if (*q == '}' && at_end(q + 1, le) && sub) {
+			if (close_sub(&lx, f, sub))
+				goto fail;
+			sub = NULL;
 		} else if (*q == '}' && at_end(q + 1, le)) {
 			if (!cur) {
 				lex_error(&lx, q, "'}' without a block");
@@ -622,11 +912,25 @@ static int parse_file(struct file *f, char *error, size_t cap)
 			nb.name = xstrndup(q, n);
 			PUSH(f->blocks, f->nblocks, nb);
 			cur = &f->blocks[f->nblocks - 1];
+		} else if (word_is(q, le, "run_background") || word_is(q, le, "control")) {
+			if (parse_sub(&lx, cur, &sub, q[0] == 'c', q, q + (q[0] == 'c' ? 7 : 14)))
+				goto fail;
+		} else if (word_is(q, le, "stop")) {
+			if (parse_stop(&lx, cur, sub, q))
+				goto fail;
+		} else if ((d = act_of(q, le)) >= 0) {
+			if (parse_act(&lx, sub, d, q))
+				goto fail;
 		} else if ((d = directive_of(q, le, &n)) >= 0) {
 			if (parse_directive(&lx, b, d, q + n))
 				goto fail;
+			if (d == D_RUN && b == cur && cur->kind == B_TEST) {
+				struct step st = { S_RUN, 0, lx.line };
+
+				PUSH(cur->steps, cur->nsteps, st);
+			}
 		} else {
-			keep_line(f, b, p, le);
+			keep_line(f, b, lx.line, p, le);
 			depth = paren_delta(p, le);
 			if (depth < 0)
 				depth = 0;
@@ -634,12 +938,13 @@ static int parse_file(struct file *f, char *error, size_t cap)
 		p = le < end ? le + 1 : end;
 	}
 	if (cur) {
-		const char *ls = line_at(f, cur->line);
+		const struct block *open = sub ? sub : cur;
+		const char *ls = line_at(f, open->line);
 
-		lx.line = cur->line;
+		lx.line = open->line;
 		lx.line_start = ls;
 		lex_error(&lx, skip_ws(ls, end), "block '%s' is not closed with '}' before the end of the file",
-			  cur->name);
+			  open->name);
 		goto fail;
 	}
 	return 0;
@@ -650,6 +955,13 @@ fail:
 
 static void free_block(struct block *b)
 {
+	for (size_t i = 0; i < b->nsubs; i++)
+		free_block(&b->subs[i]);
+	free(b->subs);
+	free(b->steps);
+	for (size_t i = 0; i < b->nacts; i++)
+		free(b->acts[i].text);
+	free(b->acts);
 	free(b->name);
 	free(b->stmts);
 	for (size_t i = 0; i < b->nruns; i++) {
@@ -837,8 +1149,8 @@ static char **make_env(const struct file *f, const struct block *global, const s
  */
 static struct mockshim_session *run_one(const struct file *f, const struct block *b,
 					const struct run *r, const char *dir, const char *suite_dir,
-					const struct testfile_opts *o, struct mockshim_result *res,
-					struct strbuf *details)
+					const struct testfile_opts *o, const char *control,
+					struct mockshim_result *res, struct strbuf *details)
 {
 	struct mockshim_session *s = mockshim_session_create();
 	char **env;
@@ -864,11 +1176,17 @@ static struct mockshim_session *run_one(const struct file *f, const struct block
 	}
 	if (o->shim)
 		mockshim_session_set_shim(s, o->shim);
+	if (control && mockshim_session_set_control(s, 1, control) < 0) {
+		sb_printf(details, "out of memory\n");
+		mockshim_session_destroy(s);
+		return NULL;
+	}
 	mockshim_session_set_timeout(s, o->timeout);
 	mockshim_session_set_cwd(s, dir);
 	mockshim_session_set_capture(s, 1);
 	{
-		const struct block *g = b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN
+		const struct block *g = b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN ||
+						b->kind == B_BACKGROUND
 						? &f->global : NULL;
 		size_t nw = 0;
 		char **argv;
@@ -954,7 +1272,7 @@ static int run_fixture(const struct file *f, const struct block *b, const char *
 {
 	for (size_t i = 0; b && i < b->nruns; i++) {
 		struct mockshim_result res;
-		struct mockshim_session *s = run_one(f, b, &b->runs[i], dir, suite_dir, o, &res, details);
+		struct mockshim_session *s = run_one(f, b, &b->runs[i], dir, suite_dir, o, NULL, &res, details);
 		int ok;
 
 		if (!s)
@@ -1006,6 +1324,548 @@ static void quote(struct strbuf *b, const char *s, size_t n)
 	sb_printf(b, n > 400 ? "\"... (%zu bytes)" : "\"", n);
 }
 
+/* ---- results across processes (-j) ---- */
+
+static void put_mem(int fd, const char *s, uint32_t n)
+{
+	if (write(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
+		return;
+	for (uint32_t off = 0; off < n;) {
+		ssize_t k = write(fd, s + off, n - off);
+
+		if (k <= 0)
+			return;
+		off += (uint32_t)k;
+	}
+}
+
+static void put_field(int fd, const char *s)
+{
+	put_mem(fd, s, s ? (uint32_t)strlen(s) : 0);
+}
+
+static int read_all(int fd, void *buf, size_t n)
+{
+	for (size_t off = 0; off < n;) {
+		ssize_t k = read(fd, (char *)buf + off, n - off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		off += (size_t)k;
+	}
+	return 0;
+}
+
+static char *get_field(int fd)
+{
+	uint32_t n;
+	char *s;
+
+	if (read_all(fd, &n, sizeof(n)))
+		return NULL;
+	s = xrealloc(NULL, (size_t)n + 1);
+	if (read_all(fd, s, n)) {
+		free(s);
+		return NULL;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+/* The checks of test t on its run in session s: 1 if one failed, why in
+ * details; what the program wrote in out. */
+static int check_run(const struct file *f, const struct block *t, const char *dir,
+		     struct mockshim_session *s, const struct mockshim_result *r, struct result *out,
+		     struct strbuf *details)
+{
+	int failed = 0;
+	size_t on, en;
+	const char *so = mockshim_session_output(s, 1, &on), *se = mockshim_session_output(s, 2, &en);
+
+	out->out = xstrndup(so, on);
+	out->err = xstrndup(se, en);
+	if (t->expect_signal) {
+		if (r->signal != t->expect_signal) {
+			sb_printf(details, "%s:%u: expected the program to be killed by SIG%s, but it ",
+				  f->path, t->expect_line,
+				  sigabbrev_np(t->expect_signal) ? sigabbrev_np(t->expect_signal) : "?");
+			describe_exit(details, r);
+			sb_printf(details, "\n");
+			failed = 1;
+		}
+	} else {
+		int want = t->expect_exit < 0 ? 0 : t->expect_exit;
+
+		if (r->exec_errno || !r->exited || r->exit_status != want) {
+			sb_printf(details, "%s:%u: expected exit status %d, but %s ", f->path,
+				  t->expect_exit < 0 ? t->runs[0].line : t->expect_line, want,
+				  t->runs[0].argv[0]);
+			describe_exit(details, r);
+			sb_printf(details, "\n");
+			failed = 1;
+		}
+	}
+	for (size_t i = 0; i < t->nchecks; i++) {
+		const struct check *c = &t->checks[i];
+		const char *got = c->kind <= C_STDOUT_HAS ? so : se;
+		size_t gn = c->kind <= C_STDOUT_HAS ? on : en;
+		const char *what = c->kind <= C_STDOUT_HAS ? "stdout" : "stderr";
+		int ok;
+		char *fdata = NULL;
+
+		if (c->kind == C_FILE_HAS) {
+			char path[PATH_MAX * 2];
+			FILE *in;
+			struct strbuf fb = { NULL, 0 };
+			char chunk[4096];
+			size_t k;
+
+			snprintf(path, sizeof(path), "%s%s%s", c->path[0] == '/' ? "" : dir,
+				 c->path[0] == '/' ? "" : "/", c->path);
+			in = fopen(path, "re");
+			if (!in) {
+				sb_printf(details, "%s:%u: expected %s to contain ", f->path, c->line,
+					  c->path);
+				quote(details, c->text, c->len);
+				sb_printf(details, ", but it cannot be read: %s\n", strerror(errno));
+				failed = 1;
+				continue;
+			}
+			while ((k = fread(chunk, 1, sizeof(chunk), in)) > 0)
+				sb_printf(&fb, "%.*s", (int)k, chunk);
+			fclose(in);
+			fdata = fb.s ? fb.s : xstrndup("", 0);
+			got = fdata;
+			gn = fb.len;
+			what = c->path;
+		}
+		if (c->kind == C_STDOUT || c->kind == C_STDERR)
+			ok = gn == c->len && memcmp(got, c->text, gn) == 0;
+		else
+			ok = memmem(got, gn, c->text, c->len) != NULL;
+		if (!ok) {
+			sb_printf(details, "%s:%u: expected %s %s ", f->path, c->line, what,
+				  c->kind == C_STDOUT || c->kind == C_STDERR ? "to be" : "to contain");
+			quote(details, c->text, c->len);
+			sb_printf(details, ", got ");
+			quote(details, got, gn);
+			sb_printf(details, "\n");
+			failed = 1;
+		}
+		free(fdata);
+	}
+	if (r->failures) {
+		failed = 1;
+		add_report(details, s);
+	}
+	return failed;
+}
+
+/* ---- backgrounds: run_background, control, stop ---- */
+
+/* A background's process: it runs the block's session with a control
+ * socket and, when the session is over, writes how it ended. */
+struct bg {
+	pid_t pid;		/* 0: not started */
+	int fd;			/* its results; -1: collected */
+	char sock[PATH_MAX];
+};
+
+/* The background's session ended (its results are waiting). */
+static int bg_ended(const struct bg *g)
+{
+	struct pollfd p = { .fd = g->fd, .events = POLLIN };
+
+	return g->fd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* A child that dies with the test's worker, a pipe from it in fd[0];
+ * 0 in the child (fd[1] its end). */
+static pid_t fork_helper(int fd[2])
+{
+	pid_t parent = getpid(), pid;
+
+	if (pipe2(fd, O_CLOEXEC) != 0)
+		return -1;
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fd[0]);
+		/* a session forwards the SIGTERM to its program */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)
+			_exit(1);
+		return 0;
+	}
+	close(fd[1]);
+	return pid;
+}
+
+/* mockrun ctl argv[0] ACTIONS... in a child: its exit status, what it
+ * wrote in out. */
+static int ctl_run(char **argv, int argc, struct strbuf *out)
+{
+	int fd[2], st = 0;
+	pid_t pid = fork_helper(fd);
+	char buf[4096];
+	ssize_t k;
+
+	if (pid < 0) {
+		sb_printf(out, "cannot fork: %s\n", strerror(errno));
+		return 125;
+	}
+	if (pid == 0) {
+		if (dup2(fd[1], 1) < 0 || dup2(fd[1], 2) < 0)
+			_exit(125);
+		_exit(ms_ctl_main(argc, argv));
+	}
+	while ((k = read(fd[0], buf, sizeof(buf))) > 0 || (k < 0 && errno == EINTR))
+		if (k > 0)
+			sb_printf(out, "%.*s", (int)k, buf);
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 125;
+}
+
+static int start_bg(const struct file *f, const struct block *b, const char *dir, const char *suite_dir,
+		    const struct testfile_opts *o, const char *ctl_dir, struct bg *g)
+{
+	int fd[2];
+
+	g->fd = -1;
+	if ((size_t)snprintf(g->sock, sizeof(g->sock), "%s/%s", ctl_dir, b->name) >= sizeof(g->sock)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	g->pid = fork_helper(fd);
+	if (g->pid < 0) {
+		g->pid = 0;
+		return -1;
+	}
+	if (g->pid == 0) {
+		struct strbuf d = { NULL, 0 }, ex = { NULL, 0 };
+		struct mockshim_result res;
+		struct mockshim_session *s = run_one(f, b, &b->runs[0], dir, suite_dir, o, g->sock, &res, &d);
+		const char *err;
+		size_t n;
+
+		if (!s) {
+			put_field(fd[1], "n");
+			put_field(fd[1], d.s);
+			_exit(0);
+		}
+		describe_exit(&ex, &res);
+		put_field(fd[1], !res.exec_errno && res.exited && res.exit_status == 0 ? "z" : "x");
+		put_field(fd[1], ex.s);
+		if (res.failures)
+			add_report(&d, s);
+		put_field(fd[1], d.s);
+		err = mockshim_session_output(s, 2, &n);
+		/* the end of what it wrote, which holds no NUL of its own */
+		put_mem(fd[1], n > 2000 ? err + n - 2000 : err, (uint32_t)(n > 2000 ? 2000 : n));
+		_exit(0);
+	}
+	g->fd = fd[0];
+	return 0;
+}
+
+/* Until the background's socket takes connections: 0, or -1 if its
+ * session ended first or after timeout seconds. */
+static int wait_bg(const struct bg *g, double timeout)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (strlen(g->sock) >= sizeof(a.sun_path))
+		timeout = 0; /* the session ends at once, and says why */
+	else
+		strcpy(a.sun_path, g->sock);
+	for (;;) {
+		struct timespec pause = { 0, 5000000 };
+		int fd;
+
+		if (bg_ended(g))
+			return -1;
+		fd = a.sun_path[0] ? socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
+		if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0) {
+			close(fd);
+			return 0;
+		}
+		if (fd >= 0)
+			close(fd);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > timeout + 1)
+			return -1;
+		nanosleep(&pause, NULL);
+	}
+}
+
+/* Stops background b (at its stop, line, or at the end of the test) and
+ * judges it: 1 if it failed, why in details.  A background fails if it
+ * could not start, ended before its stop other than with status 0, or
+ * its mock checks failed; how it ends when stopped is not judged. */
+static int stop_bg(const struct file *f, const struct block *b, struct bg *g, uint32_t line,
+		   struct strbuf *details)
+{
+	char *flag, *ex = NULL, *why = NULL, *err = NULL;
+	int ended, failed = 0, st;
+
+	if (!g->pid || g->fd < 0)
+		return 0;
+	ended = bg_ended(g);
+	if (!ended) {
+		char *argv[] = { g->sock, (char *)"--stop", NULL };
+		struct strbuf out = { NULL, 0 };
+
+		if (ctl_run(argv, 2, &out) != 0) {
+			/* the socket is gone once the run is over: it
+			 * ended by itself and its results come soon; else
+			 * its session ends the program at a SIGTERM */
+			struct pollfd p = { .fd = g->fd, .events = POLLIN };
+
+			ended = 1;
+			if (poll(&p, 1, 10000) <= 0)
+				kill(g->pid, SIGTERM);
+		}
+		free(out.s);
+	}
+	flag = get_field(g->fd);
+	if (flag && flag[0] != 'n') {
+		ex = get_field(g->fd);
+		why = get_field(g->fd);
+		err = get_field(g->fd);
+	} else if (flag) {
+		why = get_field(g->fd);
+	}
+	close(g->fd);
+	g->fd = -1;
+	while (waitpid(g->pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (!flag) {
+		sb_printf(details, "%s:%u: run_background %s: its worker died\n", f->path, b->line, b->name);
+		failed = 1;
+	} else if (flag[0] == 'n') {
+		sb_printf(details, "%s:%u: run_background %s: %s%s", f->path, b->line, b->name,
+			  why ? why : "", why && *why && why[strlen(why) - 1] == '\n' ? "" : "\n");
+		failed = 1;
+	} else {
+		if (ended && flag[0] != 'z') {
+			if (line == b->line)
+				sb_printf(details, "%s:%u: run_background %s: %s %s before the test's end\n",
+					  f->path, b->line, b->name, b->runs[0].argv[0], ex ? ex : "ended");
+			else
+				sb_printf(details, "%s:%u: run_background %s: %s %s before its stop at line %u\n",
+					  f->path, b->line, b->name, b->runs[0].argv[0], ex ? ex : "ended", line);
+			failed = 1;
+		}
+		if (why && *why) {
+			sb_printf(details, "%s:%u: run_background %s: its mock checks failed\n%s", f->path,
+				  b->line, b->name, why);
+			failed = 1;
+		}
+		if (failed && err && *err)
+			sb_printf(details, "run_background %s stderr%s:\n%s%s", b->name,
+				  strlen(err) >= 2000 ? " (the end)" : "", err,
+				  err[strlen(err) - 1] == '\n' ? "" : "\n");
+	}
+	free(flag);
+	free(ex);
+	free(why);
+	free(err);
+	return failed;
+}
+
+/* A control block's statements as a request: the blank lines before
+ * them kept as newlines only, so lines and columns stay the file's. */
+static char *act_text(const char *blanked)
+{
+	const char *p = blanked, *ls = blanked, *e;
+	struct strbuf b = { NULL, 0 };
+
+	while (*p == ' ' || *p == '\n') {
+		if (*p == '\n') {
+			sb_printf(&b, "\n");
+			ls = p + 1;
+		}
+		p++;
+	}
+	e = p + strlen(p);
+	while (e > p && (e[-1] == ' ' || e[-1] == '\n'))
+		e--;
+	sb_printf(&b, "%.*s\n", (int)(e - ls), ls);
+	return b.s;
+}
+
+/* Control block c's acts on background g, in order, through mockrun
+ * ctl: 1 if one failed, why in details. */
+static int run_control(const struct file *f, const struct block *c, struct bg *g,
+		       const struct testfile_opts *o, struct strbuf *details)
+{
+	char timeout[32];
+
+	snprintf(timeout, sizeof(timeout), "%g", o->timeout > 0 ? o->timeout : 30.0);
+	for (size_t i = 0; i < c->nacts; i++) {
+		const struct act *a = &c->acts[i];
+		char count[24], *text = NULL, *argv[8];
+		struct strbuf out = { NULL, 0 };
+		int argc = 0, rc;
+
+		argv[argc++] = g->sock;
+		switch (a->kind) {
+		case A_ADD:
+			text = act_text(a->text);
+			argv[argc++] = (char *)"--source";
+			argv[argc++] = f->path;
+			argv[argc++] = (char *)"-e";
+			argv[argc++] = text;
+			break;
+		case A_WAIT_CALL:
+			snprintf(count, sizeof(count), "%lu", a->n);
+			argv[argc++] = (char *)"--wait-call";
+			argv[argc++] = a->text;
+			argv[argc++] = count;
+			argv[argc++] = (char *)"--timeout";
+			argv[argc++] = timeout;
+			break;
+		case A_ADVANCE:
+		case A_SET:
+		case A_RATE:
+			argv[argc++] = (char *)(a->kind == A_ADVANCE ? "--advance-time"
+						: a->kind == A_SET ? "--set-time" : "--rate");
+			argv[argc++] = a->text;
+			break;
+		}
+		argv[argc] = NULL;
+		rc = ctl_run(argv, argc, &out);
+		free(text);
+		if (rc != 0) {
+			const char *m = out.s ? out.s : "";
+
+			if (strncmp(m, "mockrun ctl: ", 13) == 0)
+				m += 13;
+			sb_printf(details, "%s:%u: control %s: %s%s%s", f->path, a->line, c->name,
+				  bg_ended(g) ? "(its run_background had ended) " : "", m,
+				  *m && m[strlen(m) - 1] == '\n' ? "" : "\n");
+			free(out.s);
+			return 1;
+		}
+		free(out.s);
+	}
+	return 0;
+}
+
+/* The test's own run, in a child: a session waits for every child of
+ * its process, and the backgrounds are children of this one. */
+static int run_fg(const struct file *f, const struct block *t, const char *dir, const char *suite_dir,
+		  const struct testfile_opts *o, struct result *out, struct strbuf *details)
+{
+	int fd[2], st;
+	pid_t pid = fork_helper(fd);
+	char *flag, *d;
+
+	if (pid < 0) {
+		sb_printf(details, "cannot fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		struct strbuf why = { NULL, 0 };
+		struct mockshim_result res;
+		struct result r;
+		struct mockshim_session *s;
+		int failed;
+
+		memset(&r, 0, sizeof(r));
+		s = run_one(f, t, &t->runs[0], dir, suite_dir, o, NULL, &res, &why);
+		failed = !s || check_run(f, t, dir, s, &res, &r, &why);
+		put_field(fd[1], failed ? "f" : "p");
+		put_field(fd[1], why.s);
+		put_field(fd[1], r.out);
+		put_field(fd[1], r.err);
+		_exit(0);
+	}
+	flag = get_field(fd[0]);
+	d = flag ? get_field(fd[0]) : NULL;
+	out->out = flag ? get_field(fd[0]) : NULL;
+	out->err = flag ? get_field(fd[0]) : NULL;
+	close(fd[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (d && *d)
+		sb_printf(details, "%s", d);
+	if (!flag)
+		sb_printf(details, "%s:%u: the run's worker died\n", f->path, t->runs[0].line);
+	free(d);
+	st = !flag || flag[0] != 'p';
+	free(flag);
+	return st;
+}
+
+/* A test with backgrounds: its steps in the order of the file, then
+ * every background not stopped yet (after a failure too). */
+static int run_steps(const struct file *f, const struct block *t, const char *dir, const char *suite_dir,
+		     const struct testfile_opts *o, struct result *out, struct strbuf *details)
+{
+	struct bg *g = xrealloc(NULL, t->nsubs * sizeof(*g));
+	const char *tmp = getenv("TMPDIR");
+	double wait_s = o->timeout > 0 ? o->timeout : 30.0;
+	char ctl_dir[PATH_MAX];
+	int failed = 0;
+
+	memset(g, 0, t->nsubs * sizeof(*g));
+	/* the sockets out of the test's directory, which its programs see */
+	snprintf(ctl_dir, sizeof(ctl_dir), "%s/mockshim-ctl-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(ctl_dir)) {
+		sb_printf(details, "cannot make a directory for the control sockets: %s\n", strerror(errno));
+		free(g);
+		return 1;
+	}
+	for (size_t i = 0; i < t->nsteps && !failed; i++) {
+		const struct step *st = &t->steps[i];
+		const struct block *b = &t->subs[st->sub];
+
+		switch (st->kind) {
+		case S_START:
+			if (start_bg(f, b, dir, suite_dir, o, ctl_dir, &g[st->sub]) < 0) {
+				sb_printf(details, "%s:%u: run_background %s: cannot fork: %s\n", f->path,
+					  b->line, b->name, strerror(errno));
+				failed = 1;
+			} else if (wait_bg(&g[st->sub], wait_s) < 0) {
+				if (!bg_ended(&g[st->sub]))
+					sb_printf(details, "%s:%u: run_background %s: its control socket "
+							   "took no connection in %g s\n", f->path, b->line,
+						  b->name, wait_s);
+				stop_bg(f, b, &g[st->sub], b->line, details);
+				failed = 1;
+			}
+			break;
+		case S_CONTROL:
+			failed |= run_control(f, b, &g[b->target], o, details);
+			break;
+		case S_RUN:
+			failed |= run_fg(f, t, dir, suite_dir, o, out, details);
+			break;
+		case S_STOP:
+			failed |= stop_bg(f, b, &g[st->sub], st->line, details);
+			break;
+		}
+	}
+	for (size_t i = t->nsubs; i-- > 0;)
+		if (t->subs[i].kind == B_BACKGROUND)
+			failed |= stop_bg(f, &t->subs[i], &g[i], t->subs[i].line, details);
+	rm_tree(ctl_dir);
+	free(g);
+	return failed;
+}
+
 static void run_test(const struct file *f, const struct block *t, const char *suite_dir,
 		     const struct testfile_opts *o, struct result *out)
 {
@@ -1050,91 +1910,11 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 		out->error = 1;
 		goto teardown;
 	}
-	s = run_one(f, t, &t->runs[0], dir, suite_dir, o, &res, &details);
-	if (!s) {
-		failed = 1;
-		goto teardown;
-	}
-	{
-		size_t on, en;
-		const char *so = mockshim_session_output(s, 1, &on), *se = mockshim_session_output(s, 2, &en);
-
-		out->out = xstrndup(so, on);
-		out->err = xstrndup(se, en);
-		if (t->expect_signal) {
-			if (res.signal != t->expect_signal) {
-				sb_printf(&details, "%s:%u: expected the program to be killed by SIG%s, but it ",
-					  f->path, t->expect_line,
-					  sigabbrev_np(t->expect_signal) ? sigabbrev_np(t->expect_signal) : "?");
-				describe_exit(&details, &res);
-				sb_printf(&details, "\n");
-				failed = 1;
-			}
-		} else {
-			int want = t->expect_exit < 0 ? 0 : t->expect_exit;
-
-			if (res.exec_errno || !res.exited || res.exit_status != want) {
-				sb_printf(&details, "%s:%u: expected exit status %d, but %s ", f->path,
-					  t->expect_exit < 0 ? t->runs[0].line : t->expect_line, want,
-					  t->runs[0].argv[0]);
-				describe_exit(&details, &res);
-				sb_printf(&details, "\n");
-				failed = 1;
-			}
-		}
-		for (size_t i = 0; i < t->nchecks; i++) {
-			const struct check *c = &t->checks[i];
-			const char *got = c->kind <= C_STDOUT_HAS ? so : se;
-			size_t gn = c->kind <= C_STDOUT_HAS ? on : en;
-			const char *what = c->kind <= C_STDOUT_HAS ? "stdout" : "stderr";
-			int ok;
-			char *fdata = NULL;
-
-			if (c->kind == C_FILE_HAS) {
-				char path[PATH_MAX * 2];
-				FILE *in;
-				struct strbuf fb = { NULL, 0 };
-				char chunk[4096];
-				size_t k;
-
-				snprintf(path, sizeof(path), "%s%s%s", c->path[0] == '/' ? "" : dir,
-					 c->path[0] == '/' ? "" : "/", c->path);
-				in = fopen(path, "re");
-				if (!in) {
-					sb_printf(&details, "%s:%u: expected %s to contain ", f->path, c->line,
-						  c->path);
-					quote(&details, c->text, c->len);
-					sb_printf(&details, ", but it cannot be read: %s\n", strerror(errno));
-					failed = 1;
-					continue;
-				}
-				while ((k = fread(chunk, 1, sizeof(chunk), in)) > 0)
-					sb_printf(&fb, "%.*s", (int)k, chunk);
-				fclose(in);
-				fdata = fb.s ? fb.s : xstrndup("", 0);
-				got = fdata;
-				gn = fb.len;
-				what = c->path;
-			}
-			if (c->kind == C_STDOUT || c->kind == C_STDERR)
-				ok = gn == c->len && memcmp(got, c->text, gn) == 0;
-			else
-				ok = memmem(got, gn, c->text, c->len) != NULL;
-			if (!ok) {
-				sb_printf(&details, "%s:%u: expected %s %s ", f->path, c->line, what,
-					  c->kind == C_STDOUT || c->kind == C_STDERR ? "to be" : "to contain");
-				quote(&details, c->text, c->len);
-				sb_printf(&details, ", got ");
-				quote(&details, got, gn);
-				sb_printf(&details, "\n");
-				failed = 1;
-			}
-			free(fdata);
-		}
-		if (res.failures) {
-			failed = 1;
-			add_report(&details, s);
-		}
+	if (t->nsteps && t->nsubs) {
+		failed |= run_steps(f, t, dir, suite_dir, o, out, &details);
+	} else {
+		s = run_one(f, t, &t->runs[0], dir, suite_dir, o, NULL, &res, &details);
+		failed |= !s || check_run(f, t, dir, s, &res, out, &details);
 	}
 teardown:
 	/* teardown runs even after a failure, in the same directory */
@@ -1151,53 +1931,6 @@ done:
 	out->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	out->passed = !failed;
 	out->details = details.s;
-}
-
-/* ---- results across processes (-j) ---- */
-
-static void put_field(int fd, const char *s)
-{
-	uint32_t n = s ? (uint32_t)strlen(s) : 0;
-
-	if (write(fd, &n, sizeof(n)) != (ssize_t)sizeof(n))
-		return;
-	for (uint32_t off = 0; off < n;) {
-		ssize_t k = write(fd, s + off, n - off);
-
-		if (k <= 0)
-			return;
-		off += (uint32_t)k;
-	}
-}
-
-static int read_all(int fd, void *buf, size_t n)
-{
-	for (size_t off = 0; off < n;) {
-		ssize_t k = read(fd, (char *)buf + off, n - off);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		off += (size_t)k;
-	}
-	return 0;
-}
-
-static char *get_field(int fd)
-{
-	uint32_t n;
-	char *s;
-
-	if (read_all(fd, &n, sizeof(n)))
-		return NULL;
-	s = xrealloc(NULL, (size_t)n + 1);
-	if (read_all(fd, s, n)) {
-		free(s);
-		return NULL;
-	}
-	s[n] = '\0';
-	return s;
 }
 
 /* ---- output ---- */
@@ -1408,6 +2141,72 @@ static void write_text(FILE *out, struct entry *e, size_t n, int color)
 
 /* ---- the entry point ---- */
 
+/* A session with the modules and the statements that block b runs with
+ * (the file's own too if global), or NULL, the error printed. */
+static struct mockshim_session *check_block(const struct file *f, const struct block *b, int global,
+					    const struct testfile_opts *o)
+{
+	struct mockshim_session *s = mockshim_session_create();
+
+	if (!s)
+		return NULL;
+	for (int m = 0; m < o->nmodules; m++) {
+		if (mockshim_session_add_module(s, o->modules[m]) < 0) {
+			fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
+			goto fail;
+		}
+	}
+	if (b->kind == B_BACKGROUND && mockshim_session_set_control(s, 1, NULL) < 0)
+		goto fail;
+	if ((global && f->global.stmts &&
+	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
+	    (b->stmts && mockshim_session_add(s, f->path, b->stmts, strlen(b->stmts)) < 0)) {
+		fputs(mockshim_session_error(s), stderr);
+		goto fail;
+	}
+	return s;
+fail:
+	mockshim_session_destroy(s);
+	return NULL;
+}
+
+/* A test's backgrounds, and what its control blocks add to each, as
+ * mockrun ctl would check it: 0, or -1 with the error printed. */
+static int check_subs(const struct file *f, const struct block *t, const struct testfile_opts *o)
+{
+	for (size_t i = 0; i < t->nsubs; i++) {
+		const struct block *bg = &t->subs[i];
+		struct mockshim_session *s;
+
+		if (bg->kind != B_BACKGROUND)
+			continue;
+		if (!(s = check_block(f, bg, 1, o)))
+			return -1;
+		for (size_t k = i + 1; k < t->nsubs; k++) {
+			const struct block *c = &t->subs[k];
+
+			for (size_t a = 0; c->kind == B_CONTROL && c->target == i && a < c->nacts; a++) {
+				char msg[2048], *text;
+				int r;
+
+				if (c->acts[a].kind != A_ADD)
+					continue;
+				text = act_text(c->acts[a].text);
+				r = ms_session_check_live(s, f->path, text, strlen(text), msg, sizeof(msg));
+				free(text);
+				if (r < 0) {
+					fputs(msg, stderr);
+					mockshim_session_destroy(s);
+					return -1;
+				}
+			}
+		}
+		mockshim_session_destroy(s);
+	}
+	return 0;
+}
+
+
 int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts *o)
 {
 	struct file **files = xrealloc(NULL, (size_t)npaths * sizeof(*files));
@@ -1427,31 +2226,18 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 		}
 		for (size_t k = 0; k < files[i]->nblocks; k++) {
 			const struct block *b = &files[i]->blocks[k];
-			struct mockshim_session *s = NULL;
+			struct mockshim_session *s;
 
 			/* --list-tests names the tests without compiling their
 			 * statements: a build system lists them before the
 			 * handler modules they name are built */
 			if (o->list)
 				goto listed;
-			if (!(s = mockshim_session_create()))
+			if (!(s = check_block(files[i], b, b->kind == B_TEST, o)))
 				return 125;
-			for (int m = 0; m < o->nmodules; m++) {
-				if (mockshim_session_add_module(s, o->modules[m]) < 0) {
-					fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
-					mockshim_session_destroy(s);
-					return 125;
-				}
-			}
-			if ((b->kind == B_TEST && files[i]->global.stmts &&
-			     mockshim_session_add(s, paths[i], files[i]->global.stmts,
-						  strlen(files[i]->global.stmts)) < 0) ||
-			    (b->stmts && mockshim_session_add(s, paths[i], b->stmts, strlen(b->stmts)) < 0)) {
-				fputs(mockshim_session_error(s), stderr);
-				mockshim_session_destroy(s);
-				return 125;
-			}
 			mockshim_session_destroy(s);
+			if (check_subs(files[i], b, o))
+				return 125;
 listed:
 			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0) &&
 			    (!o->shard_n || ms_shard_of(paths[i], b->name, o->shard_n) == o->shard_k - 1)) {

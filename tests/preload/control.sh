@@ -287,6 +287,31 @@ case "$out" in "$T"/mockrun-*/control) ;; *) problem "MOCKSHIM_CONTROL is [$out]
 [ ! -e "$(dirname "${out:-/nonexistent/x}")" ] || problem "the private directory is left: $out"
 done_t
 
+t "--source names what -e adds; --stop ends the run with the program's status"
+S=$T/ctl5.sock
+bg --control "$S" sh -c 'exec sleep 30'
+wait_sock "$S"
+run "$M" ctl "$S" --source "net.mock" -e "
+
+  will_fail(send, EPIPE)"
+want_rc 0
+want_out_has "net.mock: 1 statement added"
+run "$M" ctl "$S" --source "net.mock" -e 'will_fail(send, EBOGUS)'
+want_rc 125
+want_err_has "net.mock:1:17: error: unknown name 'EBOGUS'"
+run "$M" ctl "$S" --source "$(printf 'a\tb')" -e 'will_fail(send)'
+want_rc 125
+want_err_has "--source"
+run "$M" ctl "$S" --stop
+want_rc 0
+wait_bg "$BG"
+# sleep was killed by the SIGTERM: 128+15, and the added reply is a leftover
+[ "$bg_rc" = 143 ] || problem "mockrun exited $bg_rc after --stop: $(cat "$T/bg.err")"
+grep -q "net.mock:3:3: error: send() has remaining non-returned values" "$T/bg.err" ||
+	problem "the leftover is not named by its source: $(cat "$T/bg.err")"
+[ ! -e "$S" ] || problem "the socket is left after --stop"
+done_t
+
 t "bad requests and sockets that are not ours get clear errors"
 run "$M" ctl "$T/none.sock" --report
 want_rc 125

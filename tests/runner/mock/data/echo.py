@@ -1,0 +1,19 @@
+# A TCP echo server on 127.0.0.1 (its port in the file port), one client.
+import os, socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(1)
+with open("port.tmp", "w") as f:
+    f.write(str(s.getsockname()[1]))
+os.rename("port.tmp", "port")
+c, _ = s.accept()
+while True:
+    try:
+        d = c.recv(100)
+    except OSError as e:
+        # the client hears why, then the end of the connection
+        c.sendall(("error: " + e.strerror).encode())
+        break
+    if not d:
+        break
+    c.sendall(d.upper())
