@@ -11,9 +11,7 @@ struct testfile_opts {
 	int jobs;		/* tests at once */
 	const char *filter;	/* fnmatch glob on test names, or NULL */
 	int list;		/* --list-tests: print, run nothing */
-	int format;		/* struct ms_outfile;
-
-enum testfile_format */
+	int format;		/* enum testfile_format */
 	int color;		/* text: ANSI colours */
 	struct ms_outfile *output;	/* -o FILE (opened), or NULL: stdout */
 	int tap_version;	/* 13 (default) or 14 */
