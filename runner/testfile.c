@@ -17,6 +17,7 @@
 #include <fnmatch.h>
 #include <ftw.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -513,6 +514,151 @@ done:
 }
 
 
+/* ---- the pool (-j) ---- */
+
+static char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+/* Test k of e in a process of its own: its results come on *fd. */
+static pid_t start_test(const struct entry *x, const char *suite_dir, const struct testfile_opts *o, int *fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		perror("mockrun: pipe");
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		perror("mockrun: fork");
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		struct result r;
+		char flag[2] = { 0, 0 }, secs[32];
+
+		close(p[0]);
+		run_test(x->f, x->t, suite_dir, o, &r);
+		flag[0] = r.passed ? 'p' : r.error ? 'e' : 'f';
+		snprintf(secs, sizeof(secs), "%.6f", r.seconds);
+		ms_tf_put_field(p[1], flag);
+		ms_tf_put_field(p[1], r.details);
+		ms_tf_put_field(p[1], r.out);
+		ms_tf_put_field(p[1], r.err);
+		ms_tf_put_field(p[1], secs);
+		_exit(0);
+	}
+	close(p[1]);
+	*fd = p[0];
+	return pid;
+}
+
+/* The results of the test whose worker writes on fd. */
+static void collect_test(struct entry *x, int fd, pid_t pid)
+{
+	char *flag = ms_tf_get_field(fd), *secs;
+
+	x->r.passed = flag && flag[0] == 'p';
+	x->r.error = !flag || flag[0] == 'e';
+	x->r.details = flag ? ms_tf_get_field(fd) : NULL;
+	x->r.out = flag ? ms_tf_get_field(fd) : NULL;
+	x->r.err = flag ? ms_tf_get_field(fd) : NULL;
+	secs = flag ? ms_tf_get_field(fd) : NULL;
+	x->r.seconds = secs ? strtod(secs, NULL) : 0;
+	if (!flag)
+		x->r.details = xstrdup("the test's worker died\n");
+	free(flag);
+	free(secs);
+	close(fd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * Runs the n tests of e, o->jobs at a time, and collects each as soon as
+ * it is done, whichever that is (the results stay in the files' order).
+ * -1 when a worker could not be started: no more start, and those that
+ * run are waited for, so that the teardowns run and nothing is left.
+ */
+static int run_pool(struct entry *e, size_t n, struct file **files, int npaths, char **suite_dirs,
+		    const int *suite_ok, char **suite_why, const struct testfile_opts *o)
+{
+	size_t next = 0, running = 0;
+	int jobs = o->jobs > 0 ? o->jobs : 1, rc = 0;
+	pid_t *pids = xrealloc(NULL, n * sizeof(pid_t));
+	int *fds = xrealloc(NULL, n * sizeof(int));
+	struct pollfd *pfd = xrealloc(NULL, (size_t)jobs * sizeof(*pfd));
+	size_t *pk = xrealloc(NULL, (size_t)jobs * sizeof(*pk));
+
+	for (;;) {
+		size_t np = 0;
+
+		while (rc == 0 && running < (size_t)jobs && next < n) {
+			size_t k = next++;
+			int fi;
+
+			fds[k] = -1;
+			for (fi = 0; fi < npaths && files[fi] != e[k].f; fi++)
+				;
+			if (!suite_ok[fi]) {
+				struct strbuf d = { NULL, 0 };
+
+				sb_printf(&d, "the test did not run: setup_all failed\n%s",
+					  suite_why[fi] ? suite_why[fi] : "");
+				e[k].r.details = d.s;
+				e[k].r.passed = 0;
+				e[k].r.error = 1;
+				continue;
+			}
+			pids[k] = start_test(&e[k], suite_dirs[fi], o, &fds[k]);
+			if (pids[k] < 0) {
+				e[k].r.details = xstrdup("the test did not run: no worker\n");
+				e[k].r.error = 1;
+				rc = -1;
+				break;
+			}
+			running++;
+		}
+		for (size_t k = 0; k < next; k++) {
+			if (fds[k] >= 0) {
+				pfd[np] = (struct pollfd){ .fd = fds[k], .events = POLLIN };
+				pk[np++] = k;
+			}
+		}
+		if (np == 0)
+			break;
+		if (poll(pfd, np, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror("mockrun: poll");
+			rc = -1;
+			pfd[0].revents = POLLIN; /* then one at a time, blocking */
+		}
+		for (size_t i = 0; i < np; i++) {
+			if (pfd[i].revents) {
+				collect_test(&e[pk[i]], fds[pk[i]], pids[pk[i]]);
+				fds[pk[i]] = -1;
+				running--;
+			}
+		}
+	}
+	for (size_t k = next; k < n; k++) {
+		e[k].r.details = xstrdup("the test did not run: mockrun stopped\n");
+		e[k].r.error = 1;
+	}
+	free(pids);
+	free(fds);
+	free(pfd);
+	free(pk);
+	return rc;
+}
+
 /* ---- the entry point ---- */
 
 /* A session with the modules and the statements that block b runs with
@@ -648,94 +794,8 @@ listed:
 	}
 
 	/* The tests, -j at a time, each in a process of its own. */
-	{
-		size_t next = 0, done = 0, running = 0;
-		int jobs = o->jobs > 0 ? o->jobs : 1;
-		pid_t *pids = xrealloc(NULL, n * sizeof(pid_t));
-		int *fds = xrealloc(NULL, n * sizeof(int));
-
-		while (done < n) {
-			while (running < (size_t)jobs && next < n) {
-				int fd[2], fi;
-				size_t k = next++;
-
-				for (fi = 0; fi < npaths && files[fi] != e[k].f; fi++)
-					;
-				if (!suite_ok[fi]) {
-					struct strbuf d = { NULL, 0 };
-
-					sb_printf(&d, "the test did not run: setup_all failed\n%s",
-						  suite_why[fi] ? suite_why[fi] : "");
-					e[k].r.details = d.s;
-					e[k].r.passed = 0;
-					e[k].r.error = 1;
-					pids[k] = 0;
-					fds[k] = -1;
-					done++;
-					continue;
-				}
-				if (pipe2(fd, O_CLOEXEC) != 0) {
-					perror("mockrun: pipe");
-					return 125;
-				}
-				fflush(NULL);
-				pids[k] = fork();
-				if (pids[k] < 0) {
-					perror("mockrun: fork");
-					return 125;
-				}
-				if (pids[k] == 0) {
-					struct result r;
-					char flag[2] = { 0, 0 };
-
-					close(fd[0]);
-					run_test(e[k].f, e[k].t, suite_dirs[fi], o, &r);
-					flag[0] = r.passed ? 'p' : r.error ? 'e' : 'f';
-					ms_tf_put_field(fd[1], flag);
-					ms_tf_put_field(fd[1], r.details);
-					ms_tf_put_field(fd[1], r.out);
-					ms_tf_put_field(fd[1], r.err);
-					{
-						char secs[32];
-
-						snprintf(secs, sizeof(secs), "%.6f", r.seconds);
-						ms_tf_put_field(fd[1], secs);
-					}
-					_exit(0);
-				}
-				close(fd[1]);
-				fds[k] = fd[0];
-				running++;
-			}
-			/* collect the oldest running test (results stay in order) */
-			for (size_t k = 0; k < next; k++) {
-				char *flag, *secs;
-
-				if (fds[k] < 0)
-					continue;
-				flag = ms_tf_get_field(fds[k]);
-				e[k].r.passed = flag && flag[0] == 'p';
-				e[k].r.error = !flag || flag[0] == 'e';
-				e[k].r.details = flag ? ms_tf_get_field(fds[k]) : NULL;
-				e[k].r.out = flag ? ms_tf_get_field(fds[k]) : NULL;
-				e[k].r.err = flag ? ms_tf_get_field(fds[k]) : NULL;
-				secs = flag ? ms_tf_get_field(fds[k]) : NULL;
-				e[k].r.seconds = secs ? strtod(secs, NULL) : 0;
-				if (!flag)
-					e[k].r.details = xstrndup("the test's worker died\n", 23);
-				free(flag);
-				free(secs);
-				close(fds[k]);
-				fds[k] = -1;
-				waitpid(pids[k], NULL, 0);
-				running--;
-				done++;
-				break;
-			}
-		}
-		free(pids);
-		free(fds);
-	}
+	if (run_pool(e, n, files, npaths, suite_dirs, suite_ok, suite_why, o) < 0)
+		rc = 125;
 
 	for (int i = 0; i < npaths; i++) {
 		struct strbuf why = { NULL, 0 };

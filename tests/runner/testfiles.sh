@@ -173,4 +173,10 @@ mkdir "$T/tmpdir"
 run env TMPDIR="$T/tmpdir" "$M" -t "$D/pass.mock" "$D/fixtures.mock"
 [ -z "$(ls -A "$T/tmpdir")" ] || problem "left behind: $(ls -A "$T/tmpdir")"; done_t
 
+t "-j: a slow test does not hold the pool; results stay in file order"
+run "$M" -j 2 -t "$D/pool.mock"
+want_rc 0
+printf '%s\n' "$out" | grep '^ok' | sed 's/.*: //' | tr '\n' ' ' | grep -qx 'waits for the others one two three four ' ||
+	problem "not in file order: $out"; done_t
+
 finish
