@@ -113,8 +113,13 @@ want_rc 123; want_out "open: -1 EFAULT"
 want_err_has 'got "aaaaaaaaaa" (then unreadable)'; done_t
 
 t "a NULL string parameter is reported"
-run "$M" -e 'expect_string(getenv, name, "HOME")' "$P" getenv HOME
-want_rc 0; done_t
+run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" nullptr
+want_rc 123; want_out "open: -1 EFAULT"
+want_err_has 'parameter pathname: expected "/etc/hostname", got NULL'; done_t
+fails "a NULL string fails expect_not_string too: NULL is no string" \
+	'expect_not_string(open, pathname, "/etc/hostname")' \
+	'parameter pathname: expected anything but "/etc/hostname", got NULL' nullptr
+pass "expect_any takes a NULL string" 'expect_any(open, pathname)' nullptr
 
 # ---- call ordering ----
 
@@ -143,6 +148,7 @@ fails "an extra call fails" 'expect_function_call(getuid)' \
 	"getuid() call 2 in probe[" getuid 2
 t "an extra call says so"
 run "$M" -e 'expect_function_call(getuid)' "$P" getuid 2
+want_rc 123
 want_err_has "called more often than expected: call #2 of the sequence comes after every expected call"; done_t
 pass "expect_function_calls(FN, N) takes N calls" 'expect_function_calls(getuid, 3)' getuid 3
 pass "ignore_function_calls: calls are allowed anywhere" \
@@ -153,6 +159,7 @@ fails "expect_no_call fails on a call" 'expect_no_call(getegid)' \
 	"getegid() call 1 in probe[" order
 t "expect_no_call names what forbade it"
 run "$M" -e 'expect_no_call(getegid)' "$P" order
+want_rc 123
 want_err_has "called, but expect_no_call forbids any call"
 want_err_has "    expect_no_call(getegid)"; done_t
 pass "call order applies to mocked calls too" \

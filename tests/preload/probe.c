@@ -650,6 +650,12 @@ int main(int argc, char **argv)
 		int fd = open((const char *)16, O_RDONLY);
 
 		printf("open: %d %s\n", fd, ename(errno));
+	} else if (strcmp(cmd, "nullptr") == 0) {
+		/* a NULL string: the kernel says EFAULT, the checks say NULL */
+		const char *volatile path = NULL;
+		int fd = open(path, O_RDONLY);
+
+		printf("open: %d %s\n", fd, ename(errno));
 	} else if (strcmp(cmd, "edgeptr") == 0) {
 		/* a string that runs into an unmapped page without a NUL */
 		char *p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

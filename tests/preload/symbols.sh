@@ -27,18 +27,29 @@ want_rc 0
 [ "$(printf '%s\n' "$out" | grep -c '^ok')" -eq "$(wc -l < "$T/catalog")" ] || problem "$(printf '%s\n' "$out" | grep -A1 '^not ok')"
 done_t
 
-t "the shim's internal objects call no catalog function"
+t "no object of the shim calls a catalog function, but those exempted here"
 # Internals bypass interposable symbols: they use syscall() and the real
-# table.  Only the trampolines may name catalog functions, as definitions.
-# standalone.c and the report library are left out on purpose: they run
-# only while the re-entry guard is held (set-up and exit), where every
-# call they make goes straight to the real function.
-for o in "$SHIM_OBJDIR"/*runtime.c.o "$TRAMP_OBJDIR"/*hand.c.o "$SHIM_OBJDIR"/*trace.c.o \
-	"$SHIM_OBJDIR"/*addrinfo.c.o "$COMMON_OBJDIR"/*.o; do
+# table.  Every object linked into the shim is checked (a new file is
+# checked without being named here) but these, each for its reason:
+#  standalone.c  parses MOCKSHIM= and prints the report at exit, only
+#                while the re-entry guard is held (set-up and exit),
+#                where every call goes straight to the real function;
+#  report.c, report_html.c, audit.c  the report library, which the
+#                shim runs only from standalone.c, under the same guard.
+exempt=" standalone.c.o report.c.o report_html.c.o audit.c.o "
+seen=" "
+for o in "$SHIM_OBJDIR"/*.o "$TRAMP_OBJDIR"/*.o "$COMMON_OBJDIR"/*.o "$REPORT_OBJDIR"/*.o; do
 	[ -e "$o" ] || { problem "no object file $o (the build's layout changed?)"; continue; }
+	seen="$seen$(basename "$o") "
+	case "$exempt" in *" $(basename "$o") "*) continue ;; esac
 	nm -u "$o" | awk '{print $2}' | sort -u > "$T/undef"
 	bad=$(comm -12 "$T/undef" "$T/catalog" | tr '\n' ' ')
 	[ -z "$bad" ] || problem "$(basename "$o") calls catalog functions: $bad"
+done
+# the list does not rot: each exemption names an object of the shim, and
+# the objects that matter most were seen
+for x in $exempt runtime.c.o trampolines.c.o declared.c.o record.c.o symbols.c.o when.c.o parser.c.o; do
+	case "$seen" in *" $x "*) ;; *) problem "$x is not among the shim's objects:$seen" ;; esac
 done
 done_t
 
