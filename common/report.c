@@ -1,5 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Reports of a run (text, TAP, JSON) and the catalog listing. */
+/*
+ * Reports of a run (text, TAP, JSON) and the catalog listing.
+ *
+ * +--------------------------------------------------------------------+
+ * | Linked into the shim too (standalone mode prints its report at     |
+ * | exit), where its fprintf, malloc and free are the shim's own       |
+ * | trampolines.  That is safe only because the shim calls this code   |
+ * | with the re-entry guard held, so every such call goes straight to  |
+ * | the real function.  Call nothing here from the shim's call path,   |
+ * | and keep the guard around any new caller in the shim.              |
+ * | (tests/preload/symbols.sh exempts this file for that reason.)      |
+ * +--------------------------------------------------------------------+
+ */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>

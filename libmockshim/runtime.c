@@ -646,6 +646,25 @@ static void forked(void)
 		__atomic_store_n(&log_key, pid, __ATOMIC_RELAXED);
 }
 
+/*
+ * Not the trivial constructor STYLE.md asks for, and on purpose: a
+ * process attaches the channel here, before main(), because
+ *  - the spec may arm malloc, and the first malloc comes long before any
+ *    other call: attaching at a first intercepted call would attach
+ *    inside the allocator;
+ *  - GOT patching for declared prototypes (declared.c) must be in place
+ *    before the program's first call of a declared function, which may
+ *    be another library's constructor: only a constructor comes early;
+ *  - standalone mode (MOCKSHIM=) parses its spec here for the same reason;
+ *  - the pid table gets each process at its start, so that mockrun can
+ *    name a process that ran unmocked even if it never calls a mocked
+ *    function.
+ * Binding stays lazy: ms_symbols_init only counts the objects loaded at
+ * start, and each real function is bound by its stub at its first call
+ * (trampolines.c), so gdb, valgrind and sanitizer runtimes that call
+ * into libc before this runs are safe: the trampolines' unarmed path
+ * needs nothing of what is set up here.
+ */
 __attribute__((constructor)) static void shim_init(void)
 {
 	ms_symbols_init();

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Private state of a driver session, shared by session.c and report.c. */
+/*
+ * Private state of a driver session: session.c runs it; control.c
+ * (live statements, ctl), module.c (handler modules, --check), record.c
+ * and the test files' runner (check of control blocks) reach into it.
+ */
 #ifndef MS_SESSION_H
 #define MS_SESSION_H
 
