@@ -120,6 +120,8 @@ void ms_time_anchor(const struct ms_chan_hdr *h, void *state)
 		for (unsigned k = 0; k < MS_TC_N; k++)
 			ts[i].off[k] = (MS_TC_WALL >> k & 1) ? wall : 0;
 		memcpy(&ts[i].rate_bits, &ft[i].rate, sizeof(double));
+		/* even and never 0, which is a thread's "no anchor read yet" */
+		ts[i].seq = 2;
 	}
 }
 

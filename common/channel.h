@@ -488,8 +488,8 @@ struct ms_ftime {
 };
 
 /* A fake_time's anchor and counters, in the state: mockrun (and ctl)
- * writes the anchor under seq (odd while it is written), the shims read
- * it.  A process may write it too; it then only lies to itself. */
+ * writes the anchor under seq (odd while it is written, from 2 up: never
+ * 0, a thread's copy's "none"), the shims read it.  A process may write it too; it then only lies to itself. */
 struct ms_time_state {
 	uint32_t seq;
 	uint32_t reserved0;

@@ -81,9 +81,13 @@ uint8_t ms_time_arms(unsigned id)
 	}
 }
 
+static void forget_anchor(void);
+
 void ms_time_forked(void)
 {
 	__atomic_store_n(&logged, 0, __ATOMIC_RELAXED);
+	/* the child's one thread refills, and so logs its first read */
+	forget_anchor();
 }
 
 /* ---- time values ---- */
@@ -310,16 +314,21 @@ static clockid_t timerfd_clock(int fd)
  * ctl moves the anchor by changing seq).
  */
 struct anchor_cache {
-	uint32_t seq1;			/* the seq it was read under + 1; 0: none */
+	uint32_t seq;			/* the (even) seq it was read under; 0: none */
 	uint32_t ids;			/* bit c: clockid_t c (< 12) is faked */
 	uint32_t add;			/* of them, those off_s/off_ns shifts whole */
 					/* (rate 1, the shift of CLOCK_REALTIME) */
-	uint32_t general;		/* the others, which ms_time_fake() computes */
+	uint32_t relog;			/* read before the process logged its first */
 	int64_t off_s, off_ns;		/* the wall clocks' shift, 0 <= off_ns < 1 s */
 	struct ms_time_now n;
 };
 
 static __thread struct anchor_cache t_anchor __attribute__((tls_model("initial-exec")));
+
+static void forget_anchor(void)
+{
+	t_anchor.seq = 0;
+}
 
 static __attribute__((noinline)) void refill(struct anchor_cache *c, uint32_t q)
 {
@@ -334,40 +343,75 @@ static __attribute__((noinline)) void refill(struct anchor_cache *c, uint32_t q)
 		if (ms_tclock_of(id) >= 0 && (ft->clocks >> ms_tclock_of(id) & 1))
 			c->ids |= 1u << id;
 	c->add = 0;
-	for (long id = 0; id < 12 && c->n.rate == 1.0; id++)
+	/* until this process has logged its first read, every read takes
+	 * clock_other, which logs; then it refills with the fast path */
+	c->relog = !__atomic_load_n(&logged, __ATOMIC_RELAXED);
+	for (long id = 0; id < 12 && c->n.rate == 1.0 && !c->relog; id++)
 		if ((c->ids >> id & 1) && c->n.off[ms_tclock_of(id)] == c->n.off[MS_TC_REALTIME])
 			c->add |= 1u << id;
-	c->general = c->ids & ~c->add;
 	/* an odd seq (a move in progress) is read again next time; the
 	 * anchor (ts) is the same for the whole process */
-	c->seq1 = q & 1 ? 0 : q + 1;
+	c->seq = q & 1 ? 0 : q;
 }
 
-int ms_time_clock(clockid_t c, struct timespec *tp)
+/* What ms_time_clock's fast path does not: an anchor to read, a clock
+ * shifted by rate or by an offset of its own, a first read to log. */
+static __attribute__((noinline)) int clock_other(clockid_t c, struct timespec *tp, uint32_t q)
 {
 	struct anchor_cache *ac = &t_anchor;
-	int r = ms_real.clock_gettime.fn(c, tp);
-	uint32_t q;
 
-	if (ms_unlikely(r != 0 || !tp || ms_guard))
-		return r;
-	q = __atomic_load_n(&ts->seq, __ATOMIC_ACQUIRE);
-	if (ms_unlikely(ac->seq1 != q + 1))
+	if (ac->seq != q)
 		refill(ac, q);
 	if ((unsigned)c >= 12 || !(ac->ids >> c & 1))
-		return r;
-	if (ms_likely(ac->add >> c & 1)) {
+		return 0;
+	if (ac->add >> c & 1) {
 		tp->tv_sec += ac->off_s;
 		tp->tv_nsec += ac->off_ns;
 		if (tp->tv_nsec >= NS) {
 			tp->tv_nsec -= NS;
 			tp->tv_sec++;
 		}
-	} else if (ac->general >> c & 1) {
+	} else {
 		*tp = ns_ts(ms_time_fake(&ac->n, (unsigned)ms_tclock_of(c), ts_ns(tp)));
 	}
 	count_read(MS_ID_clock_gettime);
-	return r;
+	if (ms_unlikely(ac->relog))
+		ac->seq = 0;
+	return 0;
+}
+
+/*
+ * The common case stays in one frame: the real call, one load of the
+ * anchor's seq against the thread's copy, the shift with its carry and
+ * the count.  r is 0 past the first test, so nothing but tp and c lives
+ * across the real call; a clockid_t past 11 or not faked returns as read.
+ */
+int ms_time_clock(clockid_t c, struct timespec *tp)
+{
+	struct ms_time_state *s;
+	struct anchor_cache *ac;
+	uint32_t q;
+	int r = ms_real.clock_gettime.fn(c, tp);
+
+	/* a 0 means tp was written (a NULL one faults or is EFAULT) */
+	if (ms_unlikely(r != 0 || ms_guard))
+		return r;
+	s = ts;
+	ac = &t_anchor;
+	q = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+	if (ms_likely(ac->seq == q && (unsigned)c < 12 && (ac->add >> c & 1))) {
+		tp->tv_sec += ac->off_s;
+		tp->tv_nsec += ac->off_ns;
+		if (tp->tv_nsec >= NS) {
+			tp->tv_nsec -= NS;
+			tp->tv_sec++;
+		}
+		__atomic_fetch_add(&s->reads, 1, __ATOMIC_RELAXED);
+		return 0;
+	}
+	if (ms_unlikely(ac->seq != q) || ((unsigned)c < 12 && (ac->ids >> c & 1)))
+		return clock_other(c, tp, q);
+	return 0;
 }
 
 /* ---- the calls ---- */

@@ -144,7 +144,8 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 		if (ms_unlikely(ms_armed[id])) {                                          \
 			/* loaded again: the unarmed test stays one compare */            \
 			if (ms_timed[id]) {                                               \
-				uint8_t a_ = __atomic_load_n(&ms_armed[id], __ATOMIC_RELAXED); \
+				/* volatile: one compare against memory */                \
+				uint8_t a_ = *(volatile uint8_t *)&ms_armed[id];          \
 				if (MS_IS_CLOCK(name) && a_ == MS_ARM_TIME)               \
 					return MS_CLOCK_FAST(ret, name, proto) args;      \
 				if (a_ & MS_ARM_TIME)                                     \
