@@ -646,8 +646,9 @@ static int64_t deadline_call(unsigned id, const uint64_t *a)
 	case MS_ID_pthread_cond_timedwait: {
 		pthread_cond_t *cv = A(0, pthread_cond_t *);
 		const struct timespec *at = A(2, const struct timespec *);
-		/* glibc keeps the condition's clock in bit 0 of __wrefs */
-		int mono = cv && (__atomic_load_n(&cv->__data.__wrefs, __ATOMIC_RELAXED) & 1);
+		/* glibc keeps the condition's clock in bit 1 of __wrefs
+		 * (bit 0 is process-shared): pthread_cond_common.c */
+		int mono = cv && (__atomic_load_n(&cv->__data.__wrefs, __ATOMIC_RELAXED) & 2);
 		int k = mono ? MS_TC_MONOTONIC : MS_TC_REALTIME;
 
 		if (at && ts_valid(at) && faked(k)) {

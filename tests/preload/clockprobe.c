@@ -2,8 +2,10 @@
 /*
  * Waits on a deadline the way a program does, and prints how long the
  * wait really took (CLOCK_MONOTONIC by the system call, which no preload
- * sees): clockprobe abstime|cond|sem|timerfd|timerfd-rel SECONDS.
- * The deadline is SECONDS after what clock_gettime(CLOCK_REALTIME) says.
+ * sees): clockprobe abstime|cond|cond-mono|cond-shared|sem|timerfd|timerfd-rel
+ * SECONDS.  The deadline is SECONDS after what clock_gettime(CLOCK_REALTIME)
+ * says (CLOCK_MONOTONIC for cond-mono, a condition variable on that clock;
+ * cond-shared is a process-shared one on CLOCK_REALTIME).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,11 +28,11 @@ static double mono(void)
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static struct timespec deadline(double secs)
+static struct timespec deadline(clockid_t c, double secs)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_REALTIME, &t);
+	clock_gettime(c, &t);
 	t.tv_sec += (time_t)secs;
 	t.tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
 	if (t.tv_nsec >= 1000000000) {
@@ -49,14 +51,23 @@ int main(int argc, char **argv)
 	if (argc != 3)
 		return 2;
 	secs = atof(argv[2]);
-	d = deadline(secs);
+	d = deadline(strcmp(argv[1], "cond-mono") == 0 ? CLOCK_MONOTONIC : CLOCK_REALTIME, secs);
 	start = mono();
 	if (strcmp(argv[1], "abstime") == 0) {
 		r = clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &d, NULL);
-	} else if (strcmp(argv[1], "cond") == 0) {
+	} else if (strncmp(argv[1], "cond", 4) == 0) {
 		pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-		pthread_cond_t c = PTHREAD_COND_INITIALIZER;
+		pthread_condattr_t a;
+		pthread_cond_t c;
 
+		pthread_condattr_init(&a);
+		if (strcmp(argv[1], "cond-mono") == 0)
+			pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+		else if (strcmp(argv[1], "cond-shared") == 0)
+			pthread_condattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+		else if (strcmp(argv[1], "cond") != 0)
+			return 2;
+		pthread_cond_init(&c, &a);
 		pthread_mutex_lock(&m);
 		r = pthread_cond_timedwait(&c, &m, &d);
 		r = r == ETIMEDOUT ? 0 : r ? r : -1;
