@@ -103,6 +103,25 @@ skip_t() {
 	echo "ok $tap_n - $1 # SKIP $2"
 }
 
+# pass and fails run the probe ($P) under mockrun ($M):
+# pass NAME STMTS ARGS...: the checks hold
+pass() {
+	local name=$1 stmts=$2
+	shift 2
+	t "$name"
+	run "$M" -e "$stmts" "$P" "$@"
+	want_rc 0; want_err_has "all checks passed"; done_t
+}
+
+# fails NAME STMTS WANT ARGS...: exit 123 and stderr has WANT
+fails() {
+	local name=$1 stmts=$2 wanted=$3
+	shift 3
+	t "$name"
+	run "$M" -e "$stmts" "$P" "$@"
+	want_rc 123; want_err_has "$wanted"; done_t
+}
+
 finish() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

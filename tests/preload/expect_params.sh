@@ -1,31 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Parameter expectations and call ordering, every verb in both directions:
-# a pass leaves the program's status, a failure gives 123 and a report
-# naming the statement, parameter, expected and actual values, call,
-# process and caller.
+# Parameter expectations, every verb in both directions: a pass leaves
+# the program's status, a failure gives 123 and a report naming the
+# statement, parameter, expected and actual values, call, process and
+# caller; unreadable and NULL strings; in= and from= on expectations.
 . "$(dirname "$0")/../lib.sh"
 
 M=$MOCKRUN
 P=$PROBE
-
-# pass NAME STMTS ARGS...: the checks hold
-pass() {
-	local name=$1 stmts=$2
-	shift 2
-	t "$name"
-	run "$M" -e "$stmts" "$P" "$@"
-	want_rc 0; want_err_has "all checks passed"; done_t
-}
-
-# fails NAME STMTS WANT ARGS...: exit 123 and stderr has WANT
-fails() {
-	local name=$1 stmts=$2 wanted=$3
-	shift 3
-	t "$name"
-	run "$M" -e "$stmts" "$P" "$@"
-	want_rc 123; want_err_has "$wanted"; done_t
-}
 
 pass "expect_value passes" 'expect_value(read, count, 4)' read /dev/zero 4
 fails "expect_value fails with expected and actual" 'expect_value(read, count, 3)' \
@@ -121,50 +103,6 @@ fails "a NULL string fails expect_not_string too: NULL is no string" \
 	'parameter pathname: expected anything but "/etc/hostname", got NULL' nullptr
 pass "expect_any takes a NULL string" 'expect_any(open, pathname)' nullptr
 
-# ---- call ordering ----
-
-pass "expect_function_call in order passes" \
-	'expect_function_call(getuid); expect_function_call(geteuid); expect_function_calls(getgid, 1)' order
-fails "a call out of order fails with both positions" \
-	'expect_function_call(geteuid); expect_function_call(getuid)' \
-	"getuid() call 1 in probe[" order
-t "the out-of-order report gives the actual and the expected position"
-run "$M" -e 'expect_function_call(geteuid); expect_function_call(getuid)' "$P" order
-want_rc 123
-want_err_has "called out of order: call #1 of the sequence should be geteuid() (-e#1:1), but getuid() came (call #1); the rest of the sequence is not checked"
-want_err_has "    expect_function_call(geteuid)"; done_t
-
-t "one call out of order is one failure, not a cascade that contradicts it"
-printf 'x\n' > "$T/in.txt"
-run "$M" -e 'expect_function_call(read, in="cat"); expect_function_call(open, in="cat")' cat "$T/in.txt"
-want_rc 123
-want_err_has "open() call 1 in cat["
-want_err_has "call #1 of the sequence should be read() (-e#1:1), but open() came (call #1)"
-want_err_lacks "more often than expected"; want_err_lacks "was expected to be called but was not"
-want_err_has "mockshim: FAILED: 1 check failed"; done_t
-fails "a missing call fails" 'expect_function_call(getuid); expect_function_calls(getpid, 2)' \
-	"getpid() was expected to be called but was not (0 of 2 called)" order
-fails "an extra call fails" 'expect_function_call(getuid)' \
-	"getuid() call 2 in probe[" getuid 2
-t "an extra call says so"
-run "$M" -e 'expect_function_call(getuid)' "$P" getuid 2
-want_rc 123
-want_err_has "called more often than expected: call #2 of the sequence comes after every expected call"; done_t
-pass "expect_function_calls(FN, N) takes N calls" 'expect_function_calls(getuid, 3)' getuid 3
-pass "ignore_function_calls: calls are allowed anywhere" \
-	'ignore_function_calls(getuid); expect_function_call(geteuid); expect_function_call(getgid)' order
-pass "ignore_function_calls alone is no leftover" 'ignore_function_calls(getpid)' getuid 1
-pass "expect_no_call passes when the function is not called" 'expect_no_call(unlink)' getuid 1
-fails "expect_no_call fails on a call" 'expect_no_call(getegid)' \
-	"getegid() call 1 in probe[" order
-t "expect_no_call names what forbade it"
-run "$M" -e 'expect_no_call(getegid)' "$P" order
-want_rc 123
-want_err_has "called, but expect_no_call forbids any call"
-want_err_has "    expect_no_call(getegid)"; done_t
-pass "call order applies to mocked calls too" \
-	'will_return(getuid, 7); expect_function_call(getuid); expect_function_call(geteuid)' order
-
 # ---- selectors on expectations ----
 
 pass "in= scopes an expectation: other programs' calls are not checked" \
@@ -178,42 +116,5 @@ fails "from= that matches the program checks it" 'expect_value(read, fd, 99, fro
 t "from=\"libc.so*\" fails only the mallocs libc makes (fopen), not the program's"
 run "$M" -q -e 'will_fail_count(malloc, ENOMEM, -2, from="libc.so*")' "$P" fgets /etc/hostname
 want_rc 1; want_out "fopen: NULL ENOMEM"; done_t
-
-# ---- handler modules: doubles ----
-
-t "a handler returns doubles with mock_double(); integers are converted"
-run "$M" -q -m "$SCALE_MOCK" -e 'expect_value_count(ms_test_scale, x, 4, 2); will_return(ms_test_scale, 2.5); will_return(ms_test_scale, 3)' sh -c "\"$SCALE\" 4; \"$SCALE\" 4"
-want_rc 0; want_out "2.5
-3"; done_t
-
-t "a module function with no statement runs the real one"
-run "$M" -q -m "$SCALE_MOCK" -e 'will_return_maybe(getuid, 0)' "$SCALE" 7
-want_rc 0; want_out "7"; done_t
-
-# ---- reports ----
-
-t "failures beyond the event log: N more failures not shown"
-run "$M" -e 'expect_value_count(clock_gettime, clockid, 99, -1)' "$P" clockloop 10000
-want_rc 123; want_err_has "more failures not shown"; want_err_has "FAILED: 10000 checks failed"; done_t
-
-t "--on-fail=abort raises SIGABRT at the first failed check, and the report has it"
-run "$M" --on-fail=abort -e 'expect_value(read, fd, 99)' "$P" read /dev/zero 1
-want_rc 134; want_err_has "was killed by SIGABRT"; want_err_has "parameter fd: expected 99, got 3"; done_t
-
-t "--on-fail with a bad mode: 125"
-run "$M" --on-fail=explode true
-want_rc 125; want_err_has "is not continue or abort"; done_t
-
-t "a failure in a program that then crashes is still reported"
-run "$M" -e "expect_value(getuid, 1)" true
-run "$M" -e 'expect_value(read, fd, 99, in="probe")' sh -c "\"$P\" read /dev/zero 1; kill -SEGV \$\$"
-want_rc 139; want_err_has "parameter fd: expected 99, got 3"; done_t
-
-t "--report tap carries the failure in a YAML block"
-run "$M" --report tap -o - -e 'expect_value(read, count, 3)' "$P" read /dev/zero 4
-want_rc 123; want_out_has "parameter count: expected 3, got 4"
-# the failed check fails its own statement's test, not the program's exit
-want_out_has "not ok 1 - -e#1:1: expect_value(read, count, 3) (1 of 1 checked, 1 failed check)"
-want_out_has "ok 2 - $P exited with status 0"; done_t
 
 finish

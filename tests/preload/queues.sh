@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Replies in turn: queues, counts, leftovers, the program's own status,
+# errno, delay= and -v.  The probe program (probe.c) under mockrun.
+# Needs MOCKRUN, PROBE, SHIM, LIBNOTHING, LIBLATE, PROBE_STATIC (meson sets them).
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+uid=$(id -u)
+
+t "queue order: values are consumed in order, then the real function runs"
+run "$M" -q -e 'will_return(getuid, 1); will_return(getuid, 2)' "$PROBE" getuid 3
+want_rc 0; want_out "1 2 $uid"; done_t
+
+t "will_return_count then will_return_always"
+run "$M" -q -e 'will_return_count(getuid, 5, 2)' -e 'will_return_always(getuid, 9)' "$PROBE" getuid 4
+want_rc 0; want_out "5 5 9 9"; done_t
+
+t "will_call_real takes its turn in the queue"
+run "$M" -q -e 'will_call_real(getuid); will_return(getuid, 7)' "$PROBE" getuid 3
+want_rc 0; want_out "$uid 7 $uid"; done_t
+
+t "a leftover value fails the run with 123 and names the function"
+run "$M" -e 'will_return_count(getuid, 5, 3)' "$PROBE" getuid 1
+want_rc 123; want_out "5"
+want_err_has "getuid() has remaining non-returned values (1 of 3 used)"
+want_err_has "note: remaining item was declared here: -e#1:1"; done_t
+
+t "an unused will_return_always is a leftover; will_return_maybe is not"
+run "$M" -e 'will_return_always(geteuid, 1)' "$PROBE" getuid 1
+want_rc 123; want_err_has "geteuid() has remaining non-returned values"; done_t
+
+t "an unused will_return_maybe passes"
+run "$M" -e 'will_return_maybe(geteuid, 1)' "$PROBE" getuid 1
+want_rc 0; want_err_has "all checks passed"; done_t
+
+t "--error-exitcode sets the status of a failed check"
+run "$M" -q --error-exitcode 7 -e 'will_return(getgid, 1)' "$PROBE" exit 0
+want_rc 7; done_t
+
+t "the program's own status passes through when the checks pass"
+run "$M" -q -e 'will_return_maybe(getgid, 1)' "$PROBE" exit 3
+want_rc 3; done_t
+
+t "errno is preserved on mocked and real paths"
+run "$M" -q -e 'will_return(getuid, 3); will_call_real(getpid); will_return_maybe(geteuid, 4)' "$PROBE" errno
+want_rc 0; want_out "errno preserved"; done_t
+
+t "delay= sleeps before replying"
+start=$(date +%s%N)
+run "$M" -q -e 'will_return(getuid, 1, delay=300ms)' "$PROBE" getuid 1
+elapsed=$((($(date +%s%N) - start) / 1000000))
+want_rc 0; want_out "1"
+[ "$elapsed" -ge 290 ] || problem "took ${elapsed}ms, expected at least 300ms"; done_t
+
+t "-v lists every consumed value with pid and thread"
+run "$M" -v -e 'will_return(getuid, 1)' "$PROBE" getuid 1
+want_rc 0; want_err_has "getuid() call 1 in probe["; want_err_has "returned 1"; done_t
+
+t "-v lists each of a rule's turns; without -v, the report still names the consumer"
+run "$M" -v -e 'will_return_always(getuid, 7)' "$PROBE" getuid 3
+want_rc 0; want_err_has "getuid() call 3 in probe["
+[ "$(printf '%s\n' "$err" | grep -c 'getuid() call [0-9] in probe\[')" -eq 3 ] ||
+	problem "expected 3 listed turns: $err"
+run "$M" -e 'will_return_always(getuid, 7)' "$PROBE" getuid 3
+want_rc 0; want_err_has "by probe["; want_err_lacks "call 1 in"; done_t
+
+t "a program killed by a signal gives 128+N, and the report still lists checks"
+run "$M" -e 'will_return(getgid, 1)' "$PROBE" signal 11
+want_rc 139; want_err_has "was killed by SIGSEGV"; want_err_has "getgid() has remaining"; done_t
+
+finish
