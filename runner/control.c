@@ -165,6 +165,27 @@ void ms_channel_commit_live(struct ms_chan_hdr *h)
  * last writer goes, mockrun has finished or died (SIGKILL included), and
  * it removes the socket, if it is still ours, and the directory.
  */
+/* Whether a socket at path is a stale one (nobody listens). */
+static int stale(const struct sockaddr_un *a)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
+
+	if (fd < 0)
+		return 0;
+	r = connect(fd, (const struct sockaddr *)a, sizeof(*a)) != 0 && errno == ECONNREFUSED;
+	close(fd);
+	return r;
+}
+
+/*
+ * The janitor: a process of its own (setsid, every signal blocked) that
+ * removes the socket and the private directory when mockrun's end of its
+ * pipe closes, however mockrun ends, SIGKILL included.  It starts before
+ * the socket is bound, so no moment leaves one behind: mockrun sends the
+ * socket's inode once it is bound, and the janitor removes what has that
+ * inode; if mockrun died before sending it, a socket at the path that
+ * nobody listens on is one it was making.
+ */
 static int start_janitor(struct ms_control *c)
 {
 	int p[2];
@@ -181,9 +202,12 @@ static int start_janitor(struct ms_control *c)
 		return -e;
 	}
 	if (pid == 0) {
+		struct sockaddr_un a = { .sun_family = AF_UNIX };
 		sigset_t all;
 		struct stat st;
-		char b;
+		uint64_t ino = 0;
+		size_t got = 0;
+		ssize_t n;
 
 		if (fork() != 0)
 			_exit(0);
@@ -195,9 +219,15 @@ static int start_janitor(struct ms_control *c)
 		if (p[0] > 0)
 			close_range(0, (unsigned)p[0] - 1, 0);
 		close_range((unsigned)p[0] + 1, ~0u, 0);
-		while (read(p[0], &b, 1) != 0 && (errno == EINTR || errno == EAGAIN))
-			;
-		if (lstat(c->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_ino == c->ino)
+		/* the inode (8 bytes), then EOF; nothing else comes */
+		while ((n = read(p[0], (char *)&ino + got, got < sizeof(ino) ? sizeof(ino) - got : 1)) != 0)
+			if (n > 0 && got < sizeof(ino))
+				got += (size_t)n;
+			else if (n < 0 && errno != EINTR && errno != EAGAIN)
+				break;
+		memcpy(a.sun_path, c->path, sizeof(c->path));
+		if (lstat(c->path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+		    (got == sizeof(ino) ? st.st_ino == ino : stale(&a)))
 			unlink(c->path);
 		if (c->dir)
 			rmdir(c->dir);
@@ -208,18 +238,6 @@ static int start_janitor(struct ms_control *c)
 		;
 	c->janitor = p[1];
 	return 0;
-}
-
-/* Whether a socket at path is a stale one (nobody listens). */
-static int stale(const struct sockaddr_un *a)
-{
-	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r;
-
-	if (fd < 0)
-		return 0;
-	r = connect(fd, (const struct sockaddr *)a, sizeof(*a)) != 0 && errno == ECONNREFUSED;
-	close(fd);
-	return r;
 }
 
 struct ms_control *ms_control_open(const char *path, char *err, size_t cap)
@@ -260,6 +278,11 @@ struct ms_control *ms_control_open(const char *path, char *err, size_t cap)
 		goto fail;
 	}
 	memcpy(a.sun_path, c->path, sizeof(c->path));
+	if ((r = start_janitor(c)) < 0) {
+		snprintf(err, cap, "--control: cannot start the process that removes the socket: %s\n",
+			 strerror(-r));
+		goto fail;
+	}
 	if (lstat(c->path, &st) == 0) {
 		/* a socket left by a mockrun that died: nobody listens */
 		if (!S_ISSOCK(st.st_mode)) {
@@ -291,13 +314,24 @@ struct ms_control *ms_control_open(const char *path, char *err, size_t cap)
 		goto fail;
 	}
 	c->ino = st.st_ino;
-	if (listen(c->lfd, 16) != 0 || (r = start_janitor(c)) < 0) {
+	{
+		uint64_t ino = (uint64_t)st.st_ino;
+
+		if (write(c->janitor, &ino, sizeof(ino)) != (ssize_t)sizeof(ino)) {
+			snprintf(err, cap, "--control %s: %s\n", c->path, strerror(errno));
+			unlink(c->path);
+			goto fail;
+		}
+	}
+	if (listen(c->lfd, 16) != 0) {
 		snprintf(err, cap, "--control %s: %s\n", c->path, strerror(errno));
 		unlink(c->path);
 		goto fail;
 	}
 	return c;
 fail:
+	if (c->janitor >= 0)
+		close(c->janitor);
 	if (c->lfd >= 0)
 		close(c->lfd);
 	if (c->dir)
