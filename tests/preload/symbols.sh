@@ -34,9 +34,9 @@ t "no object of the shim calls a catalog function, but those exempted here"
 #  standalone.c  parses MOCKSHIM= and prints the report at exit, only
 #                while the re-entry guard is held (set-up and exit),
 #                where every call goes straight to the real function;
-#  report.c, report_html.c, audit.c  the report library, which the
+#  report*.c, audit.c  the report library, which the
 #                shim runs only from standalone.c, under the same guard.
-exempt=" standalone.c.o report.c.o report_html.c.o audit.c.o "
+exempt=" standalone.c.o report.c.o report_msg.c.o report_text.c.o report_data.c.o report_html.c.o audit.c.o "
 seen=" "
 for o in "$SHIM_OBJDIR"/*.o "$TRAMP_OBJDIR"/*.o "$COMMON_OBJDIR"/*.o "$REPORT_OBJDIR"/*.o; do
 	[ -e "$o" ] || { problem "no object file $o (the build's layout changed?)"; continue; }
