@@ -145,449 +145,606 @@ static void out_error(const struct ms_outfile *o, int err)
 	fprintf(stderr, "mockrun: %s %s: %s\n", o->opt, o->path, strerror(err));
 }
 
+static const struct option opts[] = {
+	{ "eval", required_argument, NULL, 'e' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "report", required_argument, NULL, OPT_REPORT },
+	{ "output", required_argument, NULL, 'o' },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "list", no_argument, NULL, OPT_LIST },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "module", required_argument, NULL, 'm' },
+	{ "trace", optional_argument, NULL, OPT_TRACE },
+	{ "trace-file", required_argument, NULL, OPT_TRACE_FILE },
+	{ "record", required_argument, NULL, OPT_RECORD },
+	{ "record-fns", required_argument, NULL, OPT_RECORD_FNS },
+	{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "test", optional_argument, NULL, 't' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
+	{ "tap-version", required_argument, NULL, OPT_TAP_VERSION },
+	{ "shard", required_argument, NULL, OPT_SHARD },
+	{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
+	{ "control", optional_argument, NULL, OPT_CONTROL },
+	{ NULL, 0, NULL, 0 },
+};
+/* program mode: the first word that is not an option is the program ("+",
+ * as env and timeout); -t mode: every non-option word is a test file ("-"
+ * returns them in order, as operands) */
+static const char program_opts[] = "+e:f:o:qvhm:t::j:", test_opts[] = "-e:f:o:qvhm:t::j:";
+
+/* What the command line asked for. */
+struct cli {
+	const char *output, *report_name;
+	int format, verbosity, report_given, testing;
+	long error_exitcode, tap_version;
+	double timeout;
+	char **tests;			/* test files, in -t mode */
+	int ntests;
+	struct {
+		int eval;
+		const char *arg;
+	} *srcs;			/* -e and -f in order, added once every -m is loaded */
+	int nsrcs, neval;
+	char **mods;
+	int nmods;
+	int trace, check, chrome, control;
+	const char *control_at, *trace_fns, *trace_file, *record, *record_fns;
+	struct testfile_opts topts;
+};
+
+/* How an option ends the command: it goes on, fails (125), or has done
+ * what was asked (--help, --version, --list: 0). */
+enum { GO_ON, FAILED, DONE };
+
 /* -t (or --list-tests) anywhere before "--": test-file mode, in which
  * options and files may be interleaved.  A first pass that only looks. */
-static int test_mode(int argc, char **argv, const char *optstring, const struct option *opts)
+static int test_mode(int argc, char **argv)
 {
 	int c, found = 0, saved = opterr;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, optstring, opts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, program_opts, opts, NULL)) != -1)
 		found |= c == 't' || c == OPT_LIST_TESTS;
 	opterr = saved;
 	optind = 0; /* glibc: start again, from scratch */
 	return found;
 }
 
-int main(int argc, char **argv)
+static int push_test(struct cli *c, char *path)
 {
-	static const struct option opts[] = {
-		{ "eval", required_argument, NULL, 'e' },
-		{ "file", required_argument, NULL, 'f' },
-		{ "report", required_argument, NULL, OPT_REPORT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-		{ "error-exitcode", required_argument, NULL, OPT_ERROR_EXITCODE },
-		{ "seed", required_argument, NULL, OPT_SEED },
-		{ "list", no_argument, NULL, OPT_LIST },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, OPT_VERSION },
-		{ "module", required_argument, NULL, 'm' },
-		{ "trace", optional_argument, NULL, OPT_TRACE },
-		{ "trace-file", required_argument, NULL, OPT_TRACE_FILE },
-		{ "record", required_argument, NULL, OPT_RECORD },
-		{ "record-fns", required_argument, NULL, OPT_RECORD_FNS },
-		{ "on-fail", required_argument, NULL, OPT_ON_FAIL },
-		{ "check", no_argument, NULL, OPT_CHECK },
-		{ "test", optional_argument, NULL, 't' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "list-tests", no_argument, NULL, OPT_LIST_TESTS },
-		{ "tap-version", required_argument, NULL, OPT_TAP_VERSION },
-		{ "shard", required_argument, NULL, OPT_SHARD },
-		{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
-		{ "control", optional_argument, NULL, OPT_CONTROL },
-		{ NULL, 0, NULL, 0 },
+	char **t = realloc(c->tests, (size_t)(c->ntests + 1) * sizeof(*t));
+
+	if (!t)
+		return FAILED;
+	c->tests = t;
+	c->tests[c->ntests++] = path;
+	return GO_ON;
+}
+
+static int report_option(struct cli *c, const char *arg)
+{
+	static const struct {
+		const char *name;
+		int format;
+	} formats[] = {
+		{ "text", MOCKSHIM_REPORT_TEXT }, { "tap", MOCKSHIM_REPORT_TAP },
+		{ "json", MOCKSHIM_REPORT_JSON }, { "junit", MOCKSHIM_REPORT_JUNIT },
+		{ "html", MOCKSHIM_REPORT_HTML },
 	};
-	/* program mode: the first word that is not an option is the program
-	 * ("+", as env and timeout); -t mode: every non-option word is a test
-	 * file ("-" returns them in order, as operands) */
-	static const char program_opts[] = "+e:f:o:qvhm:t::j:", test_opts[] = "-e:f:o:qvhm:t::j:";
-	struct mockshim_session *s = mockshim_session_create();
-	struct mockshim_result res;
-	const char *output = NULL, *report_name = NULL;
-	int format = MOCKSHIM_REPORT_TEXT, verbosity = MOCKSHIM_NORMAL, neval = 0, c, r, rc;
-	long error_exitcode = 123, tap_version = 13;
-	char **tests = NULL;
-	int ntests = 0, report_given = 0, testing;
-	double timeout = 0;
-	struct testfile_opts topts = { .jobs = 0 };
-	struct {
-		int eval;
-		const char *arg;
-	} *srcs = NULL;
-	int nsrcs = 0, nmods = 0, trace = 0, check = 0, chrome = 0, control = 0;
-	const char *control_at = NULL;
-	char *trace_raw = NULL;	/* --trace-format chrome: the shims' timed lines */
-	const char *trace_fns = NULL, *trace_file = NULL, *record = NULL, *record_fns = NULL;
-	struct ms_outfile out_o = { .fd = -1 }, record_o = { .fd = -1 }, trace_o = { .fd = -1 };
-	struct membuf mb = { NULL, 0, NULL };
-	char **mods = NULL;
 
-	if (!s) {
-		fprintf(stderr, "mockrun: out of memory\n");
-		return EXIT_MOCKRUN;
-	}
-	/* mockrun ctl ...; a program named ctl runs as mockrun -- ctl */
-	if (argc >= 2 && strcmp(argv[1], "ctl") == 0) {
-		mockshim_session_destroy(s);
-		return ms_ctl_main(argc - 2, argv + 2);
-	}
-	testing = test_mode(argc, argv, program_opts, opts);
-	while ((c = getopt_long(argc, argv, testing ? test_opts : program_opts, opts, NULL)) != -1) {
-		long v;
-
-		switch (c) {
-		case 1: /* a test file, in -t mode */
-			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
-			if (!tests)
-				goto fail;
-			tests[ntests++] = optarg;
-			break;
-		case 'e':
-		case 'f':
-			/* parsed after every -m is loaded: statements may name
-			 * the functions of any module */
-			srcs = realloc(srcs, (size_t)(nsrcs + 1) * sizeof(*srcs));
-			if (!srcs)
-				goto fail;
-			srcs[nsrcs].eval = c == 'e';
-			srcs[nsrcs++].arg = optarg;
-			neval += c == 'e';
-			break;
-		case 'm':
-			if (mockshim_session_add_module(s, optarg) < 0) {
-				fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
-				goto fail;
-			}
-			mods = realloc(mods, (size_t)(nmods + 1) * sizeof(*mods));
-			if (!mods)
-				goto fail;
-			mods[nmods++] = optarg;
-			break;
-		case OPT_REPORT:
-			report_given = 1;
-			report_name = optarg;
-			if (strcmp(optarg, "text") == 0) {
-				format = MOCKSHIM_REPORT_TEXT;
-			} else if (strcmp(optarg, "tap") == 0) {
-				format = MOCKSHIM_REPORT_TAP;
-			} else if (strcmp(optarg, "json") == 0) {
-				format = MOCKSHIM_REPORT_JSON;
-			} else if (strcmp(optarg, "junit") == 0) {
-				format = MOCKSHIM_REPORT_JUNIT;
-			} else if (strcmp(optarg, "html") == 0) {
-				format = MOCKSHIM_REPORT_HTML;
-			} else {
-				fprintf(stderr,
-					"mockrun: --report: unknown format '%s' (text, tap, junit, json, html)\n",
-					optarg);
-				goto fail;
-			}
-			break;
-		case OPT_TAP_VERSION:
-			if (parse_int(optarg, 13, 14, &tap_version) < 0) {
-				fprintf(stderr, "mockrun: --tap-version: '%s' is not 13 or 14\n", optarg);
-				goto fail;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_TIMEOUT: {
-			char *end;
-			double t;
-
-			errno = 0;
-			t = strtod(optarg, &end);
-			timeout = t;
-			if (errno || end == optarg || *end || mockshim_session_set_timeout(s, t) < 0 || t <= 0) {
-				fprintf(stderr, "mockrun: --timeout: '%s' is not a positive number of seconds\n",
-					optarg);
-				goto fail;
-			}
-			break;
-		}
-		case OPT_SEED: {
-			char *end;
-			unsigned long long seed;
-
-			errno = 0;
-			seed = strtoull(optarg, &end, 0);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
-				fprintf(stderr, "mockrun: --seed: '%s' is not a number in 0..2^64-1\n",
-					optarg);
-				goto fail;
-			}
-			mockshim_session_set_seed(s, (uint64_t)seed);
-			break;
-		}
-		case OPT_ERROR_EXITCODE:
-			if (parse_int(optarg, 0, 255, &v) < 0) {
-				fprintf(stderr, "mockrun: --error-exitcode: '%s' is not in 0..255\n", optarg);
-				goto fail;
-			}
-			error_exitcode = v;
-			break;
-		case OPT_LIST: {
-			const char *fn = optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
-
-			if (mockshim_catalog_list(stdout, fn) < 0) {
-				fprintf(stderr, "mockrun: --list: '%s' is not in the catalog\n", fn);
-				goto fail;
-			}
-			mockshim_session_destroy(s);
-			return 0;
-		}
-		case OPT_ON_FAIL:
-			if (strcmp(optarg, "continue") == 0) {
-				mockshim_session_set_abort_on_fail(s, 0);
-			} else if (strcmp(optarg, "abort") == 0) {
-				mockshim_session_set_abort_on_fail(s, 1);
-			} else {
-				fprintf(stderr, "mockrun: --on-fail: '%s' is not continue or abort\n", optarg);
-				goto fail;
-			}
-			break;
-		case 'q':
-			verbosity = MOCKSHIM_QUIET;
-			break;
-		case 'v':
-			verbosity = MOCKSHIM_VERBOSE;
-			break;
-		case 'h':
-			usage(stdout);
-			mockshim_session_destroy(s);
-			return 0;
-		case OPT_VERSION:
-			printf("mockrun (mockshim) %s\n", MS_VERSION);
-			mockshim_session_destroy(s);
-			return 0;
-		case 't':
-			/* a mode switch; -tFILE and --test=FILE name a file too */
-			if (optarg) {
-				tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
-				if (!tests)
-					goto fail;
-				tests[ntests++] = optarg;
-			}
-			break;
-		case 'j':
-			if (parse_int(optarg, 1, 1024, &v) < 0) {
-				fprintf(stderr, "mockrun: -j: '%s' is not in 1..1024\n", optarg);
-				goto fail;
-			}
-			topts.jobs = (int)v;
-			break;
-		case OPT_FILTER:
-			topts.filter = optarg;
-			break;
-		case OPT_TRACE:
-			trace = 1;
-			trace_fns = optarg;
-			break;
-		case OPT_TRACE_FILE:
-			trace_file = optarg;
-			break;
-		case OPT_TRACE_FORMAT:
-			if (strcmp(optarg, "chrome") == 0) {
-				chrome = 1;
-			} else if (strcmp(optarg, "text") == 0) {
-				chrome = 0;
-			} else {
-				fprintf(stderr, "mockrun: --trace-format: '%s' is not text or chrome\n", optarg);
-				goto fail;
-			}
-			break;
-		case OPT_CHECK:
-			check = 1;
-			break;
-		case OPT_CONTROL:
-			/* --control=SOCKET, --control SOCKET, or none when an
-			 * option (or --) comes next */
-			control = 1;
-			control_at = optarg ? optarg
-				     : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
-			if (control_at && !*control_at) {
-				fprintf(stderr, "mockrun: --control: an empty path\n");
-				goto fail;
-			}
-			break;
-		case OPT_LIST_TESTS:
-			topts.list = 1;
-			break;
-		case OPT_RECORD:
-			record = optarg;
-			break;
-		case OPT_RECORD_FNS:
-			record_fns = optarg;
-			break;
-		case OPT_SHARD: {
-			int k, n, used = 0;
-
-			if (sscanf(optarg, "%d/%d%n", &k, &n, &used) != 2 || optarg[used] || n < 1 ||
-			    n > 100000 || k < 1 || k > n) {
-				fprintf(stderr, "mockrun: --shard: '%s' is not K/N with 1 <= K <= N\n", optarg);
-				goto fail;
-			}
-			topts.shard_k = k;
-			topts.shard_n = n;
-			break;
-		}
-		default:
-			/* getopt said which option; the whole help would bury it */
-			fprintf(stderr, "mockrun: see mockrun --help\n");
-			goto fail;
+	c->report_given = 1;
+	c->report_name = arg;
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (strcmp(arg, formats[i].name) == 0) {
+			c->format = formats[i].format;
+			return GO_ON;
 		}
 	}
-	if (record_fns && !record) {
+	fprintf(stderr, "mockrun: --report: unknown format '%s' (text, tap, junit, json, html)\n", arg);
+	return FAILED;
+}
+
+/* The options that set a number. */
+static int number_option(struct mockshim_session *s, struct cli *c, int opt, const char *arg)
+{
+	char *end;
+	long v;
+
+	switch (opt) {
+	case OPT_TAP_VERSION:
+		if (parse_int(arg, 13, 14, &c->tap_version) == 0)
+			return GO_ON;
+		fprintf(stderr, "mockrun: --tap-version: '%s' is not 13 or 14\n", arg);
+		return FAILED;
+	case OPT_TIMEOUT:
+		errno = 0;
+		c->timeout = strtod(arg, &end);
+		if (!errno && end != arg && !*end && c->timeout > 0 &&
+		    mockshim_session_set_timeout(s, c->timeout) == 0)
+			return GO_ON;
+		fprintf(stderr, "mockrun: --timeout: '%s' is not a positive number of seconds\n", arg);
+		return FAILED;
+	case OPT_SEED: {
+		unsigned long long seed;
+
+		errno = 0;
+		seed = strtoull(arg, &end, 0);
+		if (errno || end == arg || *end || arg[0] == '-') {
+			fprintf(stderr, "mockrun: --seed: '%s' is not a number in 0..2^64-1\n", arg);
+			return FAILED;
+		}
+		mockshim_session_set_seed(s, (uint64_t)seed);
+		return GO_ON;
+	}
+	case OPT_ERROR_EXITCODE:
+		if (parse_int(arg, 0, 255, &c->error_exitcode) == 0)
+			return GO_ON;
+		fprintf(stderr, "mockrun: --error-exitcode: '%s' is not in 0..255\n", arg);
+		return FAILED;
+	case 'j':
+		if (parse_int(arg, 1, 1024, &v) == 0) {
+			c->topts.jobs = (int)v;
+			return GO_ON;
+		}
+		fprintf(stderr, "mockrun: -j: '%s' is not in 1..1024\n", arg);
+		return FAILED;
+	default: { /* OPT_SHARD */
+		int k, n, used = 0;
+
+		if (sscanf(arg, "%d/%d%n", &k, &n, &used) != 2 || arg[used] || n < 1 || n > 100000 ||
+		    k < 1 || k > n) {
+			fprintf(stderr, "mockrun: --shard: '%s' is not K/N with 1 <= K <= N\n", arg);
+			return FAILED;
+		}
+		c->topts.shard_k = k;
+		c->topts.shard_n = n;
+		return GO_ON;
+	}
+	}
+}
+
+/* The options that name a mode, a file or a function. */
+static int word_option(struct mockshim_session *s, struct cli *c, int opt, char *arg, int argc,
+		       char **argv)
+{
+	switch (opt) {
+	case 'm': {
+		char **m;
+
+		if (mockshim_session_add_module(s, arg) < 0) {
+			fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
+			return FAILED;
+		}
+		m = realloc(c->mods, (size_t)(c->nmods + 1) * sizeof(*m));
+		if (!m)
+			return FAILED;
+		c->mods = m;
+		c->mods[c->nmods++] = arg;
+		return GO_ON;
+	}
+	case OPT_LIST: {
+		const char *fn = optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
+
+		if (mockshim_catalog_list(stdout, fn) < 0) {
+			fprintf(stderr, "mockrun: --list: '%s' is not in the catalog\n", fn);
+			return FAILED;
+		}
+		return DONE;
+	}
+	case OPT_ON_FAIL:
+		if (strcmp(arg, "continue") == 0 || strcmp(arg, "abort") == 0) {
+			mockshim_session_set_abort_on_fail(s, arg[0] == 'a');
+			return GO_ON;
+		}
+		fprintf(stderr, "mockrun: --on-fail: '%s' is not continue or abort\n", arg);
+		return FAILED;
+	case OPT_TRACE_FORMAT:
+		if (strcmp(arg, "chrome") == 0 || strcmp(arg, "text") == 0) {
+			c->chrome = arg[0] == 'c';
+			return GO_ON;
+		}
+		fprintf(stderr, "mockrun: --trace-format: '%s' is not text or chrome\n", arg);
+		return FAILED;
+	default: /* OPT_CONTROL */
+		/* --control=SOCKET, --control SOCKET, or none when an option
+		 * (or --) comes next */
+		c->control = 1;
+		c->control_at = arg ? arg : optind < argc && argv[optind][0] != '-' ? argv[optind++] : NULL;
+		if (c->control_at && !*c->control_at) {
+			fprintf(stderr, "mockrun: --control: an empty path\n");
+			return FAILED;
+		}
+		return GO_ON;
+	}
+}
+
+/* One option of getopt's; what it asks is in c (or s) afterwards. */
+static int one_option(struct mockshim_session *s, struct cli *c, int opt, int argc, char **argv)
+{
+	switch (opt) {
+	case 1: /* a test file, in -t mode */
+		return push_test(c, optarg);
+	case 't':
+		/* a mode switch; -tFILE and --test=FILE name a file too */
+		return optarg ? push_test(c, optarg) : GO_ON;
+	case 'e':
+	case 'f': {
+		/* parsed after every -m is loaded: statements may name the
+		 * functions of any module */
+		void *n = realloc(c->srcs, (size_t)(c->nsrcs + 1) * sizeof(*c->srcs));
+
+		if (!n)
+			return FAILED;
+		c->srcs = n;
+		c->srcs[c->nsrcs].eval = opt == 'e';
+		c->srcs[c->nsrcs++].arg = optarg;
+		c->neval += opt == 'e';
+		return GO_ON;
+	}
+	case OPT_REPORT:
+		return report_option(c, optarg);
+	case OPT_TAP_VERSION:
+	case OPT_TIMEOUT:
+	case OPT_SEED:
+	case OPT_ERROR_EXITCODE:
+	case 'j':
+	case OPT_SHARD:
+		return number_option(s, c, opt, optarg);
+	case 'm':
+	case OPT_LIST:
+	case OPT_ON_FAIL:
+	case OPT_TRACE_FORMAT:
+	case OPT_CONTROL:
+		return word_option(s, c, opt, optarg, argc, argv);
+	case 'o':
+		c->output = optarg;
+		return GO_ON;
+	case 'q':
+	case 'v':
+		c->verbosity = opt == 'q' ? MOCKSHIM_QUIET : MOCKSHIM_VERBOSE;
+		return GO_ON;
+	case 'h':
+		usage(stdout);
+		return DONE;
+	case OPT_VERSION:
+		printf("mockrun (mockshim) %s\n", MS_VERSION);
+		return DONE;
+	case OPT_FILTER:
+		c->topts.filter = optarg;
+		return GO_ON;
+	case OPT_TRACE:
+		c->trace = 1;
+		c->trace_fns = optarg;
+		return GO_ON;
+	case OPT_TRACE_FILE:
+		c->trace_file = optarg;
+		return GO_ON;
+	case OPT_CHECK:
+		c->check = 1;
+		return GO_ON;
+	case OPT_LIST_TESTS:
+		c->topts.list = 1;
+		return GO_ON;
+	case OPT_RECORD:
+		c->record = optarg;
+		return GO_ON;
+	case OPT_RECORD_FNS:
+		c->record_fns = optarg;
+		return GO_ON;
+	default:
+		/* getopt said which option; the whole help would bury it */
+		fprintf(stderr, "mockrun: see mockrun --help\n");
+		return FAILED;
+	}
+}
+
+/* The options, then what they need of each other, then the statements
+ * of -e and -f in order. */
+static int read_command_line(struct mockshim_session *s, struct cli *c, int argc, char **argv)
+{
+	int opt, r;
+
+	c->testing = test_mode(argc, argv);
+	while ((opt = getopt_long(argc, argv, c->testing ? test_opts : program_opts, opts, NULL)) != -1)
+		if ((r = one_option(s, c, opt, argc, argv)) != GO_ON)
+			return r;
+	if (c->record_fns && !c->record) {
 		fprintf(stderr, "mockrun: --record-fns goes with --record FILE\n");
-		goto fail;
+		return FAILED;
 	}
-	if (record && mockshim_session_set_record(s, record_fns) < 0) {
+	if (c->record && mockshim_session_set_record(s, c->record_fns) < 0) {
 		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
-		goto fail;
+		return FAILED;
 	}
-	if (chrome && (!trace_file || ntests || topts.list)) {
+	if (c->chrome && (!c->trace_file || c->ntests || c->topts.list)) {
 		fprintf(stderr, "mockrun: --trace-format chrome needs --trace-file FILE and one program\n");
-		goto fail;
+		return FAILED;
 	}
-	for (int i = 0, e = 0; i < nsrcs; i++) {
+	for (int i = 0, e = 0; i < c->nsrcs; i++) {
 		char name[32];
 
-		if (srcs[i].eval) {
+		if (c->srcs[i].eval) {
 			snprintf(name, sizeof(name), "-e#%d", ++e);
-			if (mockshim_session_add(s, name, srcs[i].arg, (size_t)-1) < 0)
-				goto spec_error;
-		} else if (mockshim_session_add_file(s, srcs[i].arg) < 0) {
-			goto spec_error;
+			r = mockshim_session_add(s, name, c->srcs[i].arg, (size_t)-1);
+		} else {
+			r = mockshim_session_add_file(s, c->srcs[i].arg);
+		}
+		if (r < 0) {
+			fputs(mockshim_session_error(s), stderr);
+			return FAILED;
 		}
 	}
 	/* the functions are checked now (declared ones are known once the
-	 * statements are in), the file is opened below */
-	if ((trace || trace_file) && mockshim_session_set_trace(s, trace_fns, NULL) < 0) {
+	 * statements are in), the file is opened with the others */
+	if ((c->trace || c->trace_file) && mockshim_session_set_trace(s, c->trace_fns, NULL) < 0) {
 		fputs("mockrun: ", stderr);
 		fputs(mockshim_session_error(s), stderr);
-		goto fail;
+		return FAILED;
 	}
-	if (testing) {
-		/* -t FILE...: whatever came after "--" are files too */
-		for (int i = optind; i < argc; i++) {
-			tests = realloc(tests, (size_t)(ntests + 1) * sizeof(*tests));
-			if (!tests)
-				goto fail;
-			tests[ntests++] = argv[i];
-		}
-		if (!ntests) {
-			fprintf(stderr, "mockrun: %s needs test files (-t FILE...)\n",
-				topts.list ? "--list-tests" : "-t");
-			goto fail;
-		}
-		if (neval) {
-			fprintf(stderr, "mockrun: -e goes in the test files with -t\n");
-			goto fail;
-		}
-		if (record) {
-			fprintf(stderr, "mockrun: --record runs one program, not test files (-t)\n");
-			goto fail;
-		}
-		if (trace || trace_file) {
-			fprintf(stderr, "mockrun: --trace runs one program, not test files (-t)\n");
-			goto fail;
-		}
-		if (control) {
-			fprintf(stderr, "mockrun: --control runs one program, not test files (-t)\n");
-			goto fail;
-		}
-		if (format == MOCKSHIM_REPORT_HTML) {
-			fprintf(stderr, "mockrun: --report html reports one program, not test files (-t)\n");
-			goto fail;
-		}
-		topts.format = format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
-			       : format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
-			       : format == MOCKSHIM_REPORT_TEXT && report_given ? TESTFILE_TEXT
-										: TESTFILE_TAP;
-		topts.tap_version = (int)tap_version;
-		topts.color = topts.format == TESTFILE_TEXT && (!output || strcmp(output, "-") == 0) &&
-			      isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
-		if (output && !topts.list && (r = ms_out_open(&out_o, "-o", output)) < 0) {
-			out_error(&out_o, -r);
-			goto fail;
-		}
-		topts.output = out_o.fd >= 0 ? &out_o : NULL;
-		topts.timeout = timeout;
-		if (!topts.jobs)
-			topts.jobs = ms_default_jobs();
-		topts.modules = mods;
-		topts.nmodules = nmods;
-		mockshim_session_destroy(s);
-		rc = ms_run_test_files(tests, ntests, &topts);
-		if (topts.output && ms_out_close(&out_o, rc != 125) < 0 && rc != 125) {
-			out_error(&out_o, out_o.error);
-			rc = EXIT_MOCKRUN;
-		}
-		free(tests);
-		free(srcs);
-		free(mods);
-		return rc;
+	return GO_ON;
+}
+
+/* -t FILE...: the test files, -j at a time; the exit status. */
+static int run_test_files(struct cli *c, int argc, char **argv)
+{
+	struct ms_outfile out_o = { .fd = -1 };
+	const char *no = c->neval ? "-e goes in the test files with -t"
+			 : c->record ? "--record runs one program, not test files (-t)"
+			 : c->trace || c->trace_file ? "--trace runs one program, not test files (-t)"
+			 : c->control ? "--control runs one program, not test files (-t)"
+			 : c->format == MOCKSHIM_REPORT_HTML
+				 ? "--report html reports one program, not test files (-t)"
+				 : NULL;
+	int r, rc;
+
+	/* whatever came after "--" are files too */
+	for (int i = optind; i < argc; i++)
+		if (push_test(c, argv[i]) != GO_ON)
+			return EXIT_MOCKRUN;
+	if (!c->ntests) {
+		fprintf(stderr, "mockrun: %s needs test files (-t FILE...)\n",
+			c->topts.list ? "--list-tests" : "-t");
+		return EXIT_MOCKRUN;
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "mockrun: no program given (see mockrun --help)\n");
-		goto fail;
+	if (no) {
+		fprintf(stderr, "mockrun: %s\n", no);
+		return EXIT_MOCKRUN;
 	}
-	if (control && mockshim_session_set_control(s, 1, control_at) < 0)
-		goto fail;
-	if (format != MOCKSHIM_REPORT_TEXT && !output) {
+	c->topts.format = c->format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
+			  : c->format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
+			  : c->format == MOCKSHIM_REPORT_TEXT && c->report_given ? TESTFILE_TEXT
+										   : TESTFILE_TAP;
+	c->topts.tap_version = (int)c->tap_version;
+	c->topts.color = c->topts.format == TESTFILE_TEXT && (!c->output || strcmp(c->output, "-") == 0) &&
+			 isatty(STDOUT_FILENO) && !getenv("NO_COLOR");
+	if (c->output && !c->topts.list && (r = ms_out_open(&out_o, "-o", c->output)) < 0) {
+		out_error(&out_o, -r);
+		return EXIT_MOCKRUN;
+	}
+	c->topts.output = out_o.fd >= 0 ? &out_o : NULL;
+	c->topts.timeout = c->timeout;
+	if (!c->topts.jobs)
+		c->topts.jobs = ms_default_jobs();
+	c->topts.modules = c->mods;
+	c->topts.nmodules = c->nmods;
+	rc = ms_run_test_files(c->tests, c->ntests, &c->topts);
+	if (c->topts.output && ms_out_close(&out_o, rc != 125) < 0 && rc != 125) {
+		out_error(&out_o, out_o.error);
+		rc = EXIT_MOCKRUN;
+	}
+	return rc;
+}
+
+/* The files of a run, each opened before it and written after it. */
+struct outputs {
+	struct ms_outfile out, record, trace;
+	char *trace_raw;	/* --trace-format chrome: the shims' timed lines */
+};
+
+/* What the options of one program need of each other. */
+static int check_program_options(const struct cli *c)
+{
+	if (c->format != MOCKSHIM_REPORT_TEXT && !c->output) {
 		/* a machine reads it: the program's own stdout must not mix in */
 		fprintf(stderr,
 			"mockrun: --report %s needs -o FILE (or -o - for stdout): the program's "
 			"output would mix with it\n",
-			report_name);
-		goto fail;
+			c->report_name);
+		return FAILED;
 	}
-	if (record && ((output && ms_out_same(record, output)) ||
-		       (trace_file && ms_out_same(record, trace_file)))) {
-		fprintf(stderr, "mockrun: --record %s: the same file as %s\n", record,
-			output && ms_out_same(record, output) ? "-o" : "--trace-file");
-		goto fail;
+	if (c->record && ((c->output && ms_out_same(c->record, c->output)) ||
+			  (c->trace_file && ms_out_same(c->record, c->trace_file)))) {
+		fprintf(stderr, "mockrun: --record %s: the same file as %s\n", c->record,
+			c->output && ms_out_same(c->record, c->output) ? "-o" : "--trace-file");
+		return FAILED;
 	}
-	if (output && trace_file && ms_out_same(output, trace_file)) {
-		fprintf(stderr, "mockrun: -o %s: the same file as --trace-file\n", output);
-		goto fail;
+	if (c->output && c->trace_file && ms_out_same(c->output, c->trace_file)) {
+		fprintf(stderr, "mockrun: -o %s: the same file as --trace-file\n", c->output);
+		return FAILED;
 	}
-	mockshim_session_set_verbosity(s, verbosity);
-	/* every file is opened before the run: a path that cannot be written
-	 * fails now, with nothing run */
-	if (output && (r = ms_out_open(&out_o, "-o", output)) < 0) {
-		out_error(&out_o, -r);
-		goto fail;
-	}
-	if (record && (r = ms_out_open(&record_o, "--record", record)) < 0) {
-		out_error(&record_o, -r);
-		goto fail;
-	}
-	if (trace_file) {
-		if ((r = ms_out_open(&trace_o, "--trace-file", trace_file)) < 0) {
-			out_error(&trace_o, -r);
-			goto fail;
-		}
-		if (chrome) {
-			/* the shims append timed lines to a file beside FILE,
-			 * which becomes FILE's JSON after the run */
-			int fd;
+	return GO_ON;
+}
 
-			if (asprintf(&trace_raw, "%s.raw.XXXXXX", trace_file) < 0 ||
-			    (fd = mkostemp(trace_raw, O_CLOEXEC)) < 0) {
-				fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file,
-					strerror(errno));
-				free(trace_raw);
-				trace_raw = NULL;
-				goto fail;
-			}
-			close(fd);
-			mockshim_session_set_trace_timed(s, 1);
-		}
-		/* the processes of the tree append to it (the new file when
-		 * there is one, renamed into place after the run) */
-		if (mockshim_session_set_trace(s, trace_fns,
-					       chrome ? trace_raw : ms_out_target(&trace_o)) < 0) {
-			fprintf(stderr, "mockrun: --trace-file %s: %s\n", trace_file, strerror(ENOMEM));
-			goto fail;
-		}
+/* Every file is opened before the run: a path that cannot be written
+ * fails now, with nothing run. */
+static int open_outputs(struct mockshim_session *s, const struct cli *c, struct outputs *o)
+{
+	int r, fd;
+
+	if (c->output && (r = ms_out_open(&o->out, "-o", c->output)) < 0) {
+		out_error(&o->out, -r);
+		return FAILED;
 	}
-	if (check) {
+	if (c->record && (r = ms_out_open(&o->record, "--record", c->record)) < 0) {
+		out_error(&o->record, -r);
+		return FAILED;
+	}
+	if (!c->trace_file)
+		return GO_ON;
+	if ((r = ms_out_open(&o->trace, "--trace-file", c->trace_file)) < 0) {
+		out_error(&o->trace, -r);
+		return FAILED;
+	}
+	if (c->chrome) {
+		/* the shims append timed lines to a file beside FILE, which
+		 * becomes FILE's JSON after the run */
+		if (asprintf(&o->trace_raw, "%s.raw.XXXXXX", c->trace_file) < 0 ||
+		    (fd = mkostemp(o->trace_raw, O_CLOEXEC)) < 0) {
+			fprintf(stderr, "mockrun: --trace-file %s: %s\n", c->trace_file, strerror(errno));
+			free(o->trace_raw);
+			o->trace_raw = NULL;
+			return FAILED;
+		}
+		close(fd);
+		mockshim_session_set_trace_timed(s, 1);
+	}
+	/* the processes of the tree append to it (the new file when there
+	 * is one, renamed into place after the run) */
+	if (mockshim_session_set_trace(s, c->trace_fns,
+				       c->chrome ? o->trace_raw : ms_out_target(&o->trace)) < 0) {
+		fprintf(stderr, "mockrun: --trace-file %s: %s\n", c->trace_file, strerror(ENOMEM));
+		return FAILED;
+	}
+	return GO_ON;
+}
+
+/* Nothing written: no half-written file, each FILE as it was. */
+static void drop_outputs(struct outputs *o)
+{
+	ms_out_close(&o->out, 0);
+	ms_out_close(&o->record, 0);
+	ms_out_close(&o->trace, 0);
+	if (o->trace_raw)
+		unlink(o->trace_raw);
+	free(o->trace_raw);
+	o->trace_raw = NULL;
+}
+
+/*
+ * The exit status of a run.  A tampered state gives no verdict: 125,
+ * whatever the program did.  After a signal mockrun forwarded, the status
+ * is still the program's own (128+N only if the signal killed it), as
+ * timeout(1).
+ */
+static int verdict(const struct mockshim_result *res, long error_exitcode)
+{
+	if (res->tampered)
+		return EXIT_MOCKRUN;
+	if (res->timed_out)
+		return EXIT_TIMEOUT;
+	if (res->signal)
+		return 128 + res->signal;
+	if (res->failures)
+		return (int)error_exitcode;
+	return res->exit_status;
+}
+
+/* Made in memory by fill (0 or -errno), then written to o; a lost file
+ * is lost evidence: 125 wins over the verdict. */
+static int write_output(struct ms_outfile *o, int (*fill)(void *, FILE *), void *arg, int rc)
+{
+	struct membuf mb;
+	int w = membuf_open(&mb);
+
+	if (w == 0) {
+		w = fill(arg, mb.f);
+		if (membuf_close(&mb) < 0 && w == 0)
+			w = -ENOMEM;
+	}
+	if (w < 0)
+		o->error = -w;
+	else
+		ms_out_write(o, mb.text, mb.len);
+	free(mb.text);
+	if (ms_out_close(o, 1) < 0) {
+		out_error(o, o->error);
+		return EXIT_MOCKRUN;
+	}
+	return rc;
+}
+
+struct report_arg {
+	struct mockshim_session *s;
+	int format;
+};
+
+static int fill_report(void *arg, FILE *f)
+{
+	const struct report_arg *a = arg;
+
+	return mockshim_session_report(a->s, f, a->format) < 0 ? -ENOMEM : 0;
+}
+
+static int fill_record(void *arg, FILE *f)
+{
+	return mockshim_session_write_record(arg, f);
+}
+
+/* The trace is complete once every process exited: the timed lines
+ * become Chrome's JSON. */
+static int fill_chrome(void *arg, FILE *f)
+{
+	FILE *raw = fopen(arg, "re");
+	int r = raw ? (mockshim_trace_chrome(raw, f) < 0 ? -ENOMEM : 0) : -errno;
+
+	if (raw)
+		fclose(raw);
+	unlink(arg);
+	return r;
+}
+
+/* After the run: the trace, the report, the record; the exit status. */
+static int write_outputs(struct mockshim_session *s, const struct cli *c, struct outputs *o, int rc)
+{
+	struct report_arg ra = { s, c->format };
+
+	if (o->trace.fd >= 0 && c->chrome)
+		rc = write_output(&o->trace, fill_chrome, o->trace_raw, rc);
+	else if (o->trace.fd >= 0 && ms_out_close(&o->trace, 1) < 0) {
+		out_error(&o->trace, o->trace.error);
+		rc = EXIT_MOCKRUN;
+	}
+	if (ra.format == MOCKSHIM_REPORT_TAP && c->tap_version == 14)
+		ra.format = MOCKSHIM_REPORT_TAP14;
+	if (o->out.fd >= 0)
+		rc = write_output(&o->out, fill_report, &ra, rc);
+	else
+		mockshim_session_report(s, stderr, ra.format);
+	if (o->record.fd >= 0)
+		rc = write_output(&o->record, fill_record, s, rc);
+	free(o->trace_raw);
+	o->trace_raw = NULL;
+	return rc;
+}
+
+/* PROGRAM ARGS...: run it, report; the exit status. */
+static int run_program(struct mockshim_session *s, struct cli *c, int argc, char **argv)
+{
+	struct outputs o = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, NULL };
+	struct mockshim_result res;
+	int r;
+
+	if (optind >= argc) {
+		fprintf(stderr, "mockrun: no program given (see mockrun --help)\n");
+		return EXIT_MOCKRUN;
+	}
+	if ((c->control && mockshim_session_set_control(s, 1, c->control_at) < 0) ||
+	    check_program_options(c) != GO_ON)
+		return EXIT_MOCKRUN;
+	mockshim_session_set_verbosity(s, c->verbosity);
+	if (open_outputs(s, c, &o) != GO_ON) {
+		drop_outputs(&o);
+		return EXIT_MOCKRUN;
+	}
+	if (c->check) {
 		/* what the program can see, then the run */
 		mockshim_session_check(s, argv[optind], NULL, stderr);
 	} else {
@@ -600,108 +757,53 @@ int main(int argc, char **argv)
 	if (r < 0) {
 		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),
 			mockshim_session_error(s)[0] ? mockshim_session_error(s) : "\n");
-		goto fail;
+		drop_outputs(&o);
+		return EXIT_MOCKRUN;
 	}
 	if (res.exec_errno) {
 		fprintf(stderr, "mockrun: %s: %s\n", argv[optind], strerror(res.exec_errno));
-		ms_out_close(&out_o, 0);
-		ms_out_close(&record_o, 0);
-		ms_out_close(&trace_o, 0);
-		mockshim_session_destroy(s);
+		drop_outputs(&o);
 		return res.exec_errno == ENOENT || res.exec_errno == ENOTDIR ? EXIT_NOT_FOUND
 									  : EXIT_CANNOT_RUN;
 	}
-	/* A tampered state gives no verdict: 125, whatever the program did.
-	 * After a signal mockrun forwarded, the status is still the
-	 * program's own (128+N only if the signal killed it), as timeout(1). */
-	if (res.tampered)
+	return write_outputs(s, c, &o, verdict(&res, c->error_exitcode));
+}
+
+int main(int argc, char **argv)
+{
+	struct mockshim_session *s;
+	struct cli c = { .format = MOCKSHIM_REPORT_TEXT, .verbosity = MOCKSHIM_NORMAL,
+			 .error_exitcode = 123, .tap_version = 13 };
+	int rc;
+
+	/* mockrun ctl ...; a program named ctl runs as mockrun -- ctl */
+	if (argc >= 2 && strcmp(argv[1], "ctl") == 0)
+		return ms_ctl_main(argc - 2, argv + 2);
+	s = mockshim_session_create();
+	if (!s) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		return EXIT_MOCKRUN;
+	}
+	switch (read_command_line(s, &c, argc, argv)) {
+	case DONE:
+		rc = 0;
+		break;
+	case FAILED:
 		rc = EXIT_MOCKRUN;
-	else if (res.timed_out)
-		rc = EXIT_TIMEOUT;
-	else if (res.signal)
-		rc = 128 + res.signal;
-	else if (res.failures)
-		rc = (int)error_exitcode;
-	else
-		rc = res.exit_status;
-
-	/* The trace is complete once every process exited. */
-	if (trace_o.fd >= 0 && chrome) {
-		FILE *raw = fopen(trace_raw, "re");
-
-		if (!raw || membuf_open(&mb) < 0 || mockshim_trace_chrome(raw, mb.f) < 0 ||
-		    membuf_close(&mb) < 0)
-			trace_o.error = raw ? ENOMEM : errno;
-		else
-			ms_out_write(&trace_o, mb.text, mb.len);
-		if (raw)
-			fclose(raw);
-		free(mb.text);
-		mb.text = NULL;
-		unlink(trace_raw);
-	}
-	if (trace_o.fd >= 0 && ms_out_close(&trace_o, 1) < 0) {
-		out_error(&trace_o, trace_o.error);
-		rc = EXIT_MOCKRUN;
-	}
-	if (out_o.fd >= 0) {
-		if (format == MOCKSHIM_REPORT_TAP && tap_version == 14)
-			format = MOCKSHIM_REPORT_TAP14;
-		if (membuf_open(&mb) < 0 || mockshim_session_report(s, mb.f, format) < 0 ||
-		    membuf_close(&mb) < 0)
-			out_o.error = ENOMEM;
-		else
-			ms_out_write(&out_o, mb.text, mb.len);
-		free(mb.text);
-		mb.text = NULL;
-		/* a lost report is lost evidence: 125 wins over the verdict */
-		if (ms_out_close(&out_o, 1) < 0) {
-			out_error(&out_o, out_o.error);
-			rc = EXIT_MOCKRUN;
-		}
-	} else {
-		mockshim_session_report(s, stderr, format);
-	}
-	if (record_o.fd >= 0) {
-		int w;
-
-		if (membuf_open(&mb) < 0) {
-			record_o.error = ENOMEM;
+		break;
+	default:
+		if (c.testing) {
+			/* the test files make sessions of their own */
+			mockshim_session_destroy(s);
+			s = NULL;
+			rc = run_test_files(&c, argc, argv);
 		} else {
-			w = mockshim_session_write_record(s, mb.f);
-			if (membuf_close(&mb) < 0 && w == 0)
-				w = -ENOMEM;
-			if (w < 0)
-				record_o.error = -w;
-			else
-				ms_out_write(&record_o, mb.text, mb.len);
-		}
-		free(mb.text);
-		mb.text = NULL;
-		if (ms_out_close(&record_o, 1) < 0) {
-			out_error(&record_o, record_o.error);
-			rc = EXIT_MOCKRUN;
+			rc = run_program(s, &c, argc, argv);
 		}
 	}
 	mockshim_session_destroy(s);
-	free(srcs);
-	free(mods);
-	free(trace_raw);
+	free(c.tests);
+	free(c.srcs);
+	free(c.mods);
 	return rc;
-
-spec_error:
-	fputs(mockshim_session_error(s), stderr);
-fail:
-	/* nothing written: no half-written file, each FILE as it was */
-	ms_out_close(&out_o, 0);
-	ms_out_close(&record_o, 0);
-	ms_out_close(&trace_o, 0);
-	if (trace_raw)
-		unlink(trace_raw);
-	free(trace_raw);
-	mockshim_session_destroy(s);
-	free(tests);
-	free(srcs);
-	free(mods);
-	return EXIT_MOCKRUN;
 }
