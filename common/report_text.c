@@ -116,9 +116,12 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 		if (e->type == MS_EV_CONSUME && s->verbosity >= MOCKSHIM_VERBOSE) {
 			const struct ms_rule *r = rule_at(s, e->rule);
 
-			fprintf(out, "  %s() call %u in %s[%d] (thread %d): %s:%u: %s %lld\n",
-				rp_fn_name(s, e->fn), e->call, rp_exe_of(s, e->pid, i), e->pid, e->tid,
-				str(s, r->src), r->line,
+			/* a lean function's turns are not numbered (call 0) */
+			fprintf(out, "  %s()", rp_fn_name(s, e->fn));
+			if (e->call)
+				fprintf(out, " call %u", e->call);
+			fprintf(out, " in %s[%d] (thread %d): %s:%u: %s %lld\n",
+				rp_exe_of(s, e->pid, i), e->pid, e->tid, str(s, r->src), r->line,
 				r->kind == MS_R_REAL ? "passed to the real function" : "returned",
 				(long long)e->value);
 		} else if (e->type == MS_EV_FAIL) {

@@ -250,4 +250,13 @@ want_rc 125; want_err_has "-: a spec is at most 64 MiB"
 run "$M" -t /dev/zero
 want_rc 125; want_err_has "/dev/zero: cannot read it as text"; done_t
 
+t "the HTML page lists each turn taken; a turn no call number was given says none (not call 0)"
+run "$M" --report html -o "$T/turns.html" -e 'will_return(getuid, 7)' sh -c true
+want_rc 0
+grep -q 'getuid() in dash\[[0-9]*\] (thread [0-9]*): -e#1:1: returned 7' "$T/turns.html" ||
+	problem "no turn listed: $(grep -o 'getuid()[^<]*' "$T/turns.html")"
+grep -q 'call 0' "$T/turns.html" && problem "a turn says call 0"
+run "$M" -v -e 'will_return(getuid, 7)' sh -c true
+want_err_has "getuid() call 1 in dash["; done_t
+
 finish
