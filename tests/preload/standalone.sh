@@ -61,7 +61,15 @@ want_rc 0; want_out "77 $uid"; want_err_has "1 of 1 used"; done_t
 t "programs a shell starts share one queue"
 sa MOCKSHIM='will_return(getuid, 5, in="probe")' sh -c "\"$PROBE\" getuid 1; \"$PROBE\" getuid 1"
 want_rc 0; want_out "5
-$uid"; done_t
+$uid"; want_err_has "1 of 1 used, by probe["; done_t
+
+t "a shell that ends with _exit (dash) still reports, and a failed check makes its 0 a 123"
+sa MOCKSHIM='will_return(getuid, 5, in="probe"); will_return(unlink, 0)' sh -c "\"$PROBE\" getuid 1; true"
+want_rc 123; want_out "5"
+want_err_has "mockshim: dash exited with status 0"
+want_err_has "unlink() has remaining non-returned values"
+sa MOCKSHIM='will_return(getuid, 5, in="probe")' sh -c "\"$PROBE\" getuid 1; exit 3"
+want_rc 3; want_err_has "mockshim: dash exited with status 3"; want_err_has "all checks passed"; done_t
 
 if unshare --pid --fork --mount-proc true 2>/dev/null; then
 	t "a child in a sandbox shares the queue (its own /proc; no /proc: the inherited descriptor)"

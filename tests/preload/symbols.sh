@@ -4,12 +4,13 @@
 . "$(dirname "$0")/../lib.sh"
 
 "$SYMLIST" | sort > "$T/catalog"
-# the catalog, and the API of handler modules (include/mockshim/handler.h)
+# the catalog, the API of handler modules (include/mockshim/handler.h),
+# and _exit, before which standalone mode reports (standalone.c)
 { cat "$T/catalog"; printf '%s\n' mockshim_register mockshim_mock_value mockshim_mock_double mockshim_check_expected \
-	mockshim_function_called mockshim_dlsym; } | sort > "$T/expected"
+	mockshim_function_called mockshim_dlsym _exit _Exit; } | sort > "$T/expected"
 nm -D --defined-only "$SHIM" | awk '{print $3}' | sort > "$T/exports"
 
-t "the shim exports exactly the catalog's symbols and the handler API"
+t "the shim exports exactly the catalog's symbols, the handler API and _exit"
 if ! diff -u "$T/expected" "$T/exports" > "$T/diff"; then
 	problem "exports differ from the catalog (- expected, + exports): $(cat "$T/diff")"
 fi
