@@ -580,14 +580,22 @@ static void collect_test(struct entry *x, int fd, pid_t pid)
 		;
 }
 
+/* A file's setup_all and teardown_all run in dir, which its tests see as
+ * MOCKSHIM_SUITE_DIR; a failed setup_all (ok 0, why) fails its tests. */
+struct suite {
+	char *dir;
+	int ok;
+	char *why;
+};
+
 /*
  * Runs the n tests of e, o->jobs at a time, and collects each as soon as
  * it is done, whichever that is (the results stay in the files' order).
  * -1 when a worker could not be started: no more start, and those that
  * run are waited for, so that the teardowns run and nothing is left.
  */
-static int run_pool(struct entry *e, size_t n, struct file **files, int npaths, char **suite_dirs,
-		    const int *suite_ok, char **suite_why, const struct testfile_opts *o)
+static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
+		    const struct suite *suites, const struct testfile_opts *o)
 {
 	size_t next = 0, running = 0;
 	int jobs = o->jobs > 0 ? o->jobs : 1, rc = 0;
@@ -606,17 +614,17 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths, 
 			fds[k] = -1;
 			for (fi = 0; fi < npaths && files[fi] != e[k].f; fi++)
 				;
-			if (!suite_ok[fi]) {
+			if (!suites[fi].ok) {
 				struct strbuf d = { NULL, 0 };
 
 				sb_printf(&d, "the test did not run: setup_all failed\n%s",
-					  suite_why[fi] ? suite_why[fi] : "");
+					  suites[fi].why ? suites[fi].why : "");
 				e[k].r.details = d.s;
 				e[k].r.passed = 0;
 				e[k].r.error = 1;
 				continue;
 			}
-			pids[k] = start_test(&e[k], suite_dirs[fi], o, &fds[k]);
+			pids[k] = start_test(&e[k], suites[fi].dir, o, &fds[k]);
 			if (pids[k] < 0) {
 				e[k].r.details = xstrdup("the test did not run: no worker\n");
 				e[k].r.error = 1;
@@ -727,16 +735,14 @@ static int check_subs(const struct file *f, const struct block *t, const struct 
 }
 
 
-int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts *o)
+/* Every file parsed, statements included, before anything runs; the
+ * tests that --filter and --shard select into *e.  0, or 125 with the
+ * error printed. */
+static int load_files(char *const *paths, int npaths, const struct testfile_opts *o,
+		      struct file **files, struct entry **e, size_t *n)
 {
-	struct file **files = xrealloc(NULL, (size_t)npaths * sizeof(*files));
-	struct entry *e = NULL;
-	size_t n = 0, failed = 0;
 	char error[2048];
-	int rc = 0;
-	long long started = (long long)time(NULL);
 
-	/* Everything is parsed, statements included, before anything runs. */
 	for (int i = 0; i < npaths; i++) {
 		error[0] = '\0';
 		files[i] = ms_tf_load(paths[i], error, sizeof(error));
@@ -751,105 +757,135 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 			/* --list-tests names the tests without compiling their
 			 * statements: a build system lists them before the
 			 * handler modules they name are built */
-			if (o->list)
-				goto listed;
-			if (!(s = check_block(files[i], b, b->kind == B_TEST, o)))
-				return 125;
-			mockshim_session_destroy(s);
-			if (check_subs(files[i], b, o))
-				return 125;
-listed:
+			if (!o->list) {
+				if (!(s = check_block(files[i], b, b->kind == B_TEST, o)))
+					return 125;
+				mockshim_session_destroy(s);
+				if (check_subs(files[i], b, o))
+					return 125;
+			}
 			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0) &&
 			    (!o->shard_n || ms_shard_of(paths[i], b->name, o->shard_n) == o->shard_k - 1)) {
 				struct entry x = { files[i], b, { 0 } };
 
-				PUSH(e, n, x);
+				PUSH(*e, *n, x);
 			}
 		}
 	}
-	if (o->list) {
-		for (size_t i = 0; i < n; i++)
-			printf("%s: %s\n", e[i].f->path, e[i].t->name);
-		return 0;
-	}
+	return 0;
+}
 
-	/* setup_all per file, in a directory the file's tests see as
-	 * MOCKSHIM_SUITE_DIR */
-	char **suite_dirs = xrealloc(NULL, (size_t)npaths * sizeof(char *));
-	int *suite_ok = xrealloc(NULL, (size_t)npaths * sizeof(int));
-	char **suite_why = xrealloc(NULL, (size_t)npaths * sizeof(char *));
+/* Each file's setup_all, in a directory of its own. */
+static struct suite *suites_up(struct file **files, int npaths, const struct testfile_opts *o)
+{
+	struct suite *su = xrealloc(NULL, (size_t)npaths * sizeof(*su));
+	const char *tmp = getenv("TMPDIR");
 
 	for (int i = 0; i < npaths; i++) {
 		char tmpl[PATH_MAX];
-		const char *tmp = getenv("TMPDIR");
 		struct strbuf why = { NULL, 0 };
 
 		snprintf(tmpl, sizeof(tmpl), "%s/mockshim-suite-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-		suite_dirs[i] = mkdtemp(tmpl) ? xstrndup(tmpl, strlen(tmpl)) : NULL;
-		cur_tmp = suite_dirs[i];
-		suite_ok[i] = suite_dirs[i] &&
-			      run_fixture(files[i], find_block(files[i], B_SETUP_ALL), suite_dirs[i],
-					  suite_dirs[i], o, &why) == 0;
-		suite_why[i] = why.s;
+		su[i].dir = mkdtemp(tmpl) ? xstrndup(tmpl, strlen(tmpl)) : NULL;
+		cur_tmp = su[i].dir;
+		su[i].ok = su[i].dir && run_fixture(files[i], find_block(files[i], B_SETUP_ALL), su[i].dir,
+						    su[i].dir, o, &why) == 0;
+		su[i].why = why.s;
 	}
+	return su;
+}
 
-	/* The tests, -j at a time, each in a process of its own. */
-	if (run_pool(e, n, files, npaths, suite_dirs, suite_ok, suite_why, o) < 0)
-		rc = 125;
+/* Each file's teardown_all, then its directory goes: 0, or 1 when a
+ * teardown_all failed (said on stderr). */
+static int suites_down(struct suite *su, struct file **files, char *const *paths, int npaths,
+		       const struct testfile_opts *o)
+{
+	int rc = 0;
 
 	for (int i = 0; i < npaths; i++) {
 		struct strbuf why = { NULL, 0 };
 
-		if (suite_dirs[i]) {
-			cur_tmp = suite_dirs[i];
-			if (run_fixture(files[i], find_block(files[i], B_TEARDOWN_ALL), suite_dirs[i],
-					suite_dirs[i], o, &why)) {
+		if (su[i].dir) {
+			cur_tmp = su[i].dir;
+			if (run_fixture(files[i], find_block(files[i], B_TEARDOWN_ALL), su[i].dir,
+					su[i].dir, o, &why)) {
 				fprintf(stderr, "mockrun: %s: teardown_all failed\n%s", paths[i],
 					why.s ? why.s : "");
 				rc = 1;
 			}
-			ms_tf_rm_tree(suite_dirs[i]);
+			ms_tf_rm_tree(su[i].dir);
 		}
 		free(why.s);
+		free(su[i].dir);
+		free(su[i].why);
 	}
+	free(su);
+	return rc;
+}
 
-	for (size_t i = 0; i < n; i++)
-		failed += !e[i].r.passed;
-	{
-		/* made in memory, then written: a failed write is the file's
-		 * error (125), not lost in a buffer */
-		char *text = NULL;
-		size_t len = 0;
-		FILE *out = open_memstream(&text, &len);
+/* The results in the format asked, made in memory, then written: a
+ * failed write is the file's error (125), not lost in a buffer. */
+static int write_results(struct entry *e, size_t n, const struct testfile_opts *o,
+			 long long started)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	int rc = 0;
 
-		if (!out) {
-			fprintf(stderr, "mockrun: out of memory\n");
-			return 125;
-		}
-		if (o->format == TESTFILE_JUNIT)
-			ms_tf_write_junit(out, e, n, started);
-		else if (o->format == TESTFILE_JSON)
-			ms_tf_write_json(out, e, n);
-		else if (o->format == TESTFILE_TEXT)
-			ms_tf_write_text(out, e, n, o->color);
-		else
-			ms_tf_write_tap(out, e, n, o->tap_version == 14 ? 14 : 13);
-		if (fclose(out) != 0) {
-			fprintf(stderr, "mockrun: out of memory\n");
-			free(text);
-			return 125;
-		}
-		if (o->output) {
-			if (ms_out_write(o->output, text, len) < 0) {
-				fprintf(stderr, "mockrun: -o %s: %s\n", o->output->path,
-					strerror(o->output->error));
-				rc = 125;
-			}
-		} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
-			fprintf(stderr, "mockrun: stdout: %s\n", strerror(errno));
+	if (!out) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		return 125;
+	}
+	if (o->format == TESTFILE_JUNIT)
+		ms_tf_write_junit(out, e, n, started);
+	else if (o->format == TESTFILE_JSON)
+		ms_tf_write_json(out, e, n);
+	else if (o->format == TESTFILE_TEXT)
+		ms_tf_write_text(out, e, n, o->color);
+	else
+		ms_tf_write_tap(out, e, n, o->tap_version == 14 ? 14 : 13);
+	if (fclose(out) != 0) {
+		fprintf(stderr, "mockrun: out of memory\n");
+		free(text);
+		return 125;
+	}
+	if (o->output) {
+		if (ms_out_write(o->output, text, len) < 0) {
+			fprintf(stderr, "mockrun: -o %s: %s\n", o->output->path,
+				strerror(o->output->error));
 			rc = 125;
 		}
-		free(text);
+	} else if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) {
+		fprintf(stderr, "mockrun: stdout: %s\n", strerror(errno));
+		rc = 125;
+	}
+	free(text);
+	return rc;
+}
+
+int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts *o)
+{
+	struct file **files = memset(xrealloc(NULL, (size_t)npaths * sizeof(*files)), 0,
+				     (size_t)npaths * sizeof(*files));
+	struct entry *e = NULL;
+	struct suite *su;
+	size_t n = 0, failed = 0;
+	long long started = (long long)time(NULL);
+	int rc = load_files(paths, npaths, o, files, &e, &n);
+
+	if (rc == 0 && o->list)
+		for (size_t i = 0; i < n; i++)
+			printf("%s: %s\n", e[i].f->path, e[i].t->name);
+	if (rc == 0 && !o->list) {
+		/* the tests, -j at a time, each in a process of its own */
+		su = suites_up(files, npaths, o);
+		rc = run_pool(e, n, files, npaths, su, o) < 0 ? 125 : 0;
+		rc = suites_down(su, files, paths, npaths, o) && rc == 0 ? 1 : rc;
+		for (size_t i = 0; i < n; i++)
+			failed += !e[i].r.passed;
+		if (write_results(e, n, o, started) == 125)
+			rc = 125;
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].r.details);
@@ -857,15 +893,8 @@ listed:
 		free(e[i].r.err);
 	}
 	free(e);
-	for (int i = 0; i < npaths; i++) {
-		free(suite_dirs[i]);
-		free(suite_why[i]);
+	for (int i = 0; i < npaths && files[i]; i++)
 		ms_tf_free(files[i]);
-	}
-	free(suite_dirs);
-	free(suite_ok);
-	free(suite_why);
 	free(files);
 	return rc == 125 ? 125 : failed || rc ? 1 : 0;
 }
-
