@@ -1194,10 +1194,153 @@ static int is_format(const char *p)
 	return 0;
 }
 
+/* --wait-call FN [N] at argv[*i]: the request, with *i at its last word;
+ * 0, or -1 with the error printed. */
+static int wait_call_request(int argc, char **argv, int *i, double wait_s, char *req, size_t cap)
+{
+	const char *fn = *i + 1 < argc ? argv[*i + 1] : NULL;
+	unsigned long long n = 1;
+	char *end;
+
+	if (!fn || fn[0] == '-') {
+		fprintf(stderr, "mockrun ctl: --wait-call needs a function\n");
+		return -1;
+	}
+	if (ms_catalog_find(fn, strlen(fn)) < 0) {
+		fprintf(stderr, "mockrun ctl: --wait-call: '%s' is not in the catalog (see mockrun --list)\n",
+			fn);
+		return -1;
+	}
+	(*i)++;
+	if (*i + 1 < argc && argv[*i + 1][0] >= '0' && argv[*i + 1][0] <= '9') {
+		errno = 0;
+		n = strtoull(argv[*i + 1], &end, 10);
+		if (errno || *end || n < 1 || n > UINT32_MAX) {
+			fprintf(stderr, "mockrun ctl: --wait-call %s: '%s' is not a count in 1..%u\n", fn,
+				argv[*i + 1], UINT32_MAX);
+			return -1;
+		}
+		(*i)++;
+	}
+	snprintf(req, cap, PROTO "\twait-call\t%s\t%llu\t%lld\n", fn, n, (long long)(wait_s * 1000));
+	return 0;
+}
+
+/*
+ * The action at argv[*i] as a request into req, *i left at its last word:
+ * 0, 1 when it makes none (--timeout, --source, which sets *source for
+ * the -e and -f after it), or -1 with the error printed.
+ */
+static int ctl_request(int argc, char **argv, int *i, const char **source, double wait_s,
+		       char *req, size_t cap)
+{
+	const char *o = argv[*i], *arg = *i + 1 < argc ? argv[*i + 1] : NULL;
+	char msg[1024];
+	int64_t ns;
+	double r;
+
+	if (strcmp(o, "--timeout") == 0) {
+		(*i)++; /* checked before: it is for every wait */
+		return 1;
+	}
+	if (strcmp(o, "--report") == 0 || strncmp(o, "--report=", 9) == 0) {
+		const char *fmt = o[8] == '=' ? o + 9 : arg && is_format(arg) ? arg : "text";
+
+		if (o[8] != '=' && arg && is_format(arg))
+			(*i)++;
+		if (!is_format(fmt)) {
+			fprintf(stderr, "mockrun ctl: --report: unknown format '%s' (text, tap, junit, json, "
+					"html)\n", fmt);
+			return -1;
+		}
+		snprintf(req, cap, PROTO "\treport\t%s\n", fmt);
+	} else if (strcmp(o, "--advance-time") == 0 || strcmp(o, "--set-time") == 0) {
+		if (!arg) {
+			fprintf(stderr, "mockrun ctl: %s needs a time\n", o);
+			return -1;
+		}
+		if (time_value(o, arg, o[2] == 's', &ns, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "mockrun ctl: %s", msg);
+			return -1;
+		}
+		snprintf(req, cap, PROTO "\t%s\t%lld\n", o + 2, (long long)ns);
+		(*i)++;
+	} else if (strcmp(o, "--rate") == 0) {
+		if (rate_value(arg, &r, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "mockrun ctl: %s", msg);
+			return -1;
+		}
+		snprintf(req, cap, PROTO "\trate\t%.17g\n", r);
+		(*i)++;
+	} else if (strcmp(o, "--wait-call") == 0) {
+		return wait_call_request(argc, argv, i, wait_s, req, cap);
+	} else if (strcmp(o, "--wait-exit") == 0) {
+		snprintf(req, cap, PROTO "\twait-exit\t%lld\n", (long long)(wait_s * 1000));
+	} else if (strcmp(o, "-e") == 0 || strcmp(o, "-f") == 0) {
+		if (!arg) {
+			fprintf(stderr, "mockrun ctl: %s needs %s\n", o, o[1] == 'e' ? "statements" : "a file");
+			return -1;
+		}
+		if (add_request(o, arg, *source, req, cap) < 0)
+			return -1;
+		(*i)++;
+	} else if (strcmp(o, "--source") == 0) {
+		if (!arg || !*arg || strlen(arg) > 256) {
+			fprintf(stderr, "mockrun ctl: --source needs a name of 1 to 256 bytes\n");
+			return -1;
+		}
+		*source = arg;
+		(*i)++;
+		return 1;
+	} else if (strcmp(o, "--stop") == 0) {
+		snprintf(req, cap, PROTO "\tstop\n");
+	} else {
+		fprintf(stderr, "mockrun ctl: unknown action '%s' (see mockrun ctl --help)\n", o);
+		return -1;
+	}
+	return 0;
+}
+
+/* The socket ctl talks to: SOCKET, or "-" for $MOCKSHIM_CONTROL; NULL
+ * with the error printed. */
+static const char *ctl_socket(const char *arg)
+{
+	const char *sock = arg;
+
+	if (strcmp(arg, "-") == 0) {
+		sock = getenv(MS_CONTROL_ENV);
+		if (!sock || !*sock) {
+			fprintf(stderr, "mockrun ctl: '-' names $" MS_CONTROL_ENV ", which is not set\n");
+			return NULL;
+		}
+	}
+	return sock;
+}
+
+/* --timeout S, for every wait: its value, or -1 with the error printed. */
+static double ctl_timeout(int argc, char **argv)
+{
+	double wait_s = DEFAULT_WAIT_S;
+	char *end;
+
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--timeout") != 0)
+			continue;
+		wait_s = i + 1 < argc ? strtod(argv[i + 1], &end) : 0;
+		if (i + 1 >= argc || *end || end == argv[i + 1] || !(wait_s > 0 && wait_s < 1e7)) {
+			fprintf(stderr, "mockrun ctl: --timeout: '%s' is not a positive number of seconds\n",
+				i + 1 < argc ? argv[i + 1] : "");
+			return -1;
+		}
+	}
+	return wait_s;
+}
+
 int ms_ctl_main(int argc, char **argv)
 {
+	static char req[MAX_REQUEST];
 	const char *sock;
-	double wait_s = DEFAULT_WAIT_S;
+	double wait_s;
 	int rc = 0, actions = 0;
 
 	if (argc >= 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
@@ -1208,129 +1351,24 @@ int ms_ctl_main(int argc, char **argv)
 		ctl_usage(stderr);
 		return 125;
 	}
-	sock = argv[0];
-	if (strcmp(sock, "-") == 0) {
-		sock = getenv(MS_CONTROL_ENV);
-		if (!sock || !*sock) {
-			fprintf(stderr, "mockrun ctl: '-' names $" MS_CONTROL_ENV ", which is not set\n");
-			return 125;
-		}
-	}
-	/* --timeout is for every wait; every argument is checked before the
-	 * first request goes */
-	for (int i = 1; i < argc; i++) {
-		char *end;
-
-		if (strcmp(argv[i], "--timeout") != 0)
-			continue;
-		wait_s = i + 1 < argc ? strtod(argv[i + 1], &end) : 0;
-		if (i + 1 >= argc || *end || end == argv[i + 1] || !(wait_s > 0 && wait_s < 1e7)) {
-			fprintf(stderr, "mockrun ctl: --timeout: '%s' is not a positive number of seconds\n",
-				i + 1 < argc ? argv[i + 1] : "");
-			return 125;
-		}
-	}
+	if (!(sock = ctl_socket(argv[0])) || (wait_s = ctl_timeout(argc, argv)) < 0)
+		return 125;
+	/* every argument is checked (pass 0) before the first request goes
+	 * (pass 1) */
 	for (int pass = 0; pass < 2 && rc == 0; pass++) {
-		const char *source = NULL;	/* --source: of the -e/-f after it */
+		const char *source = NULL;
 
 		for (int i = 1; i < argc && rc == 0; i++) {
-			const char *o = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
-			static char req[MAX_REQUEST];
-			char msg[1024];
-			int64_t ns;
-			int waitc = 0;	/* --wait-call: waits for the socket too */
+			int waitc = strcmp(argv[i], "--wait-call") == 0, r;
 
 			req[0] = '\0';
-			if (strcmp(o, "--timeout") == 0) {
-				i++;
-				continue;
-			}
-			if (strcmp(o, "--report") == 0 || strncmp(o, "--report=", 9) == 0) {
-				const char *fmt = o[8] == '=' ? o + 9 : arg && is_format(arg) ? arg : "text";
-
-				if (o[8] != '=' && arg && is_format(arg))
-					i++;
-				if (!is_format(fmt)) {
-					fprintf(stderr, "mockrun ctl: --report: unknown format '%s' (text, tap, "
-							"junit, json, html)\n", fmt);
-					return 125;
-				}
-				snprintf(req, sizeof(req), PROTO "\treport\t%s\n", fmt);
-			} else if (strcmp(o, "--advance-time") == 0 || strcmp(o, "--set-time") == 0) {
-				if (!arg) {
-					fprintf(stderr, "mockrun ctl: %s needs a time\n", o);
-					return 125;
-				}
-				if (time_value(o, arg, o[2] == 's', &ns, msg, sizeof(msg)) < 0) {
-					fprintf(stderr, "mockrun ctl: %s", msg);
-					return 125;
-				}
-				snprintf(req, sizeof(req), PROTO "\t%s\t%lld\n", o + 2, (long long)ns);
-				i++;
-			} else if (strcmp(o, "--rate") == 0) {
-				double r;
-
-				if (rate_value(arg, &r, msg, sizeof(msg)) < 0) {
-					fprintf(stderr, "mockrun ctl: %s", msg);
-					return 125;
-				}
-				snprintf(req, sizeof(req), PROTO "\trate\t%.17g\n", r);
-				i++;
-			} else if (strcmp(o, "--wait-call") == 0) {
-				unsigned long long n = 1;
-				char *end;
-
-				if (!arg || arg[0] == '-') {
-					fprintf(stderr, "mockrun ctl: --wait-call needs a function\n");
-					return 125;
-				}
-				if (ms_catalog_find(arg, strlen(arg)) < 0) {
-					fprintf(stderr, "mockrun ctl: --wait-call: '%s' is not in the catalog "
-							"(see mockrun --list)\n", arg);
-					return 125;
-				}
-				i++;
-				if (i + 1 < argc && argv[i + 1][0] >= '0' && argv[i + 1][0] <= '9') {
-					errno = 0;
-					n = strtoull(argv[i + 1], &end, 10);
-					if (errno || *end || n < 1 || n > UINT32_MAX) {
-						fprintf(stderr, "mockrun ctl: --wait-call %s: '%s' is not a count "
-								"in 1..%u\n", arg, argv[i + 1], UINT32_MAX);
-						return 125;
-					}
-					i++;
-				}
-				snprintf(req, sizeof(req), PROTO "\twait-call\t%s\t%llu\t%lld\n", arg, n,
-					 (long long)(wait_s * 1000));
-				waitc = 1;
-			} else if (strcmp(o, "--wait-exit") == 0) {
-				snprintf(req, sizeof(req), PROTO "\twait-exit\t%lld\n",
-					 (long long)(wait_s * 1000));
-			} else if (strcmp(o, "-e") == 0 || strcmp(o, "-f") == 0) {
-				if (!arg) {
-					fprintf(stderr, "mockrun ctl: %s needs %s\n", o,
-						o[1] == 'e' ? "statements" : "a file");
-					return 125;
-				}
-				if (add_request(o, arg, source, req, sizeof(req)) < 0)
-					return 125;
-				i++;
-			} else if (strcmp(o, "--source") == 0) {
-				if (!arg || !*arg || strlen(arg) > 256) {
-					fprintf(stderr, "mockrun ctl: --source needs a name of 1 to 256 bytes\n");
-					return 125;
-				}
-				source = arg;
-				i++;
-				continue; /* no request of its own */
-			} else if (strcmp(o, "--stop") == 0) {
-				snprintf(req, sizeof(req), PROTO "\tstop\n");
-			} else {
-				fprintf(stderr, "mockrun ctl: unknown action '%s' (see mockrun ctl --help)\n",
-					o);
+			r = ctl_request(argc, argv, &i, &source, wait_s, req, sizeof(req));
+			if (r < 0)
 				return 125;
-			}
+			if (r > 0)
+				continue;
 			actions++;
+			/* --wait-call waits for the socket too */
 			if (pass == 1)
 				rc = ctl_send(sock, req, wait_s, waitc);
 		}
