@@ -74,6 +74,8 @@ static int32_t self_pid;
 /* What a rule's logged_pid holds when this process need not log its turn:
  * self_pid, or under -v (MS_CHAN_LOG_CALLS) -1, which no rule holds. */
 static int32_t log_key = -1;
+int32_t ms_fast_key = -1;
+struct ms_fast ms_fast[MS_FN_COUNT];
 
 enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
 static int attach_state;
@@ -515,6 +517,7 @@ static void attach(void)
 	__atomic_store_n(&self_pid, my_pid, __ATOMIC_RELAXED);
 	__atomic_store_n(&log_key, (chan->flags & MS_CHAN_LOG_CALLS) ? -1 : my_pid,
 			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ms_fast_key, log_key, __ATOMIC_RELAXED);
 	register_pid(my_pid, 1);
 	ms_trace_open(chan, pool);
 	__atomic_fetch_add(&st->attached, 1, __ATOMIC_RELAXED);
@@ -609,6 +612,29 @@ int ms_applies_here(unsigned fn)
 	return 0;
 }
 
+/* Fills function fn's fast slot (struct ms_fast), or empties it. */
+static void fast_fill(unsigned fn)
+{
+	const struct ms_chan_fn *f = &fns[fn];
+	const struct ms_rule *r = &rules[f->first_rule];
+	struct ms_fast *s = &ms_fast[fn];
+
+	__atomic_store_n(&s->kind, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->open, 0, __ATOMIC_RELAXED);
+	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) ||
+	    (chan->flags & MS_CHAN_LOG_CALLS) || !ms_rule_plain(r) || (r->flags & MS_RF_DOUBLE) ||
+	    r->from_glob || r->ncond || (r->in_glob && !in_here(r->in_glob)) || r->count == 0)
+		return;
+	s->count = r->count;
+	s->err = r->err;
+	s->value = r->value;
+	s->consumed = &rst[f->first_rule].consumed;
+	s->logged_pid = &rst[f->first_rule].logged_pid;
+	__atomic_store_n(&s->kind,
+			 (r->count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE) + !!(r->flags & MS_RF_ERRNO),
+			 __ATOMIC_RELEASE);
+}
+
 void ms_rearm(void)
 {
 	int done = __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE;
@@ -622,6 +648,8 @@ void ms_rearm(void)
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
 			on = 1;
+		if (chan)
+			fast_fill(i);
 		on |= ms_time_arms(i);
 		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
 	}
@@ -642,8 +670,10 @@ static void forked(void)
 		register_pid(pid, 0);
 	ms_time_forked();
 	__atomic_store_n(&self_pid, pid, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&log_key, __ATOMIC_RELAXED) != -1)
+	if (__atomic_load_n(&log_key, __ATOMIC_RELAXED) != -1) {
 		__atomic_store_n(&log_key, pid, __ATOMIC_RELAXED);
+		__atomic_store_n(&ms_fast_key, pid, __ATOMIC_RELAXED);
+	}
 }
 
 /*

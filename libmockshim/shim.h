@@ -211,6 +211,37 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
  * function with its time shifted, or its timeout converted.
  */
 #define MS_ARM_RULES 1u
+
+/*
+ * A function's fast slot (issue 22): when its only statement is a plain
+ * reply taken by any call of this process (a value and maybe errno; no
+ * outputs, delay, when(), from=, probability=; in= matching this
+ * program), ms_rearm() fills it and the trampoline answers from it
+ * without ms_consult: the count, errno, the value.  The slot opens in a
+ * process (open == ms_fast_key, the pid) once the rule's state says that
+ * this process logged a turn of it (the report names each consumer), so
+ * a process's first turn, re-entry from the shim, -v (key -1), a queue
+ * run out and everything else take the slow path, which decides as
+ * always.  kind is stored last (release) and read after open (acquire).
+ */
+struct ms_fast {
+	int32_t open;		/* the pid it is open for; 0: none yet */
+	uint32_t kind;		/* enum ms_fast_kind; 0: no slot */
+	int32_t count;		/* a queue's count */
+	int32_t err;		/* errno to set (the _ERRNO kinds) */
+	int64_t value;
+	uint32_t *consumed;	/* the rule's state */
+	int32_t *logged_pid;
+};
+enum ms_fast_kind {
+	MS_FAST_ALWAYS = 1,	/* count < 0 */
+	MS_FAST_ALWAYS_ERRNO,
+	MS_FAST_QUEUE,		/* count > 0 */
+	MS_FAST_QUEUE_ERRNO,
+};
+extern struct ms_fast ms_fast[MS_FN_COUNT] MS_HIDDEN;
+/* log_key as the fast path compares it: this pid, or -1 under -v */
+extern int32_t ms_fast_key MS_HIDDEN;
 #define MS_ARM_TIME 2u
 #define MS_TIMED_FNS(X)                                                                   \
 	X(clock_gettime) X(time) X(gettimeofday) X(ftime) X(timespec_get) X(nanosleep)    \

@@ -25,6 +25,7 @@
 #define vfscanf ms_redirected_vfscanf
 #define vscanf ms_redirected_vscanf
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <netdb.h>
@@ -96,6 +97,67 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 	_Generic((ret(*) proto)0, int (*)(clockid_t, struct timespec *): ms_time_clock,    \
 		 default: ms_armed_##name)
 
+/* A fast slot's errno, then its value: reached by a tail call, so that
+ * the trampoline keeps no frame (errno is a call away). */
+static __attribute__((noinline)) int64_t ms_fast_errno(const struct ms_fast *s)
+{
+	errno = s->err;
+	return s->value;
+}
+
+/* A turn of a fast slot's queue (MS_FAST_QUEUE): 1, or 0 when it ran out. */
+static inline int ms_fast_claim(const struct ms_fast *s)
+{
+	uint32_t c = __atomic_load_n(s->consumed, __ATOMIC_RELAXED);
+
+	while (c < (uint32_t)s->count)
+		if (__atomic_compare_exchange_n(s->consumed, &c, c + 1, 1, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
+
+/* Opens a fast slot in this process once the rule's state says that it
+ * logged a turn: the slow path's, just taken. */
+static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
+{
+	int32_t key = __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED);
+
+	if (__atomic_load_n(&s->kind, __ATOMIC_ACQUIRE) && !ms_guard && key != -1 &&
+	    __atomic_load_n(s->logged_pid, __ATOMIC_RELAXED) == key)
+		__atomic_store_n(&s->open, key, __ATOMIC_RELAXED);
+}
+
+/*
+ * The fast slot (struct ms_fast, shim.h), in the trampoline itself: a
+ * turn answered with a few loads and one atomic add, and no frame (the
+ * only calls are tail calls).  A slot not open in this process, re-entry
+ * from the shim and a queue run out go on to ms_armed_NAME, which decides
+ * and then opens the slot (ms_fast_open).
+ */
+#define MS_FAST(ret, id)                                                                  \
+	do {                                                                              \
+		struct ms_fast *s_ = &ms_fast[id];                                        \
+		uint32_t k_;                                                              \
+		if (__atomic_load_n(&s_->open, __ATOMIC_RELAXED) !=                       \
+			    __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED) ||            \
+		    ms_guard)                                                             \
+			break;                                                            \
+		k_ = __atomic_load_n(&s_->kind, __ATOMIC_ACQUIRE);                        \
+		if (k_ == MS_FAST_ALWAYS) {                                               \
+			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
+			return (ret)(uintptr_t)s_->value;                                 \
+		}                                                                         \
+		if (k_ == MS_FAST_ALWAYS_ERRNO) {                                         \
+			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
+			return (ret)(uintptr_t)ms_fast_errno(s_);                         \
+		}                                                                         \
+		if (k_ == MS_FAST_QUEUE && ms_fast_claim(s_))                             \
+			return (ret)(uintptr_t)s_->value;                                 \
+		if (k_ == MS_FAST_QUEUE_ERRNO && ms_fast_claim(s_))                       \
+			return (ret)(uintptr_t)ms_fast_errno(s_);                         \
+	} while (0)
+
 /*
  * A timed function fake_time armed (MS_ARM_TIME) takes ms_timed_NAME,
  * reached from the trampoline the same way: the statements first, if any
@@ -125,8 +187,11 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 		decl                                                                      \
 		int64_t v_;                                                               \
 		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
-		if (ms_likely(k_ == 1))                                                   \
+		if (ms_likely(k_ == 1)) {                                                 \
+			if (ms_fast[id].kind)                                             \
+				ms_fast_open(&ms_fast[id]);                               \
 			return (ret)(uintptr_t)v_;                                        \
+		}                                                                         \
 		if (ms_unlikely(ms_rewrote == (int)(id) + 1)) {                          \
 			ms_rewrote = 0;                                                   \
 			if (k_ == 2)                                                      \
@@ -151,6 +216,7 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 				if (a_ & MS_ARM_TIME)                                     \
 					return ms_timed_##name args;                      \
 			}                                                                 \
+			MS_FAST(ret, id);                                                 \
 			return ms_armed_##name args;                                      \
 		}                                                                         \
 		return ms_real.name.fn args;                                              \

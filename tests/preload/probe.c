@@ -262,6 +262,27 @@ int main(int argc, char **argv)
 		printf("read: %zd %s ", r, ename(errno));
 		hex(buf, r > 0 ? r : 0);
 		close(fd);
+	} else if (strcmp(cmd, "turns") == 0 && argc == 3) {
+		/* turns N: N calls of getuid, then of read(0, buf, 1), each
+		 * with errno set before: the values, and each errno after */
+		int n = atoi(argv[2]), kept = 1;
+		char buf[1];
+
+		printf("getuid:");
+		for (int i = 0; i < n; i++) {
+			errno = 1000 + i;
+			printf(" %ld", (long)getuid());
+			kept &= errno == 1000 + i;
+		}
+		printf(" errno %s\nread:", kept ? "kept" : "clobbered");
+		for (int i = 0; i < n; i++) {
+			ssize_t r;
+
+			errno = 0;
+			r = read(0, buf, 1);
+			printf(" %zd/%s", r, ename(errno));
+		}
+		printf("\n");
 	} else if (strcmp(cmd, "errno") == 0) {
 		/* errno is preserved on mocked and real paths that do not set it */
 		int ok = 1;

@@ -69,4 +69,30 @@ t "a program killed by a signal gives 128+N, and the report still lists checks"
 run "$M" -e 'will_return(getgid, 1)' "$PROBE" signal 11
 want_rc 139; want_err_has "was killed by SIGSEGV"; want_err_has "getgid() has remaining"; done_t
 
+t "a statement alone on its function answers each turn with its value, errno kept or set (the fast slot)"
+run "$M" -e 'will_return_always(getuid, 7); will_fail_count(read, EIO, -1)' "$PROBE" turns 5 </dev/null
+want_rc 0; want_out "getuid: 7 7 7 7 7 errno kept
+read: -1/EIO -1/EIO -1/EIO -1/EIO -1/EIO"
+want_err_has "will_return_always(getuid, 7): used 5 times (always), by probe["
+want_err_has "will_fail_count(read, EIO, -1): used 5 times (always), by probe["; done_t
+
+t "a queue alone on its function runs out after COUNT turns, then the real function runs"
+run "$M" -e 'will_return_count(getuid, 9, 3); will_fail_count(read, EIO, 2)' "$PROBE" turns 5 </dev/null
+want_rc 0; want_out "getuid: 9 9 9 $uid $uid errno kept
+read: -1/EIO -1/EIO 0/0 0/0 0/0"
+want_err_has "will_return_count(getuid, 9, 3): 3 of 3 used"; done_t
+
+t "forked processes each name themselves as consumers of one always-reply"
+run "$M" -e 'will_return_always(getpid, 42)' "$PROBE" fork-threads 3 2 50 42
+want_rc 0; want_out "300"
+want_err_has "used 300 times (always)"
+[ "$(printf '%s\n' "$err" | grep -o 'probe\[[0-9]*\]' | sort -u | wc -l)" -ge 3 ] ||
+	problem "fewer than 3 consumers named: $err"; done_t
+
+t "-v lists every turn, the ones a fast slot would answer too"
+run "$M" -v -e 'will_return_always(getuid, 7)' "$PROBE" getuid 4
+want_rc 0; want_out "7 7 7 7"
+[ "$(printf '%s\n' "$err" | grep -c 'getuid() call [0-9] in probe\[')" -eq 4 ] ||
+	problem "not 4 turns listed: $err"; done_t
+
 finish
