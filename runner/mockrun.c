@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,9 +537,16 @@ static int run_test_files(struct cli *c, int argc, char **argv)
 	c->topts.modules = c->mods;
 	c->topts.nmodules = c->nmods;
 	rc = ms_run_test_files(c->tests, c->ntests, &c->topts);
-	if (c->topts.output && ms_out_close(&out_o, rc != 125) < 0 && rc != 125) {
+	/* 128+N: stopped by signal N, with nothing written */
+	if (c->topts.output && ms_out_close(&out_o, rc != 125 && rc <= 128) < 0 && rc != 125 &&
+	    rc <= 128) {
 		out_error(&out_o, out_o.error);
 		rc = EXIT_MOCKRUN;
+	}
+	if (rc > 128) {
+		/* ended by the signal, as a shell expects of an interrupted command */
+		signal(rc - 128, SIG_DFL);
+		raise(rc - 128);
 	}
 	return rc;
 }

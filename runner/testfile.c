@@ -18,6 +18,7 @@
 #include <ftw.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,23 @@ void ms_tf_rm_tree(const char *dir)
 
 /* ${DIR}, ${TMP} and env() variables (expand.c) */
 static const char *cur_tmp; /* the running test's (or suite's) directory */
+
+/*
+ * SIGINT, SIGTERM or SIGHUP to mockrun -t: the pool starts no more tests
+ * and passes the signal on to each worker; a worker starts no more runs
+ * (one the signal reached through its session, driver_signal, counts);
+ * teardowns run, directories and the unfinished -o file go, and mockrun
+ * ends by the signal (128+N).
+ */
+static volatile sig_atomic_t stop_sig;
+
+static void on_stop(int sig)
+{
+	if (!stop_sig)
+		stop_sig = sig;
+}
+
+static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 struct layers {
 	const struct block *b, *global;
@@ -132,10 +150,16 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 					const struct testfile_opts *o, const char *control,
 					struct mockshim_result *res, struct strbuf *details)
 {
-	struct mockshim_session *s = mockshim_session_create();
+	struct mockshim_session *s;
 	char **env;
 	int rc;
 
+	if (stop_sig) {
+		sb_printf(details, "%s:%u: not run: mockrun was stopped by %s\n", f->path, r->line,
+			  stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+		return NULL;
+	}
+	s = mockshim_session_create();
 	if (!s) {
 		sb_printf(details, "out of memory\n");
 		return NULL;
@@ -204,6 +228,8 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 			argv[i] = expand(f, g, b, r->argv[i]);
 		argv[nw] = NULL;
 		rc = mockshim_session_run(s, argv, env, res);
+		if (rc == 0 && res->driver_signal)
+			on_stop(res->driver_signal);
 		for (size_t i = 0; i < nw; i++)
 			free(argv[i]);
 		free(argv);
@@ -544,6 +570,7 @@ static pid_t start_test(const struct entry *x, const char *suite_dir, const stru
 		char flag[2] = { 0, 0 }, secs[32];
 
 		close(p[0]);
+		stop_sig = 0;
 		run_test(x->f, x->t, suite_dir, o, &r);
 		flag[0] = r.passed ? 'p' : r.error ? 'e' : 'f';
 		snprintf(secs, sizeof(secs), "%.6f", r.seconds);
@@ -598,7 +625,7 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 		    const struct suite *suites, const struct testfile_opts *o)
 {
 	size_t next = 0, running = 0;
-	int jobs = o->jobs > 0 ? o->jobs : 1, rc = 0;
+	int jobs = o->jobs > 0 ? o->jobs : 1, rc = 0, forwarded = 0;
 	pid_t *pids = xrealloc(NULL, n * sizeof(pid_t));
 	int *fds = xrealloc(NULL, n * sizeof(int));
 	struct pollfd *pfd = xrealloc(NULL, (size_t)jobs * sizeof(*pfd));
@@ -607,7 +634,13 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 	for (;;) {
 		size_t np = 0;
 
-		while (rc == 0 && running < (size_t)jobs && next < n) {
+		if (stop_sig && !forwarded) {
+			for (size_t k = 0; k < next; k++)
+				if (fds[k] >= 0)
+					kill(pids[k], stop_sig);
+			forwarded = 1;
+		}
+		while (!stop_sig && rc == 0 && running < (size_t)jobs && next < n) {
 			size_t k = next++;
 			int fi;
 
@@ -878,14 +911,24 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 		for (size_t i = 0; i < n; i++)
 			printf("%s: %s\n", e[i].f->path, e[i].t->name);
 	if (rc == 0 && !o->list) {
+		struct sigaction sa = { .sa_handler = on_stop }, old[3];
+
+		/* no SA_RESTART: the pool's poll returns */
+		sigemptyset(&sa.sa_mask);
+		for (int i = 0; i < 3; i++)
+			sigaction(stop_sigs[i], &sa, &old[i]);
 		/* the tests, -j at a time, each in a process of its own */
 		su = suites_up(files, npaths, o);
 		rc = run_pool(e, n, files, npaths, su, o) < 0 ? 125 : 0;
 		rc = suites_down(su, files, paths, npaths, o) && rc == 0 ? 1 : rc;
 		for (size_t i = 0; i < n; i++)
 			failed += !e[i].r.passed;
-		if (write_results(e, n, o, started) == 125)
+		if (stop_sig)
+			rc = 128 + stop_sig;
+		else if (write_results(e, n, o, started) == 125)
 			rc = 125;
+		for (int i = 0; i < 3; i++)
+			sigaction(stop_sigs[i], &old[i], NULL);
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].r.details);
@@ -896,5 +939,5 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	for (int i = 0; i < npaths && files[i]; i++)
 		ms_tf_free(files[i]);
 	free(files);
-	return rc == 125 ? 125 : failed || rc ? 1 : 0;
+	return rc == 125 || rc > 128 ? rc : failed || rc ? 1 : 0;
 }
