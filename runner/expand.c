@@ -5,7 +5,9 @@
  * of a variable set with env(), in run words, stdin_file, env and cwd.
  * Nothing else is expanded and no shell runs: any other $ reaches the
  * program as it is (sh -c '... $1', $$, $HOME), so files written before
- * expansion existed mean what they meant.
+ * expansion existed mean what they meant.  In run words a $ the reader
+ * marked literal (in single quotes, or after a backslash) is not
+ * expanded either: MS_EXPAND_LITERAL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,6 +31,11 @@ static void put(FILE *out, const char *s, const char *dir, const char *tmp, ms_v
 		size_t n = 0;
 		int braced;
 
+		if (*s == MS_EXPAND_LITERAL && s[1]) {
+			fputc(s[1], out);
+			s += 2;
+			continue;
+		}
 		if (*s != '$') {
 			fputc(*s++, out);
 			continue;

@@ -4,6 +4,12 @@
 #define MS_EXPAND_H
 #include <stddef.h>
 
+/* In a string to expand, this byte makes the next one literal: the test
+ * file reader writes a $ in single quotes or after a backslash as
+ * MS_EXPAND_LITERAL $ (and this byte itself doubled), so it is no
+ * variable. */
+#define MS_EXPAND_LITERAL '\001'
+
 /* The value of variable NAME (n bytes), or NULL: not a variable. */
 typedef const char *(*ms_var_fn)(void *ctx, const char *name, size_t n);
 

@@ -14,6 +14,7 @@
 
 #include "catalog.h"
 #include "spec.h"
+#include "expand.h"
 #include "tfile.h"
 
 /* ---- parsing ---- */
@@ -92,7 +93,19 @@ static int lex_string(struct lexer *lx, const char **pp, char **out, size_t *out
 	return 0;
 }
 
-/* Shell-like words: quotes, backslashes, no expansion, no shell. */
+/* A character of a word that is not to be expanded: a $ in single
+ * quotes or after a backslash goes in as MS_EXPAND_LITERAL $, and so does
+ * that byte itself (expand.h). */
+static void put_literal(struct strbuf *w, char c)
+{
+	if (c == '$' || c == MS_EXPAND_LITERAL)
+		sb_printf(w, "%c", MS_EXPAND_LITERAL);
+	sb_printf(w, "%c", c);
+}
+
+/* Shell-like words: quotes, backslashes, no shell; ${DIR}, ${TMP} and
+ * env() variables are expanded when the test runs, but not in single
+ * quotes or after a backslash (put_literal). */
 static int lex_words(struct lexer *lx, const char *p, char ***out)
 {
 	char **argv = NULL;
@@ -113,15 +126,19 @@ static int lex_words(struct lexer *lx, const char *p, char ***out)
 					free(w.s);
 					return lex_error(lx, p, "unterminated single quote");
 				}
-				sb_printf(&w, "%.*s", (int)(q - p - 1), p + 1);
+				for (const char *c = p + 1; c < q; c++)
+					put_literal(&w, *c);
 				p = q + 1;
 			} else if (*p == '"') {
 				const char *q = p + 1;
 
 				for (; q < lx->end && *q != '"'; q++) {
 					if (*q == '\\' && q + 1 < lx->end && strchr("\"\\$`", q[1]))
-						q++;
-					sb_printf(&w, "%c", *q);
+						put_literal(&w, *++q);
+					else if (*q == MS_EXPAND_LITERAL)
+						put_literal(&w, *q);
+					else
+						sb_printf(&w, "%c", *q);
 				}
 				if (q >= lx->end) {
 					free(w.s);
@@ -129,8 +146,10 @@ static int lex_words(struct lexer *lx, const char *p, char ***out)
 				}
 				p = q + 1;
 			} else if (*p == '\\' && p + 1 < lx->end) {
-				sb_printf(&w, "%c", p[1]);
+				put_literal(&w, p[1]);
 				p += 2;
+			} else if (*p == MS_EXPAND_LITERAL) {
+				put_literal(&w, *p++);
 			} else {
 				sb_printf(&w, "%c", *p++);
 			}

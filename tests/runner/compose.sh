@@ -7,10 +7,10 @@
 M=$MOCKRUN
 D=$(cd "$(dirname "$0")/mock" && pwd)
 
-t "\${DIR}, \${TMP}, \$NAME of env(), stdin_file and cwd expand; nothing else does"
+t "\${DIR}, \${TMP}, \$NAME of env(), stdin_file and cwd expand; nothing else, nor in single quotes or after a backslash"
 run "$M" -t "$D/expand.mock"
-want_rc 0; want_out_has "1..4"
-[ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 4 ] || problem "not 4 oks: $out"; done_t
+want_rc 0; want_out_has "1..8"
+[ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 8 ] || problem "not 8 oks: $out"; done_t
 
 t "a missing stdin_file and a wrong \${DIR} fail, with where and why"
 run "$M" -t "$D/expand_fail.mock"
