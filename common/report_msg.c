@@ -470,6 +470,45 @@ static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item 
 	fputc('\n', f);
 }
 
+/* A statement's in= glob, or 0. */
+static uint32_t in_glob_of(const struct ms_report_in *s, const struct item *it)
+{
+	return it->table == IT_RULE	  ? rule_at(s, it->index)->in_glob
+	       : it->table == IT_EXPECT ? expect_at(s, it->index)->in_glob
+					: order_at(s, it->index)->in_glob;
+}
+
+/*
+ * A leftover whose in= matched no program of the run says which programs
+ * ran: in="sh" is a leftover when sh is dash, and the report's headline
+ * says "sh exited".
+ */
+static void in_text(FILE *f, const struct ms_report_in *s, const struct item *it, const char *indent)
+{
+	uint32_t glob = in_glob_of(s, it), shown = 0;
+	const char *names[8];
+
+	if (!glob)
+		return;
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+		uint32_t k;
+
+		if (e->state != 1 || e->type != MS_EV_ATTACH)
+			continue;
+		if (ms_glob_match(str(s, glob), e->text))
+			return;
+		for (k = 0; k < shown && strcmp(names[k], e->text) != 0; k++)
+			;
+		if (k == shown && shown < 8)
+			names[shown++] = e->text;
+	}
+	fprintf(f, "%snote: in=\"%s\" matched no program of the run", indent, rp_safe(str(s, glob)));
+	for (uint32_t k = 0; k < shown; k++)
+		fprintf(f, "%s%s", k ? ", " : "; the programs were ", rp_safe(names[k]));
+	fputc('\n', f);
+}
+
 void rp_leftover_text(FILE *f, const struct ms_report_in *s, const struct item *it,
 		      const char *indent)
 {
@@ -488,6 +527,8 @@ void rp_leftover_text(FILE *f, const struct ms_report_in *s, const struct item *
 		rp_stmt_text(s, it->text), indent, str(s, it->src), it->line);
 	if (it->ncond)
 		aimed_text(f, s, it, indent);
+	if (it->consumed == 0)
+		in_text(f, s, it, indent);
 }
 
 struct item *rp_sorted_items(const struct ms_report_in *s)
