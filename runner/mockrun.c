@@ -597,6 +597,8 @@ static int open_outputs(struct mockshim_session *s, const struct cli *c, struct 
 	}
 	if (!c->trace_file)
 		return GO_ON;
+	/* the shims append to it by name, unless mockrun writes it (chrome) */
+	o->trace.shared = !c->chrome;
 	if ((r = ms_out_open(&o->trace, "--trace-file", c->trace_file)) < 0) {
 		out_error(&o->trace, -r);
 		return FAILED;

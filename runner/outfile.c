@@ -20,13 +20,70 @@ static int names_fd(const char *p)
 	       strcmp(p, "/dev/stdout") == 0 || strcmp(p, "/dev/stderr") == 0;
 }
 
+/*
+ * The new file, unnamed (O_TMPFILE) in path's directory: a mockrun
+ * killed before the end leaves nothing behind.  -1 where the file
+ * system cannot (then a named one, ms_out_open).
+ */
+static int open_unnamed(const char *path, const char *slash)
+{
+	char dir[PATH_MAX];
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if ((size_t)snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path),
+				  path) >= sizeof(dir))
+		return -1;
+	/* the mode a new file would get: open applies the umask */
+	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+}
+
+/* An unnamed file's name in place of path: linked under a fresh name
+ * beside it, then renamed over it.  0 or -errno. */
+static int name_unnamed(struct ms_outfile *o, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char proc[64], *tmp = NULL;
+	int e = EEXIST;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+	for (int tries = 0; tries < 100 && e == EEXIST; tries++) {
+		unsigned char r[6];
+		char sfx[7];
+
+		if (getentropy(r, sizeof(r)) != 0)
+			return -errno;
+		for (int i = 0; i < 6; i++)
+			sfx[i] = abc[r[i] % (sizeof(abc) - 1)];
+		sfx[6] = '\0';
+		free(tmp);
+		if (asprintf(&tmp, "%.*s.%s.%s", slash ? (int)(slash - path + 1) : 0, path,
+			     slash ? slash + 1 : path, sfx) < 0)
+			return -ENOMEM;
+		/* AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH; /proc does not */
+		e = linkat(o->fd, "", AT_FDCWD, tmp, AT_EMPTY_PATH) == 0 ||
+				    linkat(AT_FDCWD, proc, AT_FDCWD, tmp, AT_SYMLINK_FOLLOW) == 0
+			    ? 0 : errno;
+	}
+	if (!e && rename(tmp, path) != 0) {
+		e = errno;
+		unlink(tmp);
+	}
+	free(tmp);
+	return -e;
+}
+
 int ms_out_open(struct ms_outfile *o, const char *opt, const char *path)
 {
 	struct stat st;
 	const char *slash = strrchr(path, '/');
 	mode_t um;
 
+	int shared = o->shared;
+
 	memset(o, 0, sizeof(*o));
+	o->shared = shared;
 	o->opt = opt;
 	o->path = path;
 	o->fd = -1;
@@ -46,6 +103,10 @@ int ms_out_open(struct ms_outfile *o, const char *opt, const char *path)
 	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && (o->real = realpath(path, NULL))) {
 		path = o->real;
 		slash = strrchr(path, '/');
+	}
+	if (!o->shared && (o->fd = open_unnamed(path, slash)) >= 0) {
+		o->own = o->unnamed = 1;
+		return 0;
 	}
 	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
 		     slash ? slash + 1 : path) < 0) {
@@ -100,11 +161,14 @@ int ms_out_close(struct ms_outfile *o, int keep)
 	if (o->fd >= 0 && o->own) {
 		/* a file system that reports a full disk only when the data
 		 * goes out (NFS, some FUSE) does it at fsync or close */
-		if (o->tmp && keep && !e && fsync(o->fd) != 0 && errno != EINVAL)
+		if ((o->tmp || o->unnamed) && keep && !e && fsync(o->fd) != 0 && errno != EINVAL)
 			e = errno;
+		if (o->unnamed && keep && !e)
+			e = -name_unnamed(o, o->real ? o->real : o->path);
 		if (close(o->fd) != 0 && !e && errno != EINTR)
 			e = errno;
 	}
+	o->unnamed = 0;
 	o->fd = -1;
 	if (o->tmp) {
 		if (keep && !e && rename(o->tmp, o->real ? o->real : o->path) != 0)

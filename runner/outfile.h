@@ -19,6 +19,10 @@ struct ms_outfile {
 	int fd;			/* -1: not open */
 	int own;		/* fd is ours to close */
 	int error;		/* the first errno of a write, 0 */
+	int unnamed;		/* fd is an O_TMPFILE, named at close */
+	int shared;		/* set before ms_out_open: other processes
+				 * open it by name (--trace-file), so it is
+				 * a named one beside path */
 };
 
 /* Opens (creates) it now; 0 or -errno. */

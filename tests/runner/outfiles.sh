@@ -107,4 +107,13 @@ else
 	skip_t "a full file system (tmpfs of 64k): 125, the earlier file intact, nothing left" "mount is not permitted here"
 fi
 
+t "mockrun SIGKILLed during the run leaves no file beside -o or --record"
+mkdir -p "$T/kill"
+( cd "$T/kill" && exec "$M" -o rep.txt --record rec.mock --record-fns read sleep 29.75 ) &
+pid=$!
+for _ in $(seq 100); do pgrep -P "$pid" >/dev/null && break; sleep 0.05; done
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+pkill -f "^sleep 29.75$" 2>/dev/null
+[ -z "$(ls -A "$T/kill")" ] || problem "left behind: $(ls -A "$T/kill")"; done_t
+
 finish
