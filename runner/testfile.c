@@ -29,6 +29,7 @@
 
 #include "mockshim/driver.h"
 #include "outfile.h"
+#include "report.h"
 #include "session.h"
 #include "expand.h"
 #include "jobs.h"
@@ -768,6 +769,26 @@ static int check_subs(const struct file *f, const struct block *t, const struct 
 }
 
 
+/* Whether --filter selects test name: the name as it is, or as TAP and
+ * --list-tests write it (a line break as \x0a), which is what CMake's
+ * mockshim_add_tests reads. */
+static int selected(const char *glob, const char *name)
+{
+	char *shown = NULL;
+	size_t len = 0;
+	FILE *m;
+	int r;
+
+	if (!glob || fnmatch(glob, name, 0) == 0)
+		return 1;
+	if (!strpbrk(name, "#\\\n\r\t") || !(m = open_memstream(&shown, &len)))
+		return 0;
+	ms_tap_text(m, name);
+	r = fclose(m) == 0 && fnmatch(glob, shown, 0) == 0;
+	free(shown);
+	return r;
+}
+
 /* Every file parsed, statements included, before anything runs; the
  * tests that --filter and --shard select into *e.  0, or 125 with the
  * error printed. */
@@ -797,7 +818,7 @@ static int load_files(char *const *paths, int npaths, const struct testfile_opts
 				if (check_subs(files[i], b, o))
 					return 125;
 			}
-			if (b->kind == B_TEST && (!o->filter || fnmatch(o->filter, b->name, 0) == 0) &&
+			if (b->kind == B_TEST && selected(o->filter, b->name) &&
 			    (!o->shard_n || ms_shard_of(paths[i], b->name, o->shard_n) == o->shard_k - 1)) {
 				struct entry x = { files[i], b, { 0 } };
 
@@ -907,9 +928,12 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	long long started = (long long)time(NULL);
 	int rc = load_files(paths, npaths, o, files, &e, &n);
 
-	if (rc == 0 && o->list)
-		for (size_t i = 0; i < n; i++)
-			printf("%s: %s\n", e[i].f->path, e[i].t->name);
+	/* a name per line: escaped as in TAP */
+	for (size_t i = 0; rc == 0 && o->list && i < n; i++) {
+		printf("%s: ", e[i].f->path);
+		ms_tap_text(stdout, e[i].t->name);
+		putchar('\n');
+	}
 	if (rc == 0 && !o->list) {
 		struct sigaction sa = { .sa_handler = on_stop }, old[3];
 

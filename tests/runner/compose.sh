@@ -84,4 +84,20 @@ want_rc 0
 exec 7>&-
 done_t
 
+t "--list-tests writes a name per line, escaped as in TAP; --filter takes the listed name back"
+printf 'test "two\\nlines \\\\ b" {\n\trun true\n}\ntest "issue # TODO" {\n\trun true\n}\ntest "plain [x]" {\n\trun true\n}\n' > "$T/names.mock"
+run "$M" --list-tests -t "$T/names.mock"
+want_rc 0
+want_out "$T/names.mock: two\\x0alines \\\\ b
+$T/names.mock: issue \\# TODO
+$T/names.mock: plain [x]"
+# as CMake's mockshim_add_tests does: the listed name, its *?[\ escaped
+printf '%s\n' "$out" | while IFS= read -r line; do
+	name=${line#"$T/names.mock: "}
+	glob=$(printf '%s' "$name" | sed 's/[][*?\\]/\\&/g')
+	n=$("$M" -t "$T/names.mock" --filter "$glob" | grep -c '^ok ')
+	[ "$n" = 1 ] || echo "--filter '$glob' ran $n tests"
+done > "$T/names.out"
+[ ! -s "$T/names.out" ] || problem "$(cat "$T/names.out")"; done_t
+
 finish
