@@ -13,6 +13,7 @@
 #include "control.h"
 #include "mockshim/driver.h"
 #include "outfile.h"
+#include "session.h"
 #include "jobs.h"
 #include "testfile.h"
 
@@ -596,6 +597,7 @@ int main(int argc, char **argv)
 		if (mockshim_check_program(argv[optind], NULL, warn, sizeof(warn)) > 0)
 			fprintf(stderr, "mockrun: %s", warn);
 	}
+	ms_session_set_once(s);
 	r = mockshim_session_run(s, argv + optind, NULL, &res);
 	if (r < 0) {
 		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),
