@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,7 +197,7 @@ int main(int argc, char **argv)
 	 * ("+", as env and timeout); -t mode: every non-option word is a test
 	 * file ("-" returns them in order, as operands) */
 	static const char program_opts[] = "+e:f:o:qvhm:t::j:", test_opts[] = "-e:f:o:qvhm:t::j:";
-	struct mockshim_session *s = mockshim_session_create();
+	struct mockshim_session *s;
 	struct mockshim_result res;
 	const char *output = NULL, *report_name = NULL;
 	int format = MOCKSHIM_REPORT_TEXT, verbosity = MOCKSHIM_NORMAL, neval = 0, c, r, rc;
@@ -217,6 +218,12 @@ int main(int argc, char **argv)
 	struct membuf mb = { NULL, 0, NULL };
 	char **mods = NULL;
 
+	/* a fixed threshold, set before the first malloc: large blocks (a
+	 * spec's arrays, the channel's copy, the state's) stay mmap'd zero
+	 * pages after a free, instead of coming back from the heap memset
+	 * by calloc */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	s = mockshim_session_create();
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");
 		return EXIT_MOCKRUN;
