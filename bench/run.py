@@ -175,6 +175,7 @@ class Bench:
         os.mkdir(self.swdir)
         self.failures = []
         self.results = {}  # numbers of this run, for the summary sentences
+        self.load = [os.getloadavg()[0]]  # 1-minute load averages seen during the run
 
     def find_valgrind_tool(self):
         """
@@ -989,6 +990,17 @@ def verdict(ok):
     return 'met' if ok else '**missed**'
 
 
+def load_note(b):
+    """What the machine's load says of this run's wall times."""
+    cpus = os.cpu_count() or 1
+    top = max(b.load)
+    if top <= cpus:
+        return ''
+    return ('  The load average reached %.1f on %d CPUs during the run: wall times then '
+            'include waiting for a CPU, and only the callgrind and CPU-time figures are '
+            'steady.' % (top, cpus))
+
+
 def summary(b):
     """
     The findings of this run as sentences computed from its own numbers:
@@ -1029,8 +1041,8 @@ def summary(b):
         out.append('- Start-up: `LD_PRELOAD=libmockshim.so true` is %+.2f ms over an empty '
                    'preload (limit +0.10 ms: %s); `mockrun -e \'will_return(getuid, 0)\' '
                    'true` is %+.2f ms over `env true` (limit +0.5 ms: %s); medians of one '
-                   'interleaved run, on a machine whose noise is of the order of 0.1 ms.' % (
-                       shim, verdict(shim <= 0.10), mr, verdict(mr <= 0.5)))
+                   'interleaved run.%s' % (
+                       shim, verdict(shim <= 0.10), mr, verdict(mr <= 0.5), load_note(b)))
         if 'spec 100000 x10' in st:
             per = ((st['spec 100000 x10'] - st['spec 100000']) -
                    (st['spec 1 x10'] - st['spec 1'])) / 10.0
@@ -1181,7 +1193,9 @@ def main():
             else:
                 out += ['## Instructions per call', '', 'valgrind is not installed.', '']
         if 'startup' in sections:
+            b.load.append(os.getloadavg()[0])
             out += startup(b) + ['']
+            b.load.append(os.getloadavg()[0])
         if 'parsing' in sections:
             out += parsing(b) + ['']
         if 'threads' in sections:
@@ -1192,7 +1206,10 @@ def main():
             out += audit_sees(b) + ['']
     finally:
         shutil.rmtree(b.tmp, ignore_errors=True)
+    b.load.append(os.getloadavg()[0])
     out[len(head):len(head)] = summary(b)
+    out.insert(len(head) - 1, '- 1-minute load averages sampled during the run, first to last: %s' % (
+        ', '.join('%.1f' % x for x in b.load)))
     out.append('Total benchmark time: %.0f s.' % (time.time() - t0))
     if b.failures:
         out += ['', '## Runs that failed (ERR cells)', '']
