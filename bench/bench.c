@@ -7,7 +7,8 @@
  *
  *	bench OP N [REPS [WARMUP]]
  *				OP: read clock getpid getuid malloc socket
- *				getaddrinfo decl decl_dbl none; N calls, REPS
+ *				getaddrinfo decl decl_dbl floor_const
+ *				floor_queue none; N calls, REPS
  *				(default 3: the fastest is printed), after
  *				WARMUP calls (default 64)
  *	bench threads-shared T N	T threads call getpid N times each
@@ -44,6 +45,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "floor.h"
 
 #ifdef __clang__
 #define NOINLINE __attribute__((noinline))
@@ -224,6 +227,18 @@ LOOP(decl_dbl,
 		sink = (long)msb_scale(0.5, (int)i);
 )
 
+/* the floor (bench/floor.c): a hand-written stub returning a constant,
+ * one taking values from a queue, each through the PLT */
+LOOP(floor_const,
+	for (long i = 0; i < n; i++)
+		sink = msb_floor_const();
+)
+
+LOOP(floor_queue,
+	for (long i = 0; i < n; i++)
+		sink = msb_floor_queue();
+)
+
 LOOP(none,
 	for (long i = 0; i < n; i++)
 		sink = i;
@@ -239,7 +254,7 @@ struct op {
 
 static const struct op ops[] = {
 	OP(read), OP(clock), OP(getpid), OP(getuid), OP(malloc), OP(socket), OP(getaddrinfo),
-	OP(decl), OP(decl_dbl), OP(none),
+	OP(decl), OP(decl_dbl), OP(floor_const), OP(floor_queue), OP(none),
 };
 
 /* ---- threads ---- */
@@ -329,7 +344,8 @@ int main(int argc, char **argv)
 		if (strcmp(ops[i].name, argv[1]) == 0)
 			op = &ops[i];
 	if (!op)
-		die("unknown OP: read clock getpid getuid malloc socket getaddrinfo none");
+		die("unknown OP: read clock getpid getuid malloc socket getaddrinfo decl decl_dbl "
+		    "floor_const floor_queue none");
 	n = atol(argv[2]);
 	if (argc >= 4)
 		reps = atol(argv[3]);
@@ -339,6 +355,8 @@ int main(int argc, char **argv)
 		die("N and REPS must be positive, WARMUP not negative");
 	if (op->loop == loop_read)
 		open_zero();
+	if (op->loop == loop_floor_queue)
+		msb_floor_fill((unsigned long)(n * reps + warmup), 42);
 
 	op->warm(warmup);
 	for (long r = 0; r < reps; r++) {

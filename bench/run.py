@@ -42,6 +42,9 @@ SOCKET_WRAPPER_LIBS = ['/usr/lib/x86_64-linux-gnu/libsocket_wrapper.so']
 UNARMED_RULE = 'will_return_maybe(getegid, 0)'
 QUEUE = 1000000
 
+# the catalog's own calls (not pairs, not declared): what the reply limits judge
+CATALOG_OPS = ('read', 'clock', 'getpid', 'getuid')
+
 # Issue 8's targets: callgrind instructions per call over plain.
 TARGETS = [
     ('shim', 'unarmed: LD_PRELOAD, no channel', 5),
@@ -87,7 +90,9 @@ class Op:
 
 OPS = [
     Op('read', 'read', 50000, '1', expect=('expect_value_count', 'fd', '100'),
-       fiu='posix/io/rw/read', strace='read:retval=1:when=2+', sockwrap=True,
+       # when=4+: the loader's first three reads are the ELF headers of
+       # libmsbenchdecl.so, libmsbenchfloor.so and libc.so.6
+       fiu='posix/io/rw/read', strace='read:retval=1:when=4+', sockwrap=True,
        when={'when_int': 'fd == 100', 'when_fd': 'fd ~ "/dev/zero"'}),
     Op('clock', 'clock_gettime', 200000, '0',
        expect=('expect_value_count', 'clockid', 'CLOCK_REALTIME'), faketime=True,
@@ -169,6 +174,8 @@ class Bench:
         self.swdir = os.path.join(self.tmp, 'socket_wrapper')
         os.mkdir(self.swdir)
         self.failures = []
+        self.results = {}  # numbers of this run, for the summary sentences
+        self.load = [os.getloadavg()[0]]  # 1-minute load averages seen during the run
 
     def find_valgrind_tool(self):
         """
@@ -407,14 +414,57 @@ CG_VARIANTS = [
 CG_IN_SCOPE = {('malloc', 'always'), ('malloc', 'queue'), ('malloc', 'queue_full')}
 
 
+# bench's loops that are baselines, not calls to mock: the empty loop,
+# and the hand-written floor stubs (bench/floor.c) through the PLT
+BASE_OPS = ('none', 'floor_const', 'floor_queue')
+
+# Issue 22's limits for replies, instructions per call over the empty loop
+FLOOR_TARGETS = {'always': 15, 'queue': 25}
+
+
+def floor_table(ops, ir):
+    """mockshim's replies beside the hand-written floor stubs: mockshim / floor."""
+    none = ir.get(('plain', 'none'))
+    floor = {k: ir.get(('plain', f)) for k, f in (('always', 'floor_const'),
+                                                  ('queue', 'floor_queue'))}
+    if none is None or None in floor.values():
+        return []
+    fc, fq = floor['always'] - none, floor['queue'] - none
+    out = ['### Replies against the floor', '',
+           'Instructions per call over the empty loop (bench none).  The floor is a '
+           'hand-written stub in a shared library called through the PLT, compiled in the '
+           'same benchmark (bench/floor.c): one returning a constant (%+.0f) for '
+           'will_return_always, one taking the next value of a queue (%+.0f) for '
+           'will_return_count.  Issue 22\'s limits: always %d, queued %d.' % (
+               fc, fq, FLOOR_TARGETS['always'], FLOOR_TARGETS['queue']), '',
+           '| reply | floor | ' + ' | '.join(op.name for op in ops) + ' |',
+           '|---|---:|' + '---:|' * len(ops)]
+    for key, label in (('always', 'will_return_always'), ('queue', 'will_return_count')):
+        f = fc if key == 'always' else fq
+        row, ratio = [], []
+        for op in ops:
+            v = ir.get((key, op.name))
+            if v is None:
+                row.append('n/a')
+                ratio.append('n/a')
+                continue
+            d = v - none
+            mark = ' †' if (op.name, key) in CG_IN_SCOPE else ''
+            row.append('%+.0f%s%s' % (d, mark, '' if d <= FLOOR_TARGETS[key] else ' **over**'))
+            ratio.append('%.1fx' % (d / f) if f > 0 else 'n/a')
+        out.append('| %s, Ir over the empty loop | %+.0f | %s |' % (label, f, ' | '.join(row)))
+        out.append('| %s, mockshim / floor | 1.0x | %s |' % (label, ' | '.join(ratio)))
+    return out
+
+
 def callgrind(b, ops):
     a = b.a
     ir = {}
     t0 = time.time()
     for op in ops:
         for key, _ in CG_VARIANTS:
-            if op.name == 'none' and key != 'plain':
-                continue  # the empty loop: the baseline of replies
+            if op.name in BASE_OPS and key != 'plain':
+                continue  # the empty loop and the floor stubs: baselines of replies
             v = b.variant(key, op, scoped=(op.name, key) in CG_IN_SCOPE)
             if v is None:
                 continue
@@ -527,6 +577,98 @@ def write_spec(b, n):
     return path
 
 
+def write_line_spec(b, size):
+    """One line of will_return_maybe statements joined by '; ', size bytes or more."""
+    path = os.path.join(b.tmp, 'line%d.ms' % size)
+    parts, n, i = [], 0, 0
+    while n < size:
+        t = 'will_return_maybe(getegid, %d); ' % i
+        parts.append(t)
+        n += len(t)
+        i += 1
+    with open(path, 'w') as f:
+        f.write(''.join(parts) + '\n')
+    return path, i
+
+
+GNU_TIME = '/usr/bin/time'
+
+
+def spawn_rusage(b, argv):
+    """
+    (wall ms, CPU ms (user + system), maximum RSS kB or None) of one run of
+    argv.  The RSS is GNU time's: a process keeps the largest RSS it had
+    across exec, and a child of this script starts as a copy of python
+    (some 20 MB), GNU time's child as a copy of a small C program.
+    """
+    fa = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+          (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
+          (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
+    rss_file = os.path.join(b.tmp, 'rss.txt')
+    timed = os.path.exists(GNU_TIME)
+    if timed:
+        argv = [GNU_TIME, '-f', '%M', '-o', rss_file] + argv
+    t = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, b.env, file_actions=fa)
+    _, _, ru = os.wait4(pid, 0)
+    wall = (time.perf_counter_ns() - t) / 1e6
+    rss = None
+    if timed:
+        try:
+            with open(rss_file) as f:
+                rss = int(f.read().split()[-1])
+        except (OSError, ValueError, IndexError):
+            pass
+    return wall, (ru.ru_utime + ru.ru_stime) * 1000.0, rss
+
+
+# Issue 22's parsing limits: seconds for 1,000,000 statements and for one
+# 10 MiB line; mockrun's RSS for 100,000 statements, MB
+PARSE_TARGETS = {'1000000': 2.0, 'line': 1.0, 'rss100000': 20.0}
+
+
+def parsing(b):
+    """mockrun -q -f SPEC true for large specs: wall, CPU and RSS."""
+    a = b.a
+    true = shutil.which('true') or '/bin/true'
+    sizes = (1000, 10000, 100000) + (() if a.quick else (1000000,))
+    cases = [('%d' % n, n, write_spec(b, n)) for n in sizes]
+    lpath, lcount = write_line_spec(b, (1 if a.quick else 10) << 20)
+    cases.append(('line', lcount, lpath))
+    runs = 1 if a.quick else 3
+    res = {}
+    t0 = time.time()
+    for _ in range(runs):
+        for key, n, path in cases:
+            res.setdefault(key, []).append(
+                spawn_rusage(b, [a.mockrun, '-q', '-f', path, true]))
+    log('parsing: done (%.0f s)' % (time.time() - t0))
+    out = ['### Parsing', '',
+           '`mockrun -q -f SPEC true` (the whole run: parse, channel, program, report) for N '
+           '`will_return_maybe(getegid, I)` statements, one per line, and for one line of '
+           '%s MiB of them joined by `; `; median of %d runs of wall and CPU time (user + '
+           'system: the machine is shared, CPU time is the steadier), and the largest '
+           'maximum RSS.  Issue 22\'s limits: 1,000,000 statements in %.0f s, 10 MiB of one '
+           'line in %.0f s, RSS under %.0f MB for 100,000.' % (
+               1 if a.quick else 10, runs, PARSE_TARGETS['1000000'], PARSE_TARGETS['line'],
+               PARSE_TARGETS['rss100000']), '',
+           '| spec | statements | wall ms | CPU ms | CPU µs per statement | max RSS MB |',
+           '|---|---:|---:|---:|---:|---:|']
+    summary = {}
+    for key, n, _ in cases:
+        walls = [r[0] for r in res[key]]
+        cpus = [r[1] for r in res[key]]
+        rsses = [r[2] for r in res[key] if r[2] is not None]
+        rss = max(rsses) / 1024.0 if rsses else None
+        w, c = statistics.median(walls), statistics.median(cpus)
+        summary[key] = {'n': n, 'wall': w, 'cpu': c, 'rss': rss}
+        out.append('| %s | %d | %.0f | %.0f | %.2f | %s |' % (
+            'one line' if key == 'line' else 'lines', n, w, c, c * 1000.0 / n,
+            '%.1f' % rss if rss is not None else 'n/a (no GNU time)'))
+    b.results['parsing'] = summary
+    return out
+
+
 def spawn_ms(argv, env):
     """Wall ms of one run of argv (output to /dev/null), by posix_spawn."""
     path = argv[0] if os.sep in argv[0] else (shutil.which(argv[0]) or argv[0])
@@ -634,9 +776,9 @@ def startup(b):
            'the difference over three baselines: `true` itself, `env true` (one more '
            'exec, what any wrapper that execs pays) and an empty preloaded library.  '
            'The last column is hyperfine -N\'s median (each command\'s runs back to '
-           'back: a cross-check, more exposed to load from other programs).  Targets: '
-           'the shim within +0.15 ms of the empty library, mockrun within +0.5 ms of '
-           'plain.' % runs, '',
+           'back: a cross-check, more exposed to load from other programs).  Issue 22\'s '
+           'targets: the shim within +0.10 ms of the empty library, mockrun within +0.5 ms '
+           'of `env true`.' % runs, '',
            '| command | ms | over `true` | over `env true` | over empty.so | hyperfine ms |',
            '|---|---:|---:|---:|---:|---:|']
     for label, _ in cmds:
@@ -648,6 +790,7 @@ def startup(b):
                 cells.append('%+.2f' % (med[label] - med[bl]))
         out.append('| `%s` | %.2f | %s | %s |' % (label, med[label], ' | '.join(cells),
                                                   '%.2f' % hf[label] if label in hf else 'n/a'))
+    b.results['startup'] = dict(med)
     one, one10 = med['spec 1'], med['spec 1 x10']
     out += ['', '### Spec size', '',
             '`mockrun -f SPEC true` for N `will_return_maybe(getegid, I)` statements; '
@@ -662,8 +805,6 @@ def startup(b):
             continue
         out.append('| %d | %.2f | %.2f µs | %.2f | %+.3f ms |' % (
             n, m, (m - one) * 1000.0 / (n - 1), m10, ((m10 - m) - (one10 - one)) / 10.0))
-    out += ['', 'Linear or better: the per-statement column stays flat (or falls) as the '
-            'spec grows.']
     return out
 
 
@@ -758,9 +899,14 @@ def memory(b):
         return '| %s | %d | %d | %d | %d | %+d |' % (label, m['rss_kb'], m['anon_kb'],
                                                     m['file_kb'], m['shmem_kb'],
                                                     m['rss_kb'] - base)
+    mem = {}
     for label, _, _ in variants:
         if label in rows:
             out.append(line(label, rows[label]))
+            mem[label] = {k: statistics.median(r[k] for r in rows[label])
+                          for k in ('rss_kb', 'anon_kb')}
+    mem['plain_rss'] = base
+    b.results['memory'] = mem
     if consumed:
         out.append(line('mockrun, after 300,064 queued getpid values consumed', [consumed]))
 
@@ -768,20 +914,29 @@ def memory(b):
     sizes = {}
     for n in (1, 1000, 10000, 100000):
         stmts = ['-e', UNARMED_RULE] if n == 1 else ['-f', write_spec(b, n)]
+        # MOCKSHIM_CHANNEL names two memfds: the spec's, the state's
         p = subprocess.run([a.mockrun, '-q'] + stmts +
-                           ['--', 'sh', '-c', 'stat -L -c %s "$MOCKSHIM_CHANNEL"'],
+                           ['--', 'sh', '-c', 'IFS=,; stat -L -c %s $MOCKSHIM_CHANNEL'],
                            capture_output=True, text=True, env=b.env)
         try:
-            sizes[n] = int(p.stdout.split()[0])
+            sizes[n] = [int(x) for x in p.stdout.split()[:2]]
+            sizes[n][1]
         except (IndexError, ValueError):
+            sizes.pop(n, None)
             b.failures.append('channel size for %d statements: %s' % (n, p.stderr[-300:]))
     out += ['', '### Channel size', '',
-            'The memfd mockrun creates (stat of $MOCKSHIM_CHANNEL), for N '
+            'The two memfds mockrun creates (stat of the paths in $MOCKSHIM_CHANNEL): the '
+            'compiled spec and the state the shims write (counters, events), for N '
             'will_return_maybe(getegid, I) statements.', '',
-            '| statements | bytes | bytes per statement over 1 |', '|---:|---:|---:|']
-    for n, s in sorted(sizes.items()):
-        per = '' if n == 1 or 1 not in sizes else '%.1f' % ((s - sizes[1]) / (n - 1))
-        out.append('| %d | %d | %s |' % (n, s, per))
+            '| statements | spec bytes | state bytes | spec bytes per statement over 1 | '
+            'state bytes per statement over 1 |', '|---:|---:|---:|---:|---:|']
+    for n, (sp, st) in sorted(sizes.items()):
+        if n == 1 or 1 not in sizes:
+            per = ' | '
+        else:
+            per = '%.1f | %.1f' % ((sp - sizes[1][0]) / (n - 1), (st - sizes[1][1]) / (n - 1))
+        out.append('| %d | %d | %d | %s |' % (n, sp, st, per))
+    b.results['channel'] = sizes
     return out
 
 
@@ -829,6 +984,136 @@ def audit_sees(b):
 
 # ---- main ----
 
+# ---- 7. what the numbers say, in sentences made from them ----
+
+def verdict(ok):
+    return 'met' if ok else '**missed**'
+
+
+def load_note(b):
+    """What the machine's load says of this run's wall times."""
+    cpus = os.cpu_count() or 1
+    top = max(b.load)
+    if top <= cpus:
+        return ''
+    return ('  The load average reached %.1f on %d CPUs during the run: wall times then '
+            'include waiting for a CPU, and only the callgrind and CPU-time figures are '
+            'steady.' % (top, cpus))
+
+
+def summary(b):
+    """
+    The findings of this run as sentences computed from its own numbers:
+    what bench/README.md says about the current tree comes from here
+    (run.py --readme), so that no figure in it is typed by hand.
+    """
+    r = b.results
+    out = ['## Summary of this run (generated by run.py from the tables below)', '']
+    ir = r.get('ir')
+    if ir and ir.get(('plain', 'none')) is not None:
+        none = ir[('plain', 'none')]
+        fc = ir[('plain', 'floor_const')] - none
+        fq = ir[('plain', 'floor_queue')] - none
+        for key, label, floor in (('always', '`will_return_always` with a constant', fc),
+                                  ('queue', 'a queued value (`will_return_count`)', fq)):
+            vals = {op: ir[(key, op)] - none for (k, op) in ir
+                    if k == key and ir[(k, op)] is not None and op in CATALOG_OPS}
+            if not vals:
+                continue
+            lo, hi = min(vals.values()), max(vals.values())
+            out.append('- %s: %+.0f to %+.0f instructions per call over the empty loop on %s '
+                       '(limit %d: %s); the hand-written floor stub costs %+.0f, so mockshim / '
+                       'floor is %.1fx to %.1fx.' % (
+                           label, lo, hi, ', '.join(sorted(vals)), FLOOR_TARGETS[key],
+                           verdict(hi <= FLOOR_TARGETS[key]), floor,
+                           lo / floor if floor > 0 else 0, hi / floor if floor > 0 else 0))
+        ex = {op: ir[('expect', op)] - ir[('plain', op)] for (k, op) in ir
+              if k == 'expect' and ir[(k, op)] is not None and op in CATALOG_OPS
+              and ir.get(('plain', op)) is not None}
+        if ex:
+            out.append('- `expect_value`: %+.0f to %+.0f over plain on %s (limit +50: %s).' % (
+                min(ex.values()), max(ex.values()), ', '.join(sorted(ex)),
+                verdict(max(ex.values()) <= 50)))
+    st = r.get('startup')
+    if st:
+        shim = st['env LD_PRELOAD=libmockshim.so true'] - st['env LD_PRELOAD=empty.so true']
+        mr = st["mockrun -e 'will_return(getuid, 0)' true"] - st['env true']
+        out.append('- Start-up: `LD_PRELOAD=libmockshim.so true` is %+.2f ms over an empty '
+                   'preload (limit +0.10 ms: %s); `mockrun -e \'will_return(getuid, 0)\' '
+                   'true` is %+.2f ms over `env true` (limit +0.5 ms: %s); medians of one '
+                   'interleaved run.%s' % (
+                       shim, verdict(shim <= 0.10), mr, verdict(mr <= 0.5), load_note(b)))
+        if 'spec 100000 x10' in st:
+            per = ((st['spec 100000 x10'] - st['spec 100000']) -
+                   (st['spec 1 x10'] - st['spec 1'])) / 10.0
+            out.append('- Each process that attaches a 100,000-statement spec pays %+.3f ms '
+                       'more than with a 1-statement spec (the x10 `sh -c` rows; limit '
+                       '+0.050 ms: %s).' % (per, verdict(per <= 0.05)))
+    pa = r.get('parsing')
+    if pa:
+        keys = [k for k in pa if k != 'line']
+        first, last = keys[0], keys[-1]
+        per = [(pa[k]['cpu'] - pa[first]['cpu']) * 1000.0 / (pa[k]['n'] - pa[first]['n'])
+               for k in keys[1:]]
+        if per:
+            out.append('- Parsing: CPU time per statement beyond the %d-statement run: %s '
+                       '(%s).' % (
+                           pa[first]['n'], ', '.join('%.2f µs at %d' % (x, pa[k]['n'])
+                                                     for x, k in zip(per, keys[1:])),
+                           'linear: the largest spec\'s is not a quarter above the smallest'
+                           if per[-1] <= 1.25 * min(per) else
+                           '**not linear**: the largest spec\'s is more than a quarter above '
+                           'the smallest'))
+        if '1000000' in pa:
+            x = pa['1000000']
+            out.append('- 1,000,000 statements: %.2f s wall, %.2f s CPU (limit %.0f s: %s by '
+                       'CPU time, %s by wall time on this shared machine).' % (
+                           x['wall'] / 1000, x['cpu'] / 1000, PARSE_TARGETS['1000000'],
+                           verdict(x['cpu'] / 1000 <= PARSE_TARGETS['1000000']),
+                           verdict(x['wall'] / 1000 <= PARSE_TARGETS['1000000'])))
+        if 'line' in pa:
+            x = pa['line']
+            out.append('- One line of %d statements: %.2f s wall, %.2f s CPU (limit %.0f s for '
+                       '10 MiB: %s by CPU time).' % (
+                           x['n'], x['wall'] / 1000, x['cpu'] / 1000, PARSE_TARGETS['line'],
+                           verdict(x['cpu'] / 1000 <= PARSE_TARGETS['line'])))
+        if '100000' in pa and pa['100000']['rss'] is not None:
+            x = pa['100000']['rss']
+            out.append('- mockrun\'s maximum RSS with 100,000 statements: %.1f MB (limit %.0f '
+                       'MB: %s).' % (x, PARSE_TARGETS['rss100000'],
+                                     verdict(x <= PARSE_TARGETS['rss100000'])))
+    mem = r.get('memory')
+    if mem and 'LD_PRELOAD=libmockshim.so, no channel' in mem and 'plain' in mem:
+        sh, pl = mem['LD_PRELOAD=libmockshim.so, no channel'], mem['plain']
+        out.append('- Memory: the preloaded shim with no channel adds %d kB of RSS to bench, '
+                   '%d kB of it anonymous.' % (sh['rss_kb'] - pl['rss_kb'],
+                                               sh['anon_kb'] - pl['anon_kb']))
+    ch = r.get('channel')
+    if ch and 1 in ch and 100000 in ch:
+        out.append('- Channel: %d + %d bytes (spec + state) for one statement, %.0f spec bytes '
+                   'per statement up to 100,000.' % (
+                       ch[1][0], ch[1][1], (ch[100000][0] - ch[1][0]) / 99999.0))
+    if len(out) == 2:
+        return []
+    return out + ['']
+
+
+README_BEGIN = '<!-- run.py --readme: generated from here -->'
+README_END = '<!-- run.py --readme: generated to here -->'
+
+
+def write_readme(path, text):
+    """Replaces the block between the markers in path with text."""
+    with open(path) as f:
+        doc = f.read()
+    i, j = doc.find(README_BEGIN), doc.find(README_END)
+    if i < 0 or j < i:
+        sys.exit('run.py: %s has no %s ... %s block' % (path, README_BEGIN, README_END))
+    doc = doc[:i + len(README_BEGIN)] + '\n\n' + text.rstrip('\n') + '\n\n' + doc[j:]
+    with open(path, 'w') as f:
+        f.write(doc)
+
+
 def header(b):
     def cmd(argv):
         try:
@@ -866,13 +1151,15 @@ def main():
     p.add_argument('--empty')
     p.add_argument('--audit')
     p.add_argument('--rounds', type=int, default=7)
-    p.add_argument('--only', default='percall,callgrind,startup,threads,memory,audit',
+    p.add_argument('--only', default='percall,callgrind,startup,parsing,threads,memory,audit',
                    help='sections, comma separated')
     p.add_argument('--ops', default=','.join(op.name for op in OPS),
                    help='calls to measure, comma separated')
     p.add_argument('--quick', action='store_true', help='fewer calls and runs (a smoke test)')
     p.add_argument('--timeout', type=float, default=120)
     p.add_argument('-o', '--output', help='also write the tables there')
+    p.add_argument('--readme', help='write the tables and the summary into this file, '
+                   'between its generated-block markers (bench/README.md)')
     a = p.parse_args()
     d = a.build_dir
     a.bench = a.bench or os.path.join(d, 'bench', 'bench')
@@ -892,18 +1179,25 @@ def main():
     b = Bench(a)
     t0 = time.time()
     out = header(b)
+    head = list(out)
     try:
         if 'percall' in sections:
             out += percall_table(b, ops, percall(b, ops)) + ['']
         if 'callgrind' in sections:
             if b.have['valgrind']:
-                cg_ops = ops + [Op('none', 'none', 0, '0', cg_n=2000)]
+                cg_ops = ops + [Op(n, n, 0, '0', cg_n=2000) for n in BASE_OPS]
                 ir = callgrind(b, cg_ops)
+                b.results['ir'] = ir
                 out += callgrind_tables(b, ops, ir) + ['']
+                out += floor_table(ops, ir) + ['']
             else:
                 out += ['## Instructions per call', '', 'valgrind is not installed.', '']
         if 'startup' in sections:
+            b.load.append(os.getloadavg()[0])
             out += startup(b) + ['']
+            b.load.append(os.getloadavg()[0])
+        if 'parsing' in sections:
+            out += parsing(b) + ['']
         if 'threads' in sections:
             out += threads(b) + ['']
         if 'memory' in sections:
@@ -912,6 +1206,10 @@ def main():
             out += audit_sees(b) + ['']
     finally:
         shutil.rmtree(b.tmp, ignore_errors=True)
+    b.load.append(os.getloadavg()[0])
+    out[len(head):len(head)] = summary(b)
+    out.insert(len(head) - 1, '- 1-minute load averages sampled during the run, first to last: %s' % (
+        ', '.join('%.1f' % x for x in b.load)))
     out.append('Total benchmark time: %.0f s.' % (time.time() - t0))
     if b.failures:
         out += ['', '## Runs that failed (ERR cells)', '']
@@ -921,6 +1219,11 @@ def main():
     if a.output:
         with open(a.output, 'w') as f:
             f.write(text)
+    if a.readme:
+        # under the README's "## Results on this machine": no title of its
+        # own, every heading one level down
+        body = text.split('\n', 1)[1] if text.startswith('# ') else text
+        write_readme(a.readme, re.sub(r'^#', '##', body.lstrip('\n'), flags=re.M))
     return 0
 
 

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "catalog.h"
 #include "view.h"
@@ -166,6 +167,51 @@ int ms_report_take_state(struct ms_report_in *s, const void *state, uint64_t siz
 	if (!s->state)
 		return -ENOMEM;
 	memcpy(s->state, state, size);
+	s->state_size = size;
+	s->tampered = NULL;
+	s->lost_failures = 0;
+	audit(s, token);
+	return 0;
+}
+
+int ms_report_take_state_fd(struct ms_report_in *s, int fd, uint64_t size, uint64_t token)
+{
+	uint64_t off = 0, end = 0;	/* [off, end): data to read */
+
+	/* Only the parts some process wrote are read: the memfd's holes
+	 * (rules never taken, the event log's unused end) stay untouched
+	 * zeros of calloc, neither copied nor resident in this process. */
+	s->state = calloc(1, size ? size : 1);
+	if (!s->state)
+		return -ENOMEM;
+	while (off < size) {
+		ssize_t k;
+
+		if (off == end) {
+			off_t d = lseek(fd, (off_t)off, SEEK_DATA), h;
+
+			if (d < 0 && errno == ENXIO)
+				break;	/* a hole to the end */
+			if (d < 0 || (h = lseek(fd, d, SEEK_HOLE)) < 0) {
+				end = size;	/* no SEEK_DATA: read it all */
+			} else {
+				off = (uint64_t)d < size ? (uint64_t)d : size;
+				end = (uint64_t)h < size ? (uint64_t)h : size;
+				continue;
+			}
+		}
+		k = pread(fd, (char *)s->state + off, end - off, (off_t)off);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			int e = k < 0 ? errno : EIO;
+
+			free(s->state);
+			s->state = NULL;
+			return -e;
+		}
+		off += (uint64_t)k;
+	}
 	s->state_size = size;
 	s->tampered = NULL;
 	s->lost_failures = 0;

@@ -867,8 +867,28 @@ static long memfd_sized(const char *name, uint64_t size)
 	return fd;
 }
 
-int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-		      uint64_t token, struct ms_chan_pair *out)
+/* All of buf (n bytes) into fd from offset 0: 0, or -1 with errno set. */
+static int write_all(long fd, const char *buf, uint64_t n)
+{
+	uint64_t done = 0;
+
+	while (done < n) {
+		long k = syscall(SYS_pwrite64, fd, buf + done, (long)(n - done), (long)done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (uint64_t)k;
+	}
+	return 0;
+}
+
+static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		  uint64_t token, void *own, struct ms_chan_pair *out)
 {
 	uint64_t size = ms_channel_size(spec, events_cap),
 		 state_size = ms_channel_state_size(spec, events_cap);
@@ -880,11 +900,24 @@ int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t 
 	sfd = memfd_sized("mockshim-spec", size);
 	if (sfd < 0)
 		return (int)sfd;
+	if (own && !spec->live_cap) {
+		/* The driver's copy is the one it reads: the memfd is written
+		 * from it and never mapped here, so that a large spec is in
+		 * this process's memory once, not twice. */
+		ms_channel_write(spec, own, size, events_cap, flags);
+		if (write_all(sfd, own, size) != 0 ||
+		    syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+		goto state;
+	}
 	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)(PROT_READ | PROT_WRITE),
 			      (long)MAP_SHARED, sfd, 0L);
 	if (map == MAP_FAILED)
 		goto fail;
 	ms_channel_write(spec, map, size, events_cap, flags);
+	if (own)
+		memcpy(own, map, size);
 	if (spec->live_cap) {
 		/* live statements: this mapping stays the only writable one */
 		out->spec_rw = map;
@@ -903,6 +936,7 @@ int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t 
 	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)PROT_READ, (long)MAP_SHARED, sfd, 0L);
 	if (map == MAP_FAILED)
 		goto fail;
+state:
 	tfd = memfd_sized("mockshim-state", state_size);
 	if (tfd < 0) {
 		errno = (int)-tfd;
@@ -916,10 +950,10 @@ int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t 
 				(long)MAP_SHARED, tfd, 0L);
 	if (state == MAP_FAILED)
 		goto fail;
-	ms_state_init(map, state, token);
+	ms_state_init(map != MAP_FAILED ? map : own, state, token);
 	out->spec_fd = (int)sfd;
 	out->state_fd = (int)tfd;
-	out->spec = map;
+	out->spec = map != MAP_FAILED ? map : NULL;
 	out->state = state;
 	out->spec_size = size;
 	out->state_size = state_size;
@@ -935,6 +969,36 @@ fail:
 	if (tfd >= 0)
 		syscall(SYS_close, tfd);
 	return (int)(r ? r : -EIO);
+}
+
+int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		      uint64_t token, struct ms_chan_pair *out)
+{
+	return create(spec, events_cap, flags, token, NULL, out);
+}
+
+int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+			  uint64_t token, void *own, struct ms_chan_pair *out)
+{
+	return create(spec, events_cap, flags, token, own, out);
+}
+
+int ms_channel_same(long fd, const void *own, uint64_t size)
+{
+	char buf[65536];
+	uint64_t off = 0;
+
+	while (off < size) {
+		uint64_t want = size - off < sizeof(buf) ? size - off : sizeof(buf);
+		long k = syscall(SYS_pread64, fd, buf, (long)want, (long)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || memcmp(buf, (const char *)own + off, (size_t)k) != 0)
+			return 0;
+		off += (uint64_t)k;
+	}
+	return 1;
 }
 
 void ms_channel_unmap(struct ms_chan_pair *p)

@@ -165,9 +165,24 @@ static int fail_at(struct parser *ps, uint32_t line, uint32_t col, const char *f
 
 #define fail_tok(ps, t, ...) fail_at(ps, (t)->line, (t)->col, __VA_ARGS__)
 
+/* Character classes by table: the lexer tests every byte of the spec. */
+enum { C_ALPHA = 1, C_DIGIT = 2 };
+
+/* C_ALPHA for [A-Za-z_], C_DIGIT for [0-9], by code point */
+static const unsigned char char_class[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+	0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 static int is_alpha(int c)
 {
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+	return char_class[(unsigned char)c] & C_ALPHA;
 }
 
 static int is_digit(int c)
@@ -201,7 +216,14 @@ static int next(struct parser *ps)
 		}
 		break;
 	}
-	memset(t, 0, sizeof(*t));
+	/* every field, not memset: the lexer runs once per token of a spec
+	 * that may hold a million statements */
+	t->type = T_EOF;
+	t->n = 0;
+	t->ival = 0;
+	t->dval = 0;
+	t->suffix = NULL;
+	t->suffix_n = 0;
 	t->s = p;
 	t->line = ps->line;
 	t->col = (uint32_t)(p - ps->line_start) + 1;
@@ -221,7 +243,7 @@ static int next(struct parser *ps)
 		return 0;
 	}
 	if (is_alpha(*p)) {
-		while (p < ps->end && (is_alpha(*p) || is_digit(*p)))
+		while (p < ps->end && char_class[(unsigned char)*p])
 			p++;
 		t->type = T_IDENT;
 	} else if (is_digit(*p) || (*p == '.' && p + 1 < ps->end && is_digit(p[1]))) {
@@ -249,6 +271,16 @@ static int next(struct parser *ps)
 		n = (size_t)(q - p);
 		if (n >= sizeof(buf))
 			return fail_tok(ps, t, "number too long");
+		if (!dbl && n < 19 && (*p != '0' || n == 1)) {
+			/* decimal, at most 18 digits: no overflow, no strtoull */
+			int64_t v = 0;
+
+			for (const char *d = p; d < q; d++)
+				v = v * 10 + (*d - '0');
+			t->type = T_INT;
+			t->ival = v;
+			goto suffix;
+		}
 		memcpy(buf, p, n);
 		buf[n] = '\0';
 		errno = 0;
@@ -265,6 +297,7 @@ static int next(struct parser *ps)
 		}
 		if (*endp != '\0')
 			return fail_tok(ps, t, "invalid number '%s'", buf);
+suffix:
 		t->suffix = q;
 		while (q < ps->end && is_alpha(*q))
 			q++;
@@ -293,18 +326,27 @@ static int next(struct parser *ps)
 	} else if (*p == '!' && p + 1 < ps->end && p[1] == '~') {
 		t->type = T_OP;
 		p += 2;
-	} else if (strchr("<>~&!", *p)) {
-		t->type = T_OP;
-		p++;
-	} else if (strchr("(),={}.*|-", *p)) {
-		if (*p == '(' || *p == '{')
-			ps->depth++;
-		else if ((*p == ')' || *p == '}') && ps->depth > 0)
-			ps->depth--;
-		t->type = T_PUNCT;
-		p++;
 	} else {
-		return fail_tok(ps, t, "unexpected character '%c'", *p);
+		switch (*p) {
+		case '<': case '>': case '~': case '&': case '!':
+			t->type = T_OP;
+			break;
+		case '(': case '{':
+			ps->depth++;
+			t->type = T_PUNCT;
+			break;
+		case ')': case '}':
+			if (ps->depth > 0)
+				ps->depth--;
+			t->type = T_PUNCT;
+			break;
+		case ',': case '=': case '.': case '*': case '|': case '-':
+			t->type = T_PUNCT;
+			break;
+		default:
+			return fail_tok(ps, t, "unexpected character '%c'", *p);
+		}
+		p++;
 	}
 	t->n = (size_t)(p - t->s);
 	ps->p = p;
@@ -717,7 +759,9 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 {
 	struct tok *t = &ps->tok;
 
-	memset(v, 0, sizeof(*v));
+	/* the fields up to nfields are set as they are read: a value is
+	 * cleared without its 16 fields (most are scalars) */
+	memset(v, 0, offsetof(struct val, fields));
 	if (is_punct(t, '{')) {
 		v->kind = V_STRUCT;
 		v->line = t->line;
@@ -730,6 +774,7 @@ static int parse_value(struct parser *ps, struct val *v, struct val *fieldvals, 
 			if (v->nfields == MAX_FIELDS)
 				return fail_tok(ps, t, "too many fields (at most %d)", MAX_FIELDS);
 			f = &v->fields[v->nfields];
+			memset(f, 0, sizeof(*f));
 			f->v = &fieldvals[v->nfields];
 			v->nfields++;
 			f->name = NULL;
@@ -913,7 +958,8 @@ static int parse_stmt(struct parser *ps, struct stmt *st, char *scratch)
 		if (st->nargs == MAX_ARGS)
 			return fail_tok(ps, t, "too many arguments (at most %d)", MAX_ARGS);
 		a = &st->args[st->nargs];
-		memset(a, 0, sizeof(*a));
+		/* parse_value clears a->v */
+		memset(a, 0, offsetof(struct arg, v) + offsetof(struct val, fields));
 		a->line = t->line;
 		a->col = t->col;
 		if (st->nargs == 0) {
@@ -1008,6 +1054,7 @@ enum stmt_type { ST_RULE, ST_EXPECT, ST_ORDER };
 
 struct stmt_kind {
 	const char *name;
+	size_t len;
 	uint8_t type;		/* enum stmt_type */
 	uint16_t kind;		/* rule, expectation or order kind */
 	int32_t count;		/* 0: taken from the last positional, COUNT */
@@ -1015,17 +1062,19 @@ struct stmt_kind {
 	const char *usage;
 };
 
+/* a name and its length, for find_stmt_kind */
+#define K(name) name, sizeof(name) - 1
 static const struct stmt_kind stmt_kinds[] = {
-	{ "will_return", ST_RULE, MS_R_RETURN, 1, 1, 1, "will_return(FN, VALUE [, OUT=...] [, OPTION=...])" },
-	{ "will_return_count", ST_RULE, MS_R_RETURN, 0, 2, 2, "will_return_count(FN, VALUE, COUNT [, ...])" },
-	{ "will_return_always", ST_RULE, MS_R_RETURN, MS_COUNT_ALWAYS, 1, 1, "will_return_always(FN, VALUE [, ...])" },
-	{ "will_return_maybe", ST_RULE, MS_R_RETURN, MS_COUNT_MAYBE, 1, 1, "will_return_maybe(FN, VALUE [, ...])" },
-	{ "will_fail", ST_RULE, MS_R_FAIL, 1, 0, 1, "will_fail(FN [, ERR] [, ...])" },
-	{ "will_fail_count", ST_RULE, MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
-	{ "will_call_real", ST_RULE, MS_R_REAL, 1, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
+	{ K("will_return"), ST_RULE, MS_R_RETURN, 1, 1, 1, "will_return(FN, VALUE [, OUT=...] [, OPTION=...])" },
+	{ K("will_return_count"), ST_RULE, MS_R_RETURN, 0, 2, 2, "will_return_count(FN, VALUE, COUNT [, ...])" },
+	{ K("will_return_always"), ST_RULE, MS_R_RETURN, MS_COUNT_ALWAYS, 1, 1, "will_return_always(FN, VALUE [, ...])" },
+	{ K("will_return_maybe"), ST_RULE, MS_R_RETURN, MS_COUNT_MAYBE, 1, 1, "will_return_maybe(FN, VALUE [, ...])" },
+	{ K("will_fail"), ST_RULE, MS_R_FAIL, 1, 0, 1, "will_fail(FN [, ERR] [, ...])" },
+	{ K("will_fail_count"), ST_RULE, MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
+	{ K("will_call_real"), ST_RULE, MS_R_REAL, 1, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
 #define X(name, kind, n, args)                                                              \
-	{ name, ST_EXPECT, kind, 1, n, n, name "(FN, PARAM" args ")" },                      \
-	{ name "_count", ST_EXPECT, kind, 0, n + 1, n + 1, name "_count(FN, PARAM" args ", COUNT)" },
+	{ K(name), ST_EXPECT, kind, 1, n, n, name "(FN, PARAM" args ")" },                      \
+	{ K(name "_count"), ST_EXPECT, kind, 0, n + 1, n + 1, name "_count(FN, PARAM" args ", COUNT)" },
 	X("expect_value", MS_X_VALUE, 2, ", VALUE")
 	X("expect_not_value", MS_X_NOT_VALUE, 2, ", VALUE")
 	X("expect_string", MS_X_STRING, 2, ", STRING")
@@ -1038,17 +1087,22 @@ static const struct stmt_kind stmt_kinds[] = {
 	X("expect_not_in_set", MS_X_NOT_SET, 2, ", {A, B, ...}")
 	X("expect_any", MS_X_ANY, 1, "")
 #undef X
-	{ "expect_function_call", ST_ORDER, MS_ORD_CALL, 1, 0, 0, "expect_function_call(FN)" },
-	{ "expect_function_calls", ST_ORDER, MS_ORD_CALL, 0, 1, 1, "expect_function_calls(FN, COUNT)" },
-	{ "ignore_function_calls", ST_ORDER, MS_ORD_IGNORE, 1, 0, 0, "ignore_function_calls(FN)" },
-	{ "expect_no_call", ST_ORDER, MS_ORD_NO_CALL, 1, 0, 0, "expect_no_call(FN)" },
+	{ K("expect_function_call"), ST_ORDER, MS_ORD_CALL, 1, 0, 0, "expect_function_call(FN)" },
+	{ K("expect_function_calls"), ST_ORDER, MS_ORD_CALL, 0, 1, 1, "expect_function_calls(FN, COUNT)" },
+	{ K("ignore_function_calls"), ST_ORDER, MS_ORD_IGNORE, 1, 0, 0, "ignore_function_calls(FN)" },
+	{ K("expect_no_call"), ST_ORDER, MS_ORD_NO_CALL, 1, 0, 0, "expect_no_call(FN)" },
 };
+#undef K
 
 static const struct stmt_kind *find_stmt_kind(struct parser *ps, const struct tok *name)
 {
-	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++)
-		if (tok_is(name, stmt_kinds[i].name))
+	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++) {
+		const struct stmt_kind *k = &stmt_kinds[i];
+
+		/* lengths first: no strlen of every kind's name per statement */
+		if (k->len == name->n && name->type == T_IDENT && memcmp(k->name, name->s, k->len) == 0)
 			return &stmt_kinds[i];
+	}
 	fail_tok(ps, name, "unknown statement '%.*s'", (int)name->n, name->s);
 	return NULL;
 }

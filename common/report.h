@@ -44,6 +44,9 @@ struct ms_report_in {
  */
 int ms_report_take_state(struct ms_report_in *r, const void *live, uint64_t size,
 			 uint64_t token);
+/* The same, read from the state's memfd fd rather than a mapping of it:
+ * what no process wrote is not read.  0 or -errno. */
+int ms_report_take_state_fd(struct ms_report_in *r, int fd, uint64_t size, uint64_t token);
 const struct ms_state_hdr *ms_report_state(const struct ms_report_in *r);
 void ms_report_release(struct ms_report_in *r);
 

@@ -125,6 +125,15 @@ struct ms_chan_pair {
 /* 0 or -errno (nothing left open then); raw system calls only. */
 int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
 		      uint64_t token, struct ms_chan_pair *out);
+/* The same for a driver that keeps its own copy of the spec: own
+ * (ms_channel_size() bytes, zeroed) gets the spec, and the memfd is
+ * written from it; out->spec is then NULL (the memfd is not mapped)
+ * unless spec has room for live statements, whose writable mapping stays. */
+int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+			  uint64_t token, void *own, struct ms_chan_pair *out);
+/* Whether memfd fd still holds the size bytes at own: read in pieces, so
+ * that the check maps and copies nothing of a large spec. */
+int ms_channel_same(long fd, const void *own, uint64_t size);
 /* Unmaps both (the descriptors are the caller's to close). */
 void ms_channel_unmap(struct ms_chan_pair *p);
 /* Whether memfd fd carries the seals of the spec (state 0) or the state. */

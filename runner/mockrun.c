@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "control.h"
 #include "mockshim/driver.h"
 #include "outfile.h"
+#include "session.h"
 #include "jobs.h"
 #include "testfile.h"
 
@@ -763,6 +765,9 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 		if (mockshim_check_program(argv[optind], NULL, warn, sizeof(warn)) > 0)
 			fprintf(stderr, "mockrun: %s", warn);
 	}
+	/* one run: the session may drop the parser's arrays once the
+	 * channel is made */
+	ms_session_set_once(s);
 	r = mockshim_session_run(s, argv + optind, NULL, &res);
 	if (r < 0) {
 		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),
@@ -789,6 +794,11 @@ int main(int argc, char **argv)
 	/* mockrun ctl ...; a program named ctl runs as mockrun -- ctl */
 	if (argc >= 2 && strcmp(argv[1], "ctl") == 0)
 		return ms_ctl_main(argc - 2, argv + 2);
+	/* a fixed threshold, set before the first malloc: large blocks (a
+	 * spec's arrays, the channel's copy, the state's) stay mmap'd zero
+	 * pages after a free, instead of coming back from the heap memset by
+	 * calloc */
+	mallopt(M_MMAP_THRESHOLD, 256 << 10);
 	s = mockshim_session_create();
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");

@@ -669,6 +669,34 @@ static ssize_t drain(int fd, struct buffer *b)
 	}
 }
 
+/*
+ * A session that runs once (mockrun's program mode) needs its compiled
+ * statements no more once they are in the channel and its own copy: the
+ * arrays go, so that a large spec is not held twice through the run.
+ * The spec stays valid and empty.
+ */
+static void drop_spec(struct ms_spec *spec)
+{
+	free(spec->rules);
+	free(spec->outs);
+	free(spec->expects);
+	free(spec->orders);
+	free(spec->conds);
+	spec->rules = NULL;
+	spec->outs = NULL;
+	spec->expects = NULL;
+	spec->orders = NULL;
+	spec->conds = NULL;
+	spec->nrules = spec->cap_rules = spec->nouts = spec->cap_outs = 0;
+	spec->nexpects = spec->cap_expects = spec->norders = spec->cap_orders = 0;
+	spec->nconds = spec->cap_conds = 0;
+}
+
+void ms_session_set_once(struct mockshim_session *s)
+{
+	s->once = 1;
+}
+
 static int make_channel(struct mockshim_session *s)
 {
 	const char *why;
@@ -682,27 +710,31 @@ static int make_channel(struct mockshim_session *s)
 	if (!s->seed_set)
 		s->seed %= 1000000000ull;
 	s->spec.seed = s->seed;
-	r = ms_channel_create(&s->spec, s->events_cap,
-			      s->chan_flags | (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
-			      s->token, &s->chan);
+	/* Read from here on: a kernel before 6.7 lets a read-only shared
+	 * mapping of a sealed memfd be made writable (mprotect), so the
+	 * memfd is only compared with it at the end.  The memfd is written
+	 * from this copy and not mapped here (with --control, the live
+	 * statements' writable mapping stays). */
+	s->own = calloc(1, ms_channel_size(&s->spec, s->events_cap));
+	if (!s->own)
+		return -ENOMEM;
+	r = ms_channel_create_own(&s->spec, s->events_cap,
+				  s->chan_flags |
+					  (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
+				  s->token, s->own, &s->chan);
 	if (r < 0)
 		return r;
 	/* what the shims will refuse, refused here: a spec the parser made
 	 * and the validator does not take is mockshim's bug, and the run
 	 * would be silently unmocked */
-	why = ms_channel_validate(s->chan.spec, s->chan.spec_size);
+	why = ms_channel_validate(s->own, s->chan.spec_size);
 	if (why) {
 		snprintf(s->error, sizeof(s->error),
 			 "internal error: the compiled statements do not validate (%s)\n", why);
 		return -EPROTO;
 	}
-	/* Read from here on: a kernel before 6.7 lets a read-only shared
-	 * mapping of a sealed memfd be made writable (mprotect), so the
-	 * memfd is only compared with it at the end. */
-	s->own = malloc(s->chan.spec_size);
-	if (!s->own)
-		return -ENOMEM;
-	memcpy(s->own, s->chan.spec, s->chan.spec_size);
+	if (s->once && !s->control)
+		drop_spec(&s->spec);
 	return 0;
 }
 
@@ -1067,10 +1099,11 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	/* Every process of the tree has exited: what they left in the state
 	 * is copied once and audited, and the report reads only that copy
 	 * and mockrun's own spec, where the statements ctl added now count. */
-	spec_changed = memcmp(s->own, s->chan.spec, s->chan.spec_size) != 0;
+	spec_changed = s->chan.spec ? memcmp(s->own, s->chan.spec, s->chan.spec_size) != 0
+				    : !ms_channel_same(s->chan.spec_fd, s->own, s->chan.spec_size);
 	ms_channel_commit_live(s->own);
 	s->view.spec = s->own;
-	r = ms_report_take_state(&s->view, s->chan.state, s->chan.state_size, s->token);
+	r = ms_report_take_state_fd(&s->view, s->chan.state_fd, s->chan.state_size, s->token);
 	if (r < 0)
 		goto out;
 	if (spec_changed && !s->view.tampered)

@@ -2,7 +2,8 @@
 /*
  * Private state of a driver session: session.c runs it; control.c
  * (live statements, ctl), module.c (handler modules, --check), record.c
- * and the test files' runner (check of control blocks) reach into it.
+ * and the test files' runner (check of control blocks) reach into it;
+ * mockrun.c marks its one run (ms_session_set_once).
  */
 #ifndef MS_SESSION_H
 #define MS_SESSION_H
@@ -54,6 +55,8 @@ struct mockshim_session {
 	char **still_running;	/* "name[pid]" at timeout */
 	size_t nstill_running;
 	int control;		/* --control: serve mockrun ctl */
+	int once;		/* runs once: the compiled statements go once
+				 * they are in the channel (ms_session_set_once) */
 	char *control_at;	/* its socket's path, NULL: a private directory */
 	struct ms_control *ctl;	/* while a run serves it */
 	const char *ctl_path;	/* its path then, for other threads */
@@ -79,6 +82,9 @@ int ms_session_check_live(struct mockshim_session *s, const char *src, const cha
 			  char *msg, size_t cap);
 
 /* Counts of the spec that statements added live grow. */
+/* The session runs once (mockrun's program mode): its compiled
+ * statements are freed when the channel is made, unless --control. */
+void ms_session_set_once(struct mockshim_session *s);
 void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);
 void ms_session_spec_restore(struct ms_spec *spec, const uint32_t c[5]);
 
