@@ -45,6 +45,7 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "arch.h"
 #include "catalog.h"
 
 /* ftime's, only ever pointed to (<sys/timeb.h> is deprecated) */
