@@ -12,6 +12,8 @@
  *   MS_ARCH_R_JUMP_SLOT,         the relocation types of a GOT entry of
  *   MS_ARCH_R_GLOB_DAT           a function (PLT call, address taken)
  *   MS_ARCH_INT_ARGS             integer registers a call passes
+ *   MS_ARCH_VA_LIST_STRUCT       defined where va_list is a struct, not
+ *                                a pointer (shim.h's MS_U, MS_G)
  *   struct ms_decl_frame         what the declared functions' common stub
  *                                saves: gpr[] (the integer argument
  *                                registers in order), fpr[8][2] (the

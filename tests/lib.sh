@@ -11,6 +11,14 @@ set -u
 PATH=/usr/bin:/bin:$PATH
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# glibc's first symbol version on this architecture: what a program's
+# imports of the oldest functions are bound to (nm -D shows read@GLIBC_2.2.5)
+case $(uname -m) in
+aarch64) GLIBC_BASE=GLIBC_2.17 ;;
+*) GLIBC_BASE=GLIBC_2.2.5 ;;
+esac
+
 T=$(mktemp -d "${TMPDIR:-/tmp}/mockshim-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 tap_n=0
