@@ -18,6 +18,15 @@ case $(uname -m) in
 aarch64) GLIBC_BASE=GLIBC_2.17 ;;
 *) GLIBC_BASE=GLIBC_2.2.5 ;;
 esac
+# Under qemu-user (another architecture through binfmt_misc, as CI runs
+# the arm64 tests) the kernel is the host's, and so is /proc/cpuinfo:
+# EMULATED says so, for a test that cannot run there to skip with why
+EMULATED=
+case $(uname -m) in
+x86_64 | i?86) ;;
+*) grep -qE '^(vendor_id|flags)[[:space:]]*:' /proc/cpuinfo 2>/dev/null &&
+	EMULATED="$(uname -m) under qemu-user" ;;
+esac
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/mockshim-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
