@@ -187,9 +187,11 @@ EOF
 		-Dwerror=true > "$dir/build-setup.log" 2>&1 &&
 		meson compile -C "$dir/build" > "$dir/build-compile.log" 2>&1) ||
 		{ tail -40 "$dir/build-setup.log" "$dir/build-compile.log" >&2 || true; fail "the build failed"; }
-	# the build's paths (under $dir) lead to the same files inside the root
-	mkdir -p "$dir$(dirname "$dir")"
-	ln -sfn / "$dir$dir"
+	# the build's paths (under $dir) are the same files inside the root:
+	# bind mounts, not a symlink, so that a path resolved (mockrun's own,
+	# the shim's) is still the one meson wrote
+	mnt "$dir/src" --bind "$dir/src"
+	mnt "$dir/build" --bind "$dir/build"
 	src_in=$dir/src build_in=$dir/build
 else
 	in_root sh -c 'cd /src && meson setup /build -Dwerror=true > /build-setup.log 2>&1 &&
