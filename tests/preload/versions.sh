@@ -65,10 +65,18 @@ else
 	done
 fi
 
-t "bound to the default versions, an unmocked call reaches the default"
-run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn)' "$VERSIONS_NEW" "$T/noshebang"
-want_rc 0
-want_out "$NEW_OUT"
-done_t
+if [ -n "$EMULATED" ]; then
+	# qemu-user runs posix_spawn's clone(CLONE_VM|CLONE_VFORK) as a fork:
+	# the failed exec is never reported (0, and the child exits 127),
+	# with or without the shim
+	skip_t "bound to the default versions, an unmocked call reaches the default" \
+		"$EMULATED: posix_spawn cannot report a failed exec (ENOEXEC)"
+else
+	t "bound to the default versions, an unmocked call reaches the default"
+	run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn)' "$VERSIONS_NEW" "$T/noshebang"
+	want_rc 0
+	want_out "$NEW_OUT"
+	done_t
+fi
 
 finish
