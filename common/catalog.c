@@ -14,6 +14,7 @@
 #include <string.h>
 #include <wchar.h>
 
+#include "arch.h"
 #include "catalog.h"
 #include "ctype.h"
 
@@ -343,7 +344,7 @@ static void parse_row(unsigned i)
 	if (!__atomic_compare_exchange_n(&state[i], &expect, 1, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_ACQUIRE)) {
 		while (__atomic_load_n(&state[i], __ATOMIC_ACQUIRE) != 2)
-			__builtin_ia32_pause();
+			ms_cpu_relax();
 		return;
 	}
 	*m = (struct ms_fn_meta){ .name = STR(r->name), .ret_text = STR(r->ret_text),

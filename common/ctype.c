@@ -53,9 +53,22 @@ static void set_str(char *dst, size_t cap, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
+/* plain char and wchar_t are signed on x86-64, unsigned on aarch64 */
+#ifdef __CHAR_UNSIGNED__
+#define MS_CHAR_CLASS MS_T_UINT
+#else
+#define MS_CHAR_CLASS MS_T_INT
+#endif
+#ifdef __WCHAR_UNSIGNED__
+#define MS_WCHAR_CLASS MS_T_UINT
+#else
+#define MS_WCHAR_CLASS MS_T_INT
+#endif
+
 /*
  * The type table: every typedef a catalog row, a handler module or a
- * `mock` statement may name, with its class and size on x86-64 (glibc).
+ * `mock` statement may name, with its class and size on x86-64 and
+ * aarch64 (glibc, LP64: the same but for wchar_t's and char's sign).
  * MS_T_PTR entries are pointer types under a typedef (timer_t) or only
  * ever pointed to (FILE): size 8 for the former, 0 for the latter, which
  * cannot be passed by value.
@@ -85,7 +98,7 @@ static const struct {
 	{ "in_addr_t", MS_T_UINT, 4 },	  { "in_port_t", MS_T_UINT, 2 },
 	{ "rlim_t", MS_T_UINT, 8 },	  { "speed_t", MS_T_UINT, 4 },
 	{ "tcflag_t", MS_T_UINT, 4 },	  { "cc_t", MS_T_UINT, 1 },
-	{ "pthread_t", MS_T_UINT, 8 },	  { "wchar_t", MS_T_INT, 4 },
+	{ "pthread_t", MS_T_UINT, 8 },	  { "wchar_t", MS_WCHAR_CLASS, 4 },
 	{ "wint_t", MS_T_UINT, 4 },	  { "bool", MS_T_UINT, 1 },
 	{ "_Bool", MS_T_UINT, 1 },
 	/* pointers under a typedef */
@@ -272,7 +285,7 @@ int ms_ctype_parse(const char *p, const char *e, struct ms_ctype *ct, const char
 		ct->base_class = MS_T_VOID;
 	} else if (word_is(named, named_n, "char")) {
 		ct->is_char = 1;
-		ct->base_class = MS_T_INT;
+		ct->base_class = MS_CHAR_CLASS;
 		ct->base_size = 1;
 	} else if (word_is(named, named_n, "double")) {
 		ct->is_double = 1;

@@ -47,6 +47,18 @@ static const char css[] =
 	"svg text{font:12px monospace}pre.raw{background:#fff;padding:8px;overflow:auto}";
 
 /* "  SRC:L:C: STATEMENT: N of M used[, by ...]" (statement text may hold ": ") */
+/* Whether line l says " in PROC..." (a call made in that process); a
+ * process name of any length, where a buffer of 80 cut it short. */
+static int names_process(const char *l, const char *proc)
+{
+	size_t n = strlen(proc);
+
+	for (const char *s = strstr(l, " in "); s; s = strstr(s + 1, " in "))
+		if (strncmp(s + 4, proc, n) == 0)
+			return 1;
+	return 0;
+}
+
 static int statement_line(const char *l)
 {
 	return l[0] == ' ' && l[1] == ' ' && l[2] != ' ' && strstr(l, ": ") && !strstr(l, "() call ") &&
@@ -183,10 +195,7 @@ int ms_report_html(struct ms_report_in *r, FILE *out)
 			if (!c || l[0] != ' ' || strstr(l, "error:"))
 				continue;
 			for (size_t p = 0; p < np; p++) {
-				char in[80];
-
-				snprintf(in, sizeof(in), " in %s", procs[p]);
-				if (!strstr(l, in))
+				if (!names_process(l, procs[p]))
 					continue;
 				fprintf(out, "<g><title>");
 				escs(out, l + 2);

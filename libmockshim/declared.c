@@ -7,21 +7,24 @@
  * +--------------------------------------------------------------------+
  * | How a call gets here                                               |
  * | - Stubs: one per declared function (index i < MS_DECL_MAX), each   |
- * |   `mov $i, %r11d; jmp common`.  The common stub tests armed[i]:    |
- * |   unarmed, it jumps to real[i] with every register untouched.      |
- * |   Armed, it saves the argument registers in a frame and consults   |
- * |   the rules like any catalog function (see the assembly).  A reply |
- * |   goes back in rax and xmm0; otherwise the registers are restored  |
- * |   and it jumps to real[i]: the real function sees the call as made.|
- * | - Binding: the shim rewrites the GOT entries (R_X86_64_JUMP_SLOT   |
- * |   and R_X86_64_GLOB_DAT relocations) that name a declared symbol,  |
- * |   in every loaded object but itself, to point at the stub.  Lazy   |
- * |   and -z now objects alike (a RELRO page is made writable for the  |
- * |   store, then read-only again); -fno-plt calls and function        |
- * |   pointers taken through the GOT too.  Nothing else is touched.    |
- * |   real[i] is what the loader bound: the first GOT entry found      |
- * |   already bound, else the first definition of the loaded objects   |
- * |   (a lazy entry not yet used is bound so, by the global scope).    |
+ * |   puts i in a scratch register and jumps to the common stub,       |
+ * |   which tests armed[i]: unarmed, it jumps to real[i] with every    |
+ * |   register untouched.  Armed, it saves the argument registers in a |
+ * |   frame and consults the rules like any catalog function.  A reply |
+ * |   goes back in both return registers (integer and floating point);|
+ * |   otherwise the registers are restored and it jumps to real[i]:    |
+ * |   the real function sees the call as made.  The assembly is the    |
+ * |   architecture's (arch.h: arch-x86_64.h, arch-aarch64.h).          |
+ * | - Binding: the shim rewrites the GOT entries (JUMP_SLOT and        |
+ * |   GLOB_DAT relocations: R_X86_64_*, R_AARCH64_*) that name a       |
+ * |   declared symbol, in every loaded object but itself, to point at  |
+ * |   the stub.  Lazy and -z now objects alike (a RELRO page is made   |
+ * |   writable for the store, then read-only again); -fno-plt calls    |
+ * |   and function pointers taken through the GOT too.  Nothing else   |
+ * |   is touched.  real[i] is what the loader bound: the first GOT     |
+ * |   entry found already bound, else the first definition of the      |
+ * |   loaded objects (a lazy entry not yet used is bound so, by the    |
+ * |   global scope).                                                   |
  * | - dlopen: the dlopen trampoline (hand.c) calls ms_decl_loaded()    |
  * |   after a load, which patches the objects loaded since.            |
  * |                                                                    |
@@ -50,29 +53,14 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "channel.h"
 #include "elfdyn.h"
-
-#define STR_(x) #x
-#define STR(x) STR_(x)
-#define DECL_MAX_STR STR(MS_DECL_MAX)
-
-/* The frame the common stub saves (its layout is the assembly's below). */
-struct ms_decl_frame {
-	uint64_t gpr[6];	/* rdi, rsi, rdx, rcx, r8, r9: the arguments array, */
-				/* as it is, of a function with no double */
-	uint64_t xmm[8][2];	/* xmm0-7: saved only for one with doubles */
-	uint64_t index;
-	uint64_t armed;		/* ms_decl_armed[index] */
-	int64_t ret;		/* a reply: to rax and xmm0; a traced real call's rax */
-	uint64_t xmm0_ret;	/* a traced real call's xmm0 */
-};
-_Static_assert(sizeof(struct ms_decl_frame) == 208 && offsetof(struct ms_decl_frame, ret) == 192,
-	       "the stub's frame");
 
 /* ms_decl_armed[i]: 0, or ARMED with SSE_ARGS when a parameter is a
  * double.  (%al, a variadic caller's count of SSE registers, is not
@@ -83,147 +71,10 @@ MS_HIDDEN uint8_t ms_decl_armed[MS_DECL_MAX];
 MS_HIDDEN void *ms_decl_real[MS_DECL_MAX];
 MS_HIDDEN const uint32_t ms_decl_idbase = MS_FN_COUNT;
 MS_HIDDEN int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller);
-/* the stubs, from the assembly: ms_decl_stubs + 16 * i */
+/* the stubs, from the assembly: ms_decl_stubs + MS_DECL_STUB_SIZE * i */
 extern const char ms_decl_stubs[] MS_HIDDEN;
 
-/*
- * A function with no double parameter reads no SSE register, so its
- * stub saves none, and its six integer registers, saved in order, are
- * the arguments array ms_consult() takes: it is consulted directly.
- * With doubles, xmm0-7 are saved too and ms_decl_dispatch() sorts the
- * registers into the parameters' order.  A reply goes to rax and xmm0
- * alike (either is the return register, the other is scratch).
- */
-__asm__(".text\n"
-	".p2align 4\n"
-	".globl ms_decl_stubs\n"
-	".hidden ms_decl_stubs\n"
-	".type ms_decl_stubs, @function\n"
-	"ms_decl_stubs:\n"
-	"	.cfi_startproc\n"
-	"	.set i, 0\n"
-	"	.rept " DECL_MAX_STR "\n"
-	"	.p2align 4\n"
-	"	endbr64\n"
-	"	movl $i, %r11d\n"
-	"	jmp ms_decl_common\n"
-	"	.set i, i + 1\n"
-	"	.endr\n"
-	"	.cfi_endproc\n"
-	"	.size ms_decl_stubs, . - ms_decl_stubs\n"
-	".p2align 4\n"
-	".type ms_decl_common, @function\n"
-	"ms_decl_common:\n"
-	"	.cfi_startproc\n"
-	"	leaq ms_decl_armed(%rip), %r10\n"
-	"	movzbl (%r10, %r11), %r10d\n"
-	"	testl %r10d, %r10d\n"
-	"	jnz 1f\n"
-	"	leaq ms_decl_real(%rip), %r10\n"
-	"	jmp *(%r10, %r11, 8)\n"
-	"1:	pushq %rbp\n"
-	"	.cfi_def_cfa_offset 16\n"
-	"	.cfi_offset %rbp, -16\n"
-	"	movq %rsp, %rbp\n"
-	"	.cfi_def_cfa_register %rbp\n"
-	"	subq $208, %rsp\n"
-	"	movq %rdi, 0(%rsp)\n"
-	"	movq %rsi, 8(%rsp)\n"
-	"	movq %rdx, 16(%rsp)\n"
-	"	movq %rcx, 24(%rsp)\n"
-	"	movq %r8, 32(%rsp)\n"
-	"	movq %r9, 40(%rsp)\n"
-	"	movq %r11, 176(%rsp)\n"
-	"	movq %r10, 184(%rsp)\n"
-	"	testl $2, %r10d\n"
-	"	jz 3f\n"
-	"	movdqa %xmm0, 48(%rsp)\n"
-	"	movdqa %xmm1, 64(%rsp)\n"
-	"	movdqa %xmm2, 80(%rsp)\n"
-	"	movdqa %xmm3, 96(%rsp)\n"
-	"	movdqa %xmm4, 112(%rsp)\n"
-	"	movdqa %xmm5, 128(%rsp)\n"
-	"	movdqa %xmm6, 144(%rsp)\n"
-	"	movdqa %xmm7, 160(%rsp)\n"
-	"	movl %r11d, %edi\n"
-	"	movq %rsp, %rsi\n"
-	"	movq 8(%rbp), %rdx\n"
-	"	call ms_decl_dispatch\n"
-	"	jmp 4f\n"
-	"3:	leaq ms_decl_fn(%rip), %r10\n"
-	"	movzbl (%r10, %r11), %edi\n"
-	"	addl ms_decl_idbase(%rip), %edi\n"
-	"	movq %rsp, %rsi\n"
-	"	leaq 192(%rsp), %rdx\n"
-	"	movq 8(%rbp), %rcx\n"
-	"	call ms_consult\n"
-	"4:	cmpl $1, %eax\n"
-	"	je 2f\n"
-	"	cmpl $2, %eax\n"
-	"	je 6f\n"
-	"	movq 176(%rsp), %r11\n"
-	"	testb $2, 184(%rsp)\n"
-	"	jz 5f\n"
-	"	movdqa 48(%rsp), %xmm0\n"
-	"	movdqa 64(%rsp), %xmm1\n"
-	"	movdqa 80(%rsp), %xmm2\n"
-	"	movdqa 96(%rsp), %xmm3\n"
-	"	movdqa 112(%rsp), %xmm4\n"
-	"	movdqa 128(%rsp), %xmm5\n"
-	"	movdqa 144(%rsp), %xmm6\n"
-	"	movdqa 160(%rsp), %xmm7\n"
-	"5:	movq 0(%rsp), %rdi\n"
-	"	movq 8(%rsp), %rsi\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rcx\n"
-	"	movq 32(%rsp), %r8\n"
-	"	movq 40(%rsp), %r9\n"
-	"	.cfi_remember_state\n"
-	"	leave\n"
-	"	.cfi_def_cfa %rsp, 8\n"
-	"	leaq ms_decl_real(%rip), %r10\n"
-	"	jmp *(%r10, %r11, 8)\n"
-	"2:	.cfi_restore_state\n"
-	"	movq 192(%rsp), %rax\n"
-	"	movq %rax, %xmm0\n"
-	"	leave\n"
-	"	.cfi_def_cfa %rsp, 8\n"
-	"	ret\n"
-	/* traced: the real function is called, not jumped to, so that its
-	 * result can be traced (no declared function takes stack arguments) */
-	"6:	.cfi_def_cfa %rbp, 16\n"
-	"	testb $2, 184(%rsp)\n"
-	"	jz 7f\n"
-	"	movdqa 48(%rsp), %xmm0\n"
-	"	movdqa 64(%rsp), %xmm1\n"
-	"	movdqa 80(%rsp), %xmm2\n"
-	"	movdqa 96(%rsp), %xmm3\n"
-	"	movdqa 112(%rsp), %xmm4\n"
-	"	movdqa 128(%rsp), %xmm5\n"
-	"	movdqa 144(%rsp), %xmm6\n"
-	"	movdqa 160(%rsp), %xmm7\n"
-	"7:	movq 0(%rsp), %rdi\n"
-	"	movq 8(%rsp), %rsi\n"
-	"	movq 16(%rsp), %rdx\n"
-	"	movq 24(%rsp), %rcx\n"
-	"	movq 32(%rsp), %r8\n"
-	"	movq 40(%rsp), %r9\n"
-	"	movq 176(%rsp), %r11\n"
-	"	leaq ms_decl_real(%rip), %r10\n"
-	"	call *(%r10, %r11, 8)\n"
-	"	movq %rax, 192(%rsp)\n"
-	"	movq %xmm0, 200(%rsp)\n"
-	"	movq 176(%rsp), %rdi\n"
-	"	movq %rsp, %rsi\n"
-	"	call ms_decl_after\n"
-	"	movq 192(%rsp), %rax\n"
-	"	movq 200(%rsp), %xmm0\n"
-	"	leave\n"
-	"	.cfi_def_cfa %rsp, 8\n"
-	"	ret\n"
-	"	.cfi_endproc\n"
-	"	.size ms_decl_common, . - ms_decl_common\n"
-	".previous\n");
+__asm__(MS_ARCH_DECL_ASM);
 
 static const struct ms_chan_dyn *dyn;	/* the channel's table, once bound */
 static const char *dyn_pool;
@@ -249,7 +100,7 @@ int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 	unsigned gi = 0, xi = 0;
 
 	for (unsigned k = 0; k < d->nparams; k++)
-		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
+		a[k] = d->dblmask & (1u << k) ? fr->fpr[xi++][0] : fr->gpr[gi++];
 	return ms_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
 }
 
@@ -263,9 +114,9 @@ void ms_decl_after(unsigned i, struct ms_decl_frame *fr)
 	unsigned gi = 0, xi = 0;
 
 	for (unsigned k = 0; k < d->nparams; k++)
-		a[k] = d->dblmask & (1u << k) ? fr->xmm[xi++][0] : fr->gpr[gi++];
+		a[k] = d->dblmask & (1u << k) ? fr->fpr[xi++][0] : fr->gpr[gi++];
 	ms_trace_decl(d, dyn_pool, a,
-		      d->ret == MS_DYN_RET_DOUBLE ? fr->xmm0_ret : (uint64_t)fr->ret, NULL);
+		      d->ret == MS_DYN_RET_DOUBLE ? fr->fpret : (uint64_t)fr->ret, NULL);
 }
 
 /* ---- the GOT ---- */
@@ -292,18 +143,23 @@ static int decl_index(const char *name)
  * page if need be. */
 static void patch(const struct dl_phdr_info *info, void **slot, unsigned i, unsigned st)
 {
-	uintptr_t a = (uintptr_t)slot, page = a & ~(uintptr_t)4095;
+	uintptr_t a = (uintptr_t)slot, size = (uintptr_t)getauxval(AT_PAGESZ);
+	uintptr_t page;
 	int relro = ms_in_segment(info, a, PT_GNU_RELRO);
 
-	if (relro && syscall(SYS_mprotect, page, 4096L, (long)(PROT_READ | PROT_WRITE)) != 0) {
+	/* 4 KiB on x86-64; 4, 16 or 64 KiB on aarch64, as the kernel was built */
+	if (!size)
+		size = 4096;
+	page = a & ~(size - 1);
+	if (relro && syscall(SYS_mprotect, page, (long)size, (long)(PROT_READ | PROT_WRITE)) != 0) {
 		ms_diag("warning: cannot make a GOT page writable: ", dyn_pool + dyn[i].name,
 			" stays unmocked in ", info->dlpi_name[0] ? info->dlpi_name : "the program",
 			NULL);
 		return;
 	}
-	__atomic_store_n(slot, (void *)(ms_decl_stubs + 16 * st), __ATOMIC_RELEASE);
+	__atomic_store_n(slot, (void *)(ms_decl_stubs + MS_DECL_STUB_SIZE * st), __ATOMIC_RELEASE);
 	if (relro)
-		syscall(SYS_mprotect, page, 4096L, (long)PROT_READ);
+		syscall(SYS_mprotect, page, (long)size, (long)PROT_READ);
 }
 
 /* ms_missing_real as a data pointer: what real[i] is while unbound */
@@ -353,7 +209,7 @@ static int stub_for(unsigned i, uintptr_t def)
 
 static int is_stub(uintptr_t v)
 {
-	return v >= (uintptr_t)ms_decl_stubs && v < (uintptr_t)(ms_decl_stubs + 16 * MS_DECL_MAX);
+	return v >= (uintptr_t)ms_decl_stubs && v < (uintptr_t)(ms_decl_stubs + MS_DECL_STUB_SIZE * MS_DECL_MAX);
 }
 
 static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t size,
@@ -366,7 +222,7 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 		uintptr_t v, def;
 		int i, st;
 
-		if (type != R_X86_64_JUMP_SLOT && type != R_X86_64_GLOB_DAT)
+		if (type != MS_ARCH_R_JUMP_SLOT && type != MS_ARCH_R_GLOB_DAT)
 			continue;
 		sym = &symtab[ELF64_R_SYM(rel[k].r_info)];
 		if (!sym->st_name || (i = decl_index(strtab + sym->st_name)) < 0)
@@ -386,9 +242,9 @@ static void scan_relocs(struct dl_phdr_info *info, const ElfW(Rela) *rel, size_t
 		 * program's entry, and pointers still compare equal */
 		if (v && v == canon[i])
 			continue;
-		if (!v && type == R_X86_64_GLOB_DAT)
+		if (!v && type == MS_ARCH_R_GLOB_DAT)
 			continue; /* a weak function that is absent: the program tests for NULL */
-		if (v && (type == R_X86_64_GLOB_DAT || !ms_in_object(info, v) ||
+		if (v && (type == MS_ARCH_R_GLOB_DAT || !ms_in_object(info, v) ||
 			  (sym->st_shndx != SHN_UNDEF && v == info->dlpi_addr + sym->st_value))) {
 			/* bound: to another object, or to this one's own definition */
 			def = v;

@@ -28,6 +28,7 @@
 #undef fscanf
 #undef scanf
 
+#include "arch.h"
 #include "shim.h"
 
 #define MS_COMMA ,
@@ -831,7 +832,7 @@ MS_EXPORT int semctl(int semid, int semnum, int cmd, ...)
  * through: a trampoline that kept a frame of its own across the real
  * vfork would have it clobbered by the child (its return address, saved
  * registers) before the parent came back to it.  So vfork keeps none.
- * Its entry (below, in assembly) calls vfork_prepare, which binds the
+ * Its entry (arch.h: MS_ARCH_VFORK_ASM) calls vfork_prepare, which binds the
  * real vfork and consults when armed, and returns; with its frame gone,
  * the entry either returns the reply (the real vfork never runs) or
  * jumps to the real vfork with the stack as the caller left it.  An
@@ -841,7 +842,7 @@ MS_EXPORT int semctl(int semid, int semnum, int cmd, ...)
 void *ms_vfork_real MS_HIDDEN;
 
 struct vfork_reply {
-	int64_t mocked, value;	/* returned in rax and rdx */
+	int64_t mocked, value;	/* returned in two registers (rax and rdx, x0 and x1) */
 };
 
 MS_HIDDEN struct vfork_reply ms_vfork_prepare(const void *caller);
@@ -861,20 +862,7 @@ struct vfork_reply ms_vfork_prepare(const void *caller)
 	return r;
 }
 
-__asm__(".text\n"
-	".globl vfork\n"
-	".type vfork, @function\n"
-	"vfork:\n"
-	"	movq (%rsp), %rdi\n"		/* the caller, for from= and reports */
-	"	subq $8, %rsp\n"		/* the stack aligned for the call */
-	"	call ms_vfork_prepare\n"
-	"	addq $8, %rsp\n"
-	"	testq %rax, %rax\n"
-	"	jnz 1f\n"
-	"	jmp *ms_vfork_real(%rip)\n"	/* no frame of ours left */
-	"1:	movq %rdx, %rax\n"		/* the reply; errno is set */
-	"	ret\n"
-	".size vfork, .-vfork\n");
+__asm__(MS_ARCH_VFORK_ASM);
 
 /* Never called: the table needs a bind stub, and vfork's entry reads
  * ms_vfork_real instead of the table. */

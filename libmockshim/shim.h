@@ -45,6 +45,7 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "arch.h"
 #include "catalog.h"
 
 /* ftime's, only ever pointed to (<sys/timeb.h> is deprecated) */
@@ -101,8 +102,17 @@ struct ms_state_hdr;
 #define ms_likely(x) __builtin_expect(!!(x), 1)
 #define MS_CALLER __builtin_return_address(0)
 
-/* Arguments are passed to ms_consult as 64-bit words. */
+/* Arguments are passed to ms_consult as 64-bit words.  A va_list is a
+ * pointer on x86-64 and a struct on aarch64 (MS_ARCH_VA_LIST_STRUCT):
+ * there its word is the address of a copy (a compound literal, which
+ * lives as long as the trampoline's body: what va_copy does there), and
+ * MS_G takes it back by value. */
+#ifdef MS_ARCH_VA_LIST_STRUCT
+#define MS_U(x) \
+	((uint64_t)(uintptr_t)_Generic((x), va_list: (__typeof__(x)[1]){ x }, default: (x)))
+#else
 #define MS_U(x) ((uint64_t)(uintptr_t)(x))
+#endif
 #define MS_ARR0() 0
 #define MS_ARR1(a) MS_U(a)
 #define MS_ARR2(a, b) MS_U(a), MS_U(b)
@@ -117,7 +127,13 @@ struct ms_state_hdr;
 /* The arguments back from an MS_ARR array v, each to its parameter's type:
  * what an armed trampoline passes to the real function, so that nothing
  * but the array stays live across the consult. */
+#ifdef MS_ARCH_VA_LIST_STRUCT
+#define MS_G(v, i, x)                                                         \
+	_Generic((x), va_list: *(va_list *)(uintptr_t)(v)[i],                  \
+		 default: (__typeof__(_Generic((x), va_list: (uintptr_t)0, default: (x))))(v)[i])
+#else
 #define MS_G(v, i, x) ((__typeof__(x))(v)[i])
+#endif
 #define MS_GET0(v, ...) ()
 #define MS_GET1(v, a) (MS_G(v, 0, a))
 #define MS_GET2(v, a, b) (MS_G(v, 0, a), MS_G(v, 1, b))

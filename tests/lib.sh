@@ -11,6 +11,23 @@ set -u
 PATH=/usr/bin:/bin:$PATH
 
 TESTS_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+# glibc's first symbol version on this architecture: what a program's
+# imports of the oldest functions are bound to (nm -D shows read@GLIBC_2.2.5)
+case $(uname -m) in
+aarch64) GLIBC_BASE=GLIBC_2.17 ;;
+*) GLIBC_BASE=GLIBC_2.2.5 ;;
+esac
+# Under qemu-user (another architecture through binfmt_misc, as CI runs
+# the arm64 tests) the kernel is the host's, and so is /proc/cpuinfo:
+# EMULATED says so, for a test that cannot run there to skip with why
+EMULATED=
+case $(uname -m) in
+x86_64 | i?86) ;;
+*) grep -qE '^(vendor_id|flags)[[:space:]]*:' /proc/cpuinfo 2>/dev/null &&
+	EMULATED="$(uname -m) under qemu-user" ;;
+esac
+
 T=$(mktemp -d "${TMPDIR:-/tmp}/mockshim-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 tap_n=0

@@ -31,7 +31,8 @@
  * function_called() takes part in call ordering.  Define
  * MOCKSHIM_NO_SHORT_NAMES to get only the mockshim_-prefixed forms.
  *
- * x86-64 only: the exported function is a three-instruction stub.
+ * x86-64 and aarch64: the exported function is a stub of a few
+ * instructions (MOCKSHIM_STUB_ASM below, one per architecture).
  */
 #ifndef MOCKSHIM_HANDLER_H
 #define MOCKSHIM_HANDLER_H
@@ -104,6 +105,38 @@ extern void *(*const mockshim_dlsym)(void *handle, const char *name);
 	((__typeof__(&mockshim_handler_##name))mockshim_mock_##name.real.fn)
 
 /*
+ * The exported function: to the handler when armed (byte 8 of the
+ * struct mockshim_mock), else to the real function (its word 0), with
+ * every argument register as the caller left it.  One per architecture;
+ * a port adds its own (and libmockshim/arch-<cpu>.h in the source tree).
+ */
+#if defined(__x86_64__)
+#define MOCKSHIM_STUB_ASM(name)                                                                 \
+	".text\n"                                                                               \
+	".globl " #name "\n"                                                                    \
+	".type " #name ", @function\n" #name ":\n"                                              \
+	"\tcmpb $0, mockshim_mock_" #name "+8(%rip)\n"                                          \
+	"\tjne mockshim_handler_" #name "\n"                                                    \
+	"\tjmp *mockshim_mock_" #name "(%rip)\n"                                                \
+	".size " #name ", .-" #name "\n"
+#elif defined(__aarch64__)
+#define MOCKSHIM_STUB_ASM(name)                                                                 \
+	".text\n"                                                                               \
+	".globl " #name "\n"                                                                    \
+	".type " #name ", %function\n" #name ":\n"                                              \
+	"\tadrp x16, mockshim_mock_" #name "\n"                                                 \
+	"\tadd x16, x16, :lo12:mockshim_mock_" #name "\n"                                       \
+	"\tldrb w17, [x16, #8]\n"                                                               \
+	"\tcbz w17, 1f\n"                                                                       \
+	"\tb mockshim_handler_" #name "\n"                                                      \
+	"1:\tldr x16, [x16]\n"                                                                  \
+	"\tbr x16\n"                                                                            \
+	".size " #name ", .-" #name "\n"
+#else
+#error "mockshim/handler.h: MOCKSHIM_MOCK has no stub for this architecture (x86-64, aarch64)"
+#endif
+
+/*
  * Defines the exported function `name`: a stub that jumps to the handler
  * (the function body that follows the macro) when a statement arms it,
  * else to the real definition, registers it with the shim at load time,
@@ -117,13 +150,7 @@ extern void *(*const mockshim_dlsym)(void *handle, const char *name);
 		{ { 0 }, 0, { 0, 0, 0 }, MOCKSHIM_MOCK_ABI, #name, 0 };                          \
 	__attribute__((section("mockshim_mocks"), used, aligned(1))) static const char          \
 		mockshim_decl_##name[] = "mockshim1\0" #ret "\0" #name "\0" #__VA_ARGS__;        \
-	__asm__(".text\n"                                                                       \
-		".globl " #name "\n"                                                            \
-		".type " #name ", @function\n" #name ":\n"                                      \
-		"\tcmpb $0, mockshim_mock_" #name "+8(%rip)\n"                                  \
-		"\tjne mockshim_handler_" #name "\n"                                            \
-		"\tjmp *mockshim_mock_" #name "(%rip)\n"                                        \
-		".size " #name ", .-" #name "\n");                                              \
+	__asm__(MOCKSHIM_STUB_ASM(name));                                                       \
 	__attribute__((constructor)) static void mockshim_init_##name(void)                    \
 	{                                                                                       \
 		mockshim_mock_##name.real.ptr = mockshim_dlsym(MOCKSHIM_RTLD_NEXT, #name);       \

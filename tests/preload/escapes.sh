@@ -86,9 +86,15 @@ if command -v busybox >/dev/null && ! ldd "$(command -v busybox)" >/dev/null 2>&
 	run "$M" -e "$Q" sh -c "busybox true"
 	want_err_has "$(command -v busybox)\` (exec'd by dash["; want_err_has "is static"; done_t
 
-	t "an orphan of a static program, reaped by mockrun, is named as never attached"
-	run "$M" -e "$Q" busybox sh -c "(sleep 0.2; true) & true"
-	want_err_has "an orphan of the tree, never attached: nothing in it was mocked"; done_t
+	if [ -n "$EMULATED" ]; then
+		# qemu-user answers prctl(PR_SET_CHILD_SUBREAPER) with EINVAL
+		skip_t "an orphan of a static program, reaped by mockrun, is named as never attached" \
+			"$EMULATED: no PR_SET_CHILD_SUBREAPER, mockrun cannot adopt orphans"
+	else
+		t "an orphan of a static program, reaped by mockrun, is named as never attached"
+		run "$M" -e "$Q" busybox sh -c "(sleep 0.2; true) & true"
+		want_err_has "an orphan of the tree, never attached: nothing in it was mocked"; done_t
+	fi
 else
 	skip_t "busybox-static run from a shell is named" "no static busybox installed"
 	skip_t "an orphan of a static program is named as never attached" "no static busybox installed"

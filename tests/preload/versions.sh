@@ -16,46 +16,67 @@ NEW_OUT="realpath allocated
 posix_spawn ENOEXEC
 clock_gettime real"
 
-t "the old versions, without the shim, behave as the test expects"
-run "$VERSIONS_OLD" "$T/noshebang"
-want_rc 0
-want_out "$OLD_OUT"
-done_t
+if [ -n "${VERSIONS_OLD:-}" ]; then
+	t "the old versions, without the shim, behave as the test expects"
+	run "$VERSIONS_OLD" "$T/noshebang"
+	want_rc 0
+	want_out "$OLD_OUT"
+	done_t
 
-t "the program is bound to the old versions"
-imports=$(nm -D --undefined-only "$VERSIONS_OLD")
-for s in realpath@GLIBC_2.2.5 posix_spawn@GLIBC_2.2.5 clock_gettime@GLIBC_2.2.5; do
-	grep -qF "$s" <<<"$imports" || problem "no import of $s: $imports"
-done
-done_t
+	t "the program is bound to the old versions"
+	imports=$(nm -D --undefined-only "$VERSIONS_OLD")
+	for s in realpath@GLIBC_2.2.5 posix_spawn@GLIBC_2.2.5 clock_gettime@GLIBC_2.2.5; do
+		grep -qF "$s" <<<"$imports" || problem "no import of $s: $imports"
+	done
+	done_t
 
-t "unmocked (the functions unarmed), each call reaches the old version"
-run "$M" -e 'will_return_maybe(geteuid, 0)' "$VERSIONS_OLD" "$T/noshebang"
-want_rc 0
-want_out "$OLD_OUT"
-done_t
+	t "unmocked (the functions unarmed), each call reaches the old version"
+	run "$M" -e 'will_return_maybe(geteuid, 0)' "$VERSIONS_OLD" "$T/noshebang"
+	want_rc 0
+	want_out "$OLD_OUT"
+	done_t
 
-t "unmocked but armed (will_call_real), each call reaches the old version"
-run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn); will_call_real(clock_gettime)' "$VERSIONS_OLD" "$T/noshebang"
-want_rc 0
-want_out "$OLD_OUT"
-want_err_has "all checks passed"
-done_t
+	t "unmocked but armed (will_call_real), each call reaches the old version"
+	run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn); will_call_real(clock_gettime)' "$VERSIONS_OLD" "$T/noshebang"
+	want_rc 0
+	want_out "$OLD_OUT"
+	want_err_has "all checks passed"
+	done_t
 
-t "bound to the old versions, every call is mocked"
-run "$M" -e 'will_fail(realpath, ENOENT); will_fail(posix_spawn, EAGAIN)' \
-	-e 'will_return(clock_gettime, 0, *tp={1700000000, 0})' "$VERSIONS_OLD" "$T/noshebang"
-want_rc 0
-want_out "realpath ENOENT
+	t "bound to the old versions, every call is mocked"
+	run "$M" -e 'will_fail(realpath, ENOENT); will_fail(posix_spawn, EAGAIN)' \
+		-e 'will_return(clock_gettime, 0, *tp={1700000000, 0})' "$VERSIONS_OLD" "$T/noshebang"
+	want_rc 0
+	want_out "realpath ENOENT
 posix_spawn EAGAIN
 clock_gettime mocked"
-want_err_has "all checks passed"
-done_t
+	want_err_has "all checks passed"
+	done_t
+else
+	# aarch64 came to glibc in 2.17: realpath, posix_spawn and
+	# clock_gettime have one version there, there is no old one to bind
+	why="$(uname -m): glibc has one version of realpath, posix_spawn and clock_gettime ($GLIBC_BASE)"
+	for name in "the old versions, without the shim, behave as the test expects" \
+		"the program is bound to the old versions" \
+		"unmocked (the functions unarmed), each call reaches the old version" \
+		"unmocked but armed (will_call_real), each call reaches the old version" \
+		"bound to the old versions, every call is mocked"; do
+		skip_t "$name" "$why"
+	done
+fi
 
-t "bound to the default versions, an unmocked call reaches the default"
-run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn)' "$VERSIONS_NEW" "$T/noshebang"
-want_rc 0
-want_out "$NEW_OUT"
-done_t
+if [ -n "$EMULATED" ]; then
+	# qemu-user runs posix_spawn's clone(CLONE_VM|CLONE_VFORK) as a fork:
+	# the failed exec is never reported (0, and the child exits 127),
+	# with or without the shim
+	skip_t "bound to the default versions, an unmocked call reaches the default" \
+		"$EMULATED: posix_spawn cannot report a failed exec (ENOEXEC)"
+else
+	t "bound to the default versions, an unmocked call reaches the default"
+	run "$M" -e 'will_call_real(realpath); will_call_real(posix_spawn)' "$VERSIONS_NEW" "$T/noshebang"
+	want_rc 0
+	want_out "$NEW_OUT"
+	done_t
+fi
 
 finish

@@ -17,12 +17,12 @@ imports() {
 }
 
 t "the programs import what the tests mock (nm -D --undefined-only)"
-imports cat read@GLIBC_2.2.5 write@GLIBC_2.2.5 copy_file_range@GLIBC_2.27
+imports cat "read@$GLIBC_BASE" "write@$GLIBC_BASE" copy_file_range@GLIBC_2.27
 imports date clock_gettime@GLIBC_2.17
-imports id geteuid@GLIBC_2.2.5
-imports mkdir mkdir@GLIBC_2.2.5
+imports id "geteuid@$GLIBC_BASE"
+imports mkdir "mkdir@$GLIBC_BASE"
 imports cp copy_file_range@GLIBC_2.27
-imports getent getaddrinfo@GLIBC_2.2.5
+imports getent "getaddrinfo@$GLIBC_BASE"
 done_t
 
 t "cat FILE with will_fail(read, EIO) exits 1 with Input/output error"
