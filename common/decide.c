@@ -121,15 +121,13 @@ static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint
 	 * first event it writes announces it, so reports can name it.  A
 	 * vfork child even shares my_pid; the pid table tells the parent
 	 * that it was announced already. */
-	if (type != MS_EV_ATTACH && pid != last &&
+	if (type != MS_EV_ATTACH && pid != last && !ms_d.remote &&
 	    __atomic_compare_exchange_n(&ms_d.my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
 	    ms_register_pid(pid, 1)) {
 		__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
 		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
 		if (e) {
-			/* 1: a forked child; 2: a process whose calls only
-			 * the syscall tier answers (it never attached) */
-			e->value = ms_d.remote ? 2 : 1;
+			e->value = 1;
 			memcpy(e->text, ms_d.exe_name, sizeof(ms_d.exe_name) < MS_EV_TEXT ? sizeof(ms_d.exe_name) : MS_EV_TEXT);
 			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
 		}

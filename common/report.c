@@ -464,21 +464,40 @@ static void processes(const struct ms_report_in *s, char *buf, size_t cap)
 			off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, ", ...");
 			break;
 		}
-		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s[%d]",
-					shown > 1 ? ", " : "", safe(e->text), e->pid);
+		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s[%d]%s",
+					shown > 1 ? ", " : "", safe(e->text), e->pid,
+					e->value == 2 ? " (syscall tier)" : "");
 	}
 }
 
 /* ---- programs that ran unmocked ---- */
 
-static const char *escape_why(unsigned kind)
+/* Whether the spec has SYS_ statements: the syscall tier reaches a
+ * static program, a setuid one runs without its privilege. */
+static int has_syscalls(const struct ms_report_in *s)
+{
+	const struct ms_chan_dyn *d = ms_chan_at(hdr(s), hdr(s)->dyn_off);
+
+	for (uint32_t i = 0; i < hdr(s)->ndyn; i++)
+		if (d[i].kind == MS_DYN_SYSCALL)
+			return 1;
+	return 0;
+}
+
+static const char *escape_why(const struct ms_report_in *s, unsigned kind)
 {
 	switch (kind) {
 	case MS_ESC_STATIC:
-		return "is static: nothing in it was mocked (LD_PRELOAD cannot reach it)";
+		return has_syscalls(s) ? "is static: LD_PRELOAD cannot reach it, only the SYS_ "
+					 "statements act in it"
+				       : "is static: nothing in it was mocked (LD_PRELOAD cannot "
+					 "reach it); use SYS_ statements";
 	case MS_ESC_SETUID:
-		return "is setuid or setgid: nothing in it was mocked (the shim is inert in "
-		       "secure execution)";
+		return has_syscalls(s) ? "is setuid or setgid: the shim is inert in it, and under "
+					 "the syscall filter (no_new_privs) it ran without its "
+					 "privilege"
+				       : "is setuid or setgid: nothing in it was mocked (the shim is "
+					 "inert in secure execution)";
 	case MS_ESC_CAPS:
 		return "has file capabilities: nothing in it was mocked (secure execution)";
 	case MS_ESC_32BIT:
@@ -535,7 +554,7 @@ static void escapes(const struct ms_report_in *s, FILE *out, const char *prefix)
 		put_plain(out, e->text);
 		fprintf(out, "` (%s by ", e->param ? "started" : "exec'd");
 		put_plain(out, exe_of(s, e->pid, i));
-		fprintf(out, "[%d]) %s", e->pid, escape_why(e->kind));
+		fprintf(out, "[%d]) %s", e->pid, escape_why(s, e->kind));
 		if (more)
 			fprintf(out, " (%u more time%s)", more, more == 1 ? "" : "s");
 		fputc('\n', out);
@@ -1372,7 +1391,7 @@ static void report_json(struct ms_report_in *s, FILE *out)
 		fprintf(out, ",\"program\":");
 		ms_json_text(out, e->text);
 		fprintf(out, ",\"how\":\"%s\",\"why\":", e->param ? "spawn" : "exec");
-		ms_json_text(out, escape_why(e->kind));
+		ms_json_text(out, escape_why(s, e->kind));
 		fputc('}', out);
 		first = 0;
 	}

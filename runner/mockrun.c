@@ -13,6 +13,7 @@
 #include "control.h"
 #include "mockshim/driver.h"
 #include "outfile.h"
+#include "session.h"
 #include "jobs.h"
 #include "testfile.h"
 
@@ -593,7 +594,8 @@ int main(int argc, char **argv)
 	} else {
 		char warn[2048];
 
-		if (mockshim_check_program(argv[optind], NULL, warn, sizeof(warn)) > 0)
+		if (ms_check_program(argv[optind], NULL, ms_session_has_syscalls(s), warn,
+				     sizeof(warn)) > 0)
 			fprintf(stderr, "mockrun: %s", warn);
 	}
 	r = mockshim_session_run(s, argv + optind, NULL, &res);
