@@ -343,6 +343,8 @@ void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *cal
 size_t ms_read_user(void *dst, const void *src, size_t n)
 {
 	long pid = caller_pid();
+
+	ms_d.touched++;
 	size_t done = 0;
 	int saved = errno;
 
@@ -386,6 +388,7 @@ int ms_write_user(void *dst, const void *src, size_t n)
 		memcpy(dst, src, n);
 		return 0;
 	}
+	ms_d.touched++;
 	l.iov_base = (void *)(uintptr_t)src;
 	l.iov_len = n;
 	r.iov_base = dst;

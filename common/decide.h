@@ -63,6 +63,10 @@ struct ms_dec {
 	/* 0: the calls are this process's (the shim); else the pid of the
 	 * process whose call it is (the supervisor), and its thread */
 	int32_t remote, remote_tid;
+	/* the supervisor: bumped at each read or write of the caller's memory
+	 * (process_vm_readv/writev, /proc/PID/fd): the reply then needs
+	 * SECCOMP_IOCTL_NOTIF_ID_VALID first */
+	uint32_t touched;
 	char exe_name[64];	/* the calling executable's basename (in=) */
 };
 extern struct ms_dec ms_d MS_DEC_HIDDEN;

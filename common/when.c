@@ -67,6 +67,7 @@ static int fd_path(int fd, char *buf)
 	if (fd < 0)
 		return -1;
 	if (ms_d.remote) {
+		ms_d.touched++;
 		k = 6 + put_digits(proc + 6, (unsigned)ms_d.remote);
 		memcpy(proc + k, "/fd/", 4);
 		k += 4;

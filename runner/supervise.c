@@ -45,6 +45,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -82,8 +83,8 @@ struct ms_sup {
 	char *const *envp;	/* the child's (mockrun's array): its own execve */
 	pid_t child;
 	int execd;		/* the child's exec is done (set by the thread) */
-	int listener, stop[2];
-	int thread_on;
+	int listener;
+	int thread_on, stopping;
 	int need_exe;		/* in= on a SYS_ statement: the executable at every call */
 	pthread_t thread;
 	/* the last caller: its thread, thread group and executable */
@@ -240,10 +241,10 @@ struct ms_sup *ms_sup_prepare(const struct ms_chan_hdr *spec, struct ms_state_hd
 	}
 	s->spec = spec;
 	s->state = state;
-	s->listener = s->stop[0] = s->stop[1] = -1;
+	s->listener = -1;
 	s->shared = mmap(NULL, sizeof(*s->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			 -1, 0);
-	if (s->shared == MAP_FAILED || pipe2(s->stop, O_CLOEXEC) != 0) {
+	if (s->shared == MAP_FAILED) {
 		*err = -errno;
 		snprintf(msg, cap, "cannot set up the syscall supervisor: %s", strerror(errno));
 		if (s->shared == MAP_FAILED)
@@ -296,6 +297,7 @@ static void caller_of(struct ms_sup *s, pid_t tid, int fresh)
 	FILE *f;
 
 	if (tid != s->last_tid) {
+		ms_d.touched++;
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 		f = fopen(path, "re");
 		if (f) {
@@ -310,6 +312,7 @@ static void caller_of(struct ms_sup *s, pid_t tid, int fresh)
 	} else if (!fresh) {
 		return;
 	}
+	ms_d.touched++;
 	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
 	n = readlink(path, buf, sizeof(buf) - 1);
 	if (n > 0) {
@@ -435,38 +438,41 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	}
 }
 
+/* The thread waits in SECCOMP_IOCTL_NOTIF_RECV itself, not in poll():
+ * one system call less per notification.  RECV does not end when the
+ * last process leaves the filter, so ms_sup_stop() interrupts it with
+ * STOP_SIGNAL (its handler does nothing: the call fails with EINTR). */
+#define STOP_SIGNAL SIGRTMIN
+
+static void stop_handler(int sig)
+{
+	(void)sig;
+}
+
 static void *serve(void *arg)
 {
 	struct ms_sup *s = arg;
 	struct seccomp_notif req;
 	struct seccomp_notif_resp resp;
+	sigset_t set;
 
-	for (;;) {
-		struct pollfd p[2] = { { .fd = s->listener, .events = POLLIN },
-				       { .fd = s->stop[0], .events = POLLIN } };
-
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (p[1].revents)
-			break;
-		if (!(p[0].revents & POLLIN)) {
-			if (p[0].revents & (POLLHUP | POLLERR | POLLNVAL))
-				break; /* no process has the filter any more */
-			continue;
-		}
+	sigemptyset(&set);
+	sigaddset(&set, STOP_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
 		memset(&req, 0, sizeof(req));
 		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
 			if (errno == EINTR || errno == ENOENT)
 				continue;
 			break;
 		}
+		ms_d.touched = 0;
 		answer(s, &req, &resp);
 		/* what the decision read came from the caller if it is still
-		 * the one that made this call */
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
+		 * the one that made this call (its pid may have been reused);
+		 * a decision that read nothing of it (getppid, a lean rule)
+		 * needs no check: the reply goes to the call's id */
+		if (ms_d.touched && ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
 			continue;
 		/* ENOENT: the caller was killed meanwhile */
 		ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
@@ -515,6 +521,12 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 	ms_d.chan = s->spec;
 	ms_d.st = s->state;
 	ms_d.my_pid = 0;
+	{
+		struct sigaction sa = { .sa_handler = stop_handler };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(STOP_SIGNAL, &sa, NULL); /* no SA_RESTART */
+	}
 	r = pthread_create(&s->thread, NULL, serve, s);
 	if (r) {
 		snprintf(msg, cap, "cannot start the syscall supervisor: %s", strerror(r));
@@ -539,17 +551,25 @@ void ms_sup_stop(struct ms_sup *s)
 	if (!s)
 		return;
 	if (s->thread_on) {
-		char c = 0;
+		/* every process of the tree has exited: nothing is pending, the
+		 * thread waits in RECV (or is about to) */
+		__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+		for (;;) {
+			struct timespec t;
 
-		if (write(s->stop[1], &c, 1) < 0)
-			pthread_cancel(s->thread);
-		pthread_join(s->thread, NULL);
+			pthread_kill(s->thread, STOP_SIGNAL);
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += 20000000;
+			if (t.tv_nsec >= 1000000000) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000;
+			}
+			if (pthread_timedjoin_np(s->thread, NULL, &t) == 0)
+				break;
+		}
 	}
 	if (s->listener >= 0)
 		close(s->listener);
-	for (int i = 0; i < 2; i++)
-		if (s->stop[i] >= 0)
-			close(s->stop[i]);
 	if (s->shared)
 		munmap(s->shared, sizeof(*s->shared));
 	free(s->filter);
