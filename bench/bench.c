@@ -6,7 +6,7 @@
  * under the peers, and compares.
  *
  *	bench OP N [REPS [WARMUP]]
- *				OP: read clock getpid getuid malloc socket
+ *				OP: read clock getpid getppid getuid malloc socket
  *				getaddrinfo decl decl_dbl none; N calls, REPS
  *				(default 3: the fastest is printed), after
  *				WARMUP calls (default 64)
@@ -161,6 +161,11 @@ LOOP(getpid,
 		sink = getpid();
 )
 
+LOOP(getppid,
+	for (long i = 0; i < n; i++)
+		sink = getppid();
+)
+
 LOOP(getuid,
 	for (long i = 0; i < n; i++)
 		sink = (long)getuid();
@@ -238,7 +243,8 @@ struct op {
 #define OP(name) { #name, loop_##name, warm_##name }
 
 static const struct op ops[] = {
-	OP(read), OP(clock), OP(getpid), OP(getuid), OP(malloc), OP(socket), OP(getaddrinfo),
+	OP(read), OP(clock), OP(getpid), OP(getppid), OP(getuid), OP(malloc), OP(socket),
+	OP(getaddrinfo),
 	OP(decl), OP(decl_dbl), OP(none),
 };
 
