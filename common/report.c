@@ -493,9 +493,9 @@ static const char *escape_why(const struct ms_report_in *s, unsigned kind)
 				       : "is static: nothing in it was mocked (LD_PRELOAD cannot "
 					 "reach it); use SYS_ statements";
 	case MS_ESC_SETUID:
-		return has_syscalls(s) ? "is setuid or setgid: the shim is inert in it, and under "
-					 "the syscall filter (no_new_privs) it ran without its "
-					 "privilege"
+		return has_syscalls(s) ? "is setuid or setgid: the shim is inert in it; the SYS_ "
+					 "statements reach it, and it ran without its privilege "
+					 "unless mockrun had CAP_SYS_ADMIN (no_new_privs)"
 				       : "is setuid or setgid: nothing in it was mocked (the shim is "
 					 "inert in secure execution)";
 	case MS_ESC_CAPS:

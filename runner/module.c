@@ -312,6 +312,23 @@ static int is_go(const char *path)
 	return r;
 }
 
+/* Whether mockrun has CAP_SYS_ADMIN: its filter then needs no
+ * no_new_privs, and a setuid program under it keeps its privilege. */
+static int sys_admin(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			eff = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return (eff >> 21) & 1; /* CAP_SYS_ADMIN */
+}
+
 int ms_check_program(const char *program, char *const envp[], int syscalls, char *buf, size_t cap)
 {
 	extern char **environ;
@@ -329,11 +346,17 @@ int ms_check_program(const char *program, char *const envp[], int syscalls, char
 	    ((st.st_mode & S_ISUID ? st.st_uid != getuid() : 0) ||
 	     (st.st_mode & S_ISGID ? st.st_gid != getgid() : 0))) {
 		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
-					syscalls ? "warning: %s is set%cid: the loader ignores LD_PRELOAD "
-						   "for it, and under the syscall filter "
-						   "(no_new_privs) it runs without its privilege\n"
-						 : "warning: %s is set%cid: the loader ignores LD_PRELOAD "
-						   "for it, nothing in it can be mocked\n",
+					!syscalls ? "warning: %s is set%cid: the loader ignores "
+						    "LD_PRELOAD for it, nothing in it can be mocked\n"
+					: sys_admin() ? "warning: %s is set%cid: the loader ignores "
+							"LD_PRELOAD for it; the SYS_ statements reach "
+							"it, and it keeps its privilege (mockrun has "
+							"CAP_SYS_ADMIN: the filter needs no "
+							"no_new_privs)\n"
+						      : "warning: %s is set%cid: the loader ignores "
+							"LD_PRELOAD for it, and under the syscall "
+							"filter (no_new_privs) it runs without its "
+							"privilege\n",
 					p, st.st_mode & S_ISUID ? 'u' : 'g');
 		n++;
 	}

@@ -180,6 +180,25 @@ want_rc 125; want_err_has "a system call has none the supervisor can tell"
 run "$M" -e 'will_call_real(SYS_openat, pathname="x")' true
 want_rc 125; want_err_has "cannot replace an argument of a system call"; done_t
 
+t "setuid under the filter: without CAP_SYS_ADMIN it runs without its privilege, and says so"
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+	skip_t "$tname" "needs root (to make a setuid copy) and setpriv (util-linux)"
+else
+	mkdir -p suid && cp "$P" suid/sysprobe && chmod 4755 suid/sysprobe
+	cp "$P" suid/nobody && chown 65534 suid/nobody && chmod 4755 suid/nobody
+	chmod 755 "$T" suid
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+	run $nobody suid/sysprobe euid
+	want_rc 0; want_out 0
+	run $nobody "$M" -e 'will_return_maybe(SYS_getppid, 1)' suid/sysprobe euid
+	want_rc 0; want_out 65534
+	want_err_has "is setuid: the loader ignores LD_PRELOAD for it, and under the syscall filter (no_new_privs) it runs without its privilege"
+	run "$M" -e 'will_return_maybe(SYS_getppid, 1)' suid/nobody euid
+	want_rc 0; want_out 65534
+	want_err_has "it keeps its privilege (mockrun has CAP_SYS_ADMIN"
+	done_t
+fi
+
 t "--check names the way in: static and Go programs, libc's own writes behind stdio"
 run "$M" --check -e 'will_fail(read, EIO)' busybox head -n1 in.txt
 want_err_has "check: read() is not imported (static binary); SYS_read reaches it"

@@ -6,6 +6,7 @@
  *	sysprobe cat FILE	open, read (64 bytes at most), write to stdout
  *	sysprobe stat FILE	the size stat gives
  *	sysprobe uname		the node name
+ *	sysprobe euid		the effective uid (a setuid copy shows its owner's)
  *	sysprobe seccomp	installs a filter of its own (getuid fails with
  *				EPERM), then prints getppid() and getuid()
  */
@@ -65,6 +66,10 @@ int main(int argc, char **argv)
 		printf("%s\n", u.nodename);
 		return 0;
 	}
+	if (argc == 2 && strcmp(argv[1], "euid") == 0) {
+		printf("%ld\n", (long)geteuid());
+		return 0;
+	}
 	if (argc == 2 && strcmp(argv[1], "seccomp") == 0) {
 		struct sock_filter f[] = {
 			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
@@ -85,6 +90,6 @@ int main(int argc, char **argv)
 		printf("getuid: %s\n", uid < 0 ? strerror(errno) : "allowed");
 		return 0;
 	}
-	fprintf(stderr, "usage: sysprobe ppid N | cat FILE | stat FILE | uname | seccomp\n");
+	fprintf(stderr, "usage: sysprobe ppid N | cat FILE | stat FILE | uname | euid | seccomp\n");
 	return 2;
 }
