@@ -223,6 +223,14 @@ int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, cons
 				p += n + (p[n] == ',');
 				continue;
 			}
+			if (id < 0 && n > 4 && strncmp(p, "SYS_", 4) == 0) {
+				snprintf(s->error, sizeof(s->error),
+					 "--trace: '%.*s': the syscall tier does not trace system calls "
+					 "yet (strace -f does)\n",
+					 (int)n, p);
+				s->spec.trace = 0;
+				return -EINVAL;
+			}
 			if (id < 0) {
 				snprintf(s->error, sizeof(s->error),
 					 "--trace: '%.*s' is not in the catalog (see mockrun --list) nor declared with mock\n",
