@@ -6,8 +6,8 @@
  * under the peers, and compares.
  *
  *	bench OP N [REPS [WARMUP]]
- *				OP: read clock getpid getuid malloc socket
- *				getaddrinfo decl decl_dbl floor_const
+ *				OP: read clock getpid getppid getuid malloc
+ *				socket getaddrinfo decl decl_dbl floor_const
  *				floor_queue none; N calls, REPS
  *				(default 3: the fastest is printed), after
  *				WARMUP calls (default 64)
@@ -164,6 +164,11 @@ LOOP(getpid,
 		sink = getpid();
 )
 
+LOOP(getppid,
+	for (long i = 0; i < n; i++)
+		sink = getppid();
+)
+
 LOOP(getuid,
 	for (long i = 0; i < n; i++)
 		sink = (long)getuid();
@@ -253,8 +258,8 @@ struct op {
 #define OP(name) { #name, loop_##name, warm_##name }
 
 static const struct op ops[] = {
-	OP(read), OP(clock), OP(getpid), OP(getuid), OP(malloc), OP(socket), OP(getaddrinfo),
-	OP(decl), OP(decl_dbl), OP(floor_const), OP(floor_queue), OP(none),
+	OP(read), OP(clock), OP(getpid), OP(getppid), OP(getuid), OP(malloc), OP(socket),
+	OP(getaddrinfo), OP(decl), OP(decl_dbl), OP(floor_const), OP(floor_queue), OP(none),
 };
 
 /* ---- threads ---- */

@@ -14,7 +14,9 @@ ltrace), all in the same run; prints markdown tables on stdout:
   3. start-up (an interleaved loop; hyperfine as a cross-check) and how it
      grows with the spec;
   4. threads: 1, 2, 4 threads on one shared queue and unrelated queues;
-  5. memory: RSS added by the shim, channel bytes per rule.
+  5. memory: RSS added by the shim, channel bytes per rule;
+  6. the syscall tier: µs per SYS_ call beside strace -f -e inject,
+     an unarmed call under the filter, start-up with a filter.
 
 Progress goes to stderr.  See bench/README.md.
 """
@@ -1114,6 +1116,99 @@ def write_readme(path, text):
         f.write(doc)
 
 
+# ---- 8. the syscall tier (issue 25) ----
+
+# (key, label, bench op, SYS_ statement, strace's comparison)
+SYS_ROWS = [
+    ('getppid', 'SYS_getppid: `will_return_always(SYS_getppid, 42)`', 'getppid',
+     'will_return_always(SYS_getppid, 42)', ['-e', 'inject=getppid:retval=42']),
+    ('read_buf', 'SYS_read, 1 byte: `will_return_always(SYS_read, _, buf="x", when(fd == 100))`',
+     'read', 'will_return_always(SYS_read, _, buf="x", when(fd == 100))',
+     ['-e', 'inject=read:retval=1:when=3+']),
+    ('read_real', 'SYS_read: `will_call_real(SYS_read, -1)` (the real call: CONTINUE)', 'read',
+     'will_call_real(SYS_read, -1)', ['-e', 'trace=read']),
+]
+SYS_N = {'plain': 200000, 'sys': 20000, 'strace': 2000}
+
+
+def syscall_tier(b):
+    """
+    Per intercepted call, wall time: the bench loop plain, under mockrun
+    with a SYS_ statement (the seccomp supervisor answers every call), and
+    under strace -f (inject, or trace only for the real call), interleaved
+    in each round; then an unarmed syscall under the filter, and start-up.
+    """
+    a = b.a
+    rounds = a.rounds
+    unarmed_stmt = 'will_return_maybe(getegid, 0)'
+    cells = {}
+    t0 = time.time()
+    for r in range(rounds):
+        for key, _, op, stmt, strace_args in SYS_ROWS:
+            runs = [('plain', [], SYS_N['plain'])]
+            runs.append(('sys', [a.mockrun, '-q', '-e', stmt], SYS_N['sys']))
+            if b.have['strace']:
+                runs.append(('strace', ['strace', '-f', '-o', os.devnull] + strace_args,
+                             SYS_N['strace']))
+            for variant, prefix, n in runs:
+                if a.quick:
+                    n = max(n // 10, 10)
+                res = b.run(prefix + [a.bench, op, str(n), '3'], {})
+                cells.setdefault((key, variant), []).append(res['ns'] if res else None)
+        # an unarmed system call (getpid) under the filter, beside the same
+        # mockrun run with no SYS_ statement (no filter)
+        for variant, stmts in (('nofilter', [unarmed_stmt]),
+                               ('filter', [unarmed_stmt, 'will_return_maybe(SYS_getppid, 1)'])):
+            argv = [a.mockrun, '-q']
+            for s in stmts:
+                argv += ['-e', s]
+            res = b.run(argv + [a.bench, 'getpid', str(SYS_N['plain'] // (10 if a.quick else 1)),
+                                '3'], {})
+            cells.setdefault(('unarmed', variant), []).append(res['ns'] if res else None)
+        log('syscall tier: round %d/%d done (%.0f s)' % (r + 1, rounds, time.time() - t0))
+    med = {}
+    for k, vals in cells.items():
+        vals = [x for x in vals if x is not None]
+        med[k] = statistics.median(vals) if vals else None
+    true = shutil.which('true') or '/bin/true'
+    runs = 10 if a.quick else 60
+    st = time_commands(b, [
+        ('no SYS_ statement', [a.mockrun, '-q', '-e', unarmed_stmt, true]),
+        ('SYS_ statement', [a.mockrun, '-q', '-e', 'will_fail_count(SYS_unlinkat, EIO, -2)', true]),
+    ], runs)
+    log('syscall tier: start-up done (%.0f s)' % (time.time() - t0))
+
+    def us(v):
+        return '%.2f' % (v / 1000.0) if v is not None else 'ERR'
+
+    out = ['## The syscall tier: SYS_ statements (seccomp user notification)', '',
+           'Median over %d rounds (each the fastest of 3 repetitions) of wall time per call '
+           'of bench\'s loop, the variants interleaved in each round; µs per call, and the '
+           'ratio to plain and to strace in the same run.  strace -f -e inject=FN:retval=V '
+           'cannot write the 1-byte buffer: its row injects the return value only, from the '
+           'third read on (when=3+: the loader reads the libraries first; the SYS_ row aims at '
+           'bench\'s fd 100 with when()); for the real call it is -e trace=read.' % rounds, '',
+           '| call | plain µs | SYS_ statement µs | × plain | strace -f µs | strace / SYS_ |',
+           '|---|---:|---:|---:|---:|---:|']
+    for key, label, _, _, _ in SYS_ROWS:
+        p, s, t = med.get((key, 'plain')), med.get((key, 'sys')), med.get((key, 'strace'))
+        out.append('| %s | %s | %s | %s | %s | %s |' % (
+            label, us(p), us(s), '%.0f×' % (s / p) if p and s else 'n/a', us(t),
+            '%.1f×' % (t / s) if s and t else 'n/a'))
+    nf, f = med.get(('unarmed', 'nofilter')), med.get(('unarmed', 'filter'))
+    out += ['', 'An unarmed system call under the filter (getpid, with a statement on '
+            'SYS_getppid): %s ns per call, %s ns without a filter (%s).' % (
+                '%.1f' % f if f else 'ERR', '%.1f' % nf if nf else 'ERR',
+                '%+.1f%%' % ((f / nf - 1) * 100) if f and nf else 'n/a'),
+            '',
+            'Start-up, median of %d interleaved runs of mockrun ... true: %.2f ms with no SYS_ '
+            'statement, %.2f ms with `will_fail_count(SYS_unlinkat, EIO, -2)` (%+.2f ms: the '
+            'filter, the listener\'s hand-over, the supervisor thread).' % (
+                runs, st['no SYS_ statement'], st['SYS_ statement'],
+                st['SYS_ statement'] - st['no SYS_ statement'])]
+    return out
+
+
 def header(b):
     def cmd(argv):
         try:
@@ -1151,7 +1246,7 @@ def main():
     p.add_argument('--empty')
     p.add_argument('--audit')
     p.add_argument('--rounds', type=int, default=7)
-    p.add_argument('--only', default='percall,callgrind,startup,parsing,threads,memory,audit',
+    p.add_argument('--only', default='percall,callgrind,startup,parsing,threads,memory,audit,syscall',
                    help='sections, comma separated')
     p.add_argument('--ops', default=','.join(op.name for op in OPS),
                    help='calls to measure, comma separated')
@@ -1204,6 +1299,8 @@ def main():
             out += memory(b) + ['']
         if 'audit' in sections:
             out += audit_sees(b) + ['']
+        if 'syscall' in sections:
+            out += syscall_tier(b) + ['']
     finally:
         shutil.rmtree(b.tmp, ignore_errors=True)
     b.load.append(os.getloadavg()[0])

@@ -325,6 +325,11 @@ int ms_meta_parse(struct ms_fn_meta *m)
 	return m->nparams == 0xff ? -1 : 0;
 }
 
+void ms_meta_parse_outs(struct ms_fn_meta *m)
+{
+	parse_outs(m);
+}
+
 /*
  * Each row is parsed on its first use, so that a process touches the
  * pages of the rows it uses only (a channel usually arms a few).  state:

@@ -153,6 +153,9 @@ struct ms_fn_meta {
 				 * returned, as a struct hostent named by parameter 0 */
 	const char *aliases[8];
 	uint8_t naliases;
+	uint8_t syscall;	/* a SYS_ function (syscall.def): the supervisor answers it */
+	uint8_t sys_flags;	/* syscall.def's flags (MS_SYSF_*) */
+	uint16_t sysnr;		/* its number (x86-64) */
 };
 
 #define MS_NPARAMS_COUNT 0xfe
@@ -163,6 +166,8 @@ struct ms_fn_meta {
  * a parameter has no name or type, or there are more than MS_MAX_PARAMS.
  */
 int ms_meta_parse(struct ms_fn_meta *m);
+/* ... and m->outs_text, catalog.def's grammar (nouts 0xff: malformed). */
+void ms_meta_parse_outs(struct ms_fn_meta *m);
 
 /* Whether ret is function m's failure (its errno then says why). */
 static inline int ms_call_failed(const struct ms_fn_meta *m, int64_t ret)
@@ -186,6 +191,22 @@ uint32_t ms_catalog_hash(void);
 const char *ms_sym_name(unsigned sym);
 /* The catalog's own copy of exported symbol name, or NULL. */
 const char *ms_sym_name_of(const char *name);
+
+/*
+ * The syscall tier (common/syscall.def): SYS_NAME functions, answered by
+ * mockrun's supervisor.  Their metadata is shaped as a catalog row's, so
+ * that the parser, the validator and the decision treat them alike.
+ */
+enum ms_sys_flags {
+	MS_SYSF_VDSO = 1u << 0,	/* the vDSO answers it: the kernel seldom sees it */
+};
+/* Metadata of SYS_name (name without the SYS_), or NULL. */
+const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len);
+/* Metadata of syscall number nr, or NULL when the table lacks it. */
+const struct ms_fn_meta *ms_syscall_by_nr(unsigned nr);
+/* The table's rows one by one (--list): NULL after the last. */
+const struct ms_fn_meta *ms_syscall_at(unsigned i);
+#define MS_SYS_NR_MAX 512	/* numbers the filter and the table take */
 
 /*
  * The exec family (what starts a program): which argument names it

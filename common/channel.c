@@ -260,7 +260,8 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		d->params = m->pool_params;
 		d->proto = m->pool_decl;
 		d->nparams = m->nparams;
-		d->kind = m->declared ? MS_DYN_DECLARED : MS_DYN_MODULE;
+		d->kind = m->syscall ? MS_DYN_SYSCALL : m->declared ? MS_DYN_DECLARED : MS_DYN_MODULE;
+		d->sysnr = m->syscall ? m->sysnr : 0;
 		/* a handler module's doubles are its own C code's business: only
 		 * the generic stubs of declared functions pass them in SSE */
 		d->ret = m->declared && m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE
@@ -361,16 +362,19 @@ static int passwd_rec_ok(const struct ms_chan_hdr *h, uint32_t off)
 	       pool_ok(h, rec.dir) && pool_ok(h, rec.shell);
 }
 
-static int output_ok(const struct ms_rule *r, const struct ms_out *o, uint32_t pool_size)
+static int output_ok(const struct ms_fn_meta *m, const struct ms_rule *r, const struct ms_out *o,
+		     uint32_t pool_size)
 {
-	const struct ms_fn_meta *m = ms_catalog_get(r->fn);
-
 	/* a POOLPTR's len is the field's offset, not a length */
 	if (!m || o->data > pool_size ||
 	    (o->kind != MS_O_POOLPTR && o->len > pool_size - o->data))
 		return 0;
 	/* an argument will_call_real replaces: of its class, not an output */
 	if ((o->kind >= MS_O_ARG_INT) != (r->kind == MS_R_REAL))
+		return 0;
+	/* the kernel runs a call it continues with the caller's own
+	 * registers: no argument of a system call can be replaced */
+	if (o->kind >= MS_O_ARG_INT && m->syscall)
 		return 0;
 	if (o->kind >= MS_O_ARG_INT) {
 		const struct ms_type *t = o->param < m->nparams ? &m->params[o->param].type : NULL;
@@ -670,11 +674,19 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 
 		if (!d->name || !pool_ok(h, d->name) || !pool_ok(h, d->params) ||
 		    !pool_ok(h, d->proto) || d->nparams > MS_MAX_PARAMS ||
-		    d->kind > MS_DYN_DECLARED || d->ret > MS_DYN_RET_DOUBLE ||
+		    d->kind > MS_DYN_SYSCALL || d->ret > MS_DYN_RET_DOUBLE ||
 		    (d->kind == MS_DYN_DECLARED && i >= MS_DECL_MAX) ||
 		    ((d->ptrmask | d->dblmask) >> d->nparams) || (d->ptrmask & d->dblmask) ||
 		    (d->kind == MS_DYN_MODULE && (d->dblmask || d->ret)))
 			return "bad module function";
+		if (d->kind == MS_DYN_SYSCALL) {
+			const struct ms_fn_meta *sm = ms_syscall_by_nr(d->sysnr);
+
+			/* the table's row, as the writer had it */
+			if (!sm || d->nparams != sm->nparams || d->dblmask ||
+			    strcmp((const char *)h + h->pool_off + d->name, sm->name) != 0)
+				return "bad system call";
+		}
 		if (d->kind == MS_DYN_DECLARED) {
 			/* what the stubs read: 6 integer and 8 SSE registers */
 			unsigned ndbl = (unsigned)__builtin_popcount(d->dblmask);
@@ -761,7 +773,9 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		/* argument indices must exist: the shim's argument arrays hold
 		 * exactly the function's parameters */
 		np = nparams_of(h, r->fn);
-		m = r->fn < MS_FN_COUNT ? ms_catalog_get(r->fn) : NULL;
+		m = r->fn < MS_FN_COUNT		       ? ms_catalog_get(r->fn)
+		    : dyn_of(h, r->fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, r->fn)->sysnr)
+							       : NULL;
 		if (!m) {
 			const struct ms_chan_dyn *d = dyn_of(h, r->fn);
 
@@ -784,7 +798,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		for (uint32_t k = 0; k < r->nouts; k++) {
 			const struct ms_out *o = &outs[r->outs_first + k];
 
-			if (!output_ok(r, o, h->pool_size))
+			if (!output_ok(m, r, o, h->pool_size))
 				return "output not of the catalog's layout";
 			/* data 0: no entry */
 			if (o->kind == MS_O_PASSWD_R && o->data && !passwd_rec_ok(h, o->data))

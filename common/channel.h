@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 17u
+#define MS_CHAN_ABI 18u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -192,6 +192,9 @@ enum ms_escape {
 enum ms_dyn_kind {
 	MS_DYN_MODULE = 0,	/* a handler module's: its handler consults */
 	MS_DYN_DECLARED,	/* `mock RET NAME(PARAMS)`: stub i (i < MS_DECL_MAX) */
+	MS_DYN_SYSCALL,		/* SYS_NAME: a system call (common/syscall.def, number
+				 * sysnr), answered by mockrun's supervisor; the shim
+				 * never arms it */
 };
 
 enum ms_dyn_ret {
@@ -210,6 +213,8 @@ struct ms_chan_dyn {
 	uint8_t reserved0;
 	uint16_t ptrmask;	/* bit i: parameter i is a pointer */
 	uint16_t dblmask;	/* bit i: parameter i is a double (an SSE register) */
+	uint16_t sysnr;		/* MS_DYN_SYSCALL: the system call's number */
+	uint16_t reserved1;
 };
 
 /* Per catalog function: its rules are rules[first_rule .. +nrules), its

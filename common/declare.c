@@ -114,6 +114,27 @@ int ms_spec_declare(struct ms_spec *spec, const char *ret, const char *name, con
 	return dyn_add(spec, m);
 }
 
+int ms_spec_syscall(struct ms_spec *spec, const char *name, size_t len)
+{
+	const struct ms_fn_meta *sm;
+	struct ms_fn_meta *m;
+	int id = ms_spec_find(spec, name, len), r;
+
+	if (id >= 0)
+		return id;
+	if (len <= 4 || memcmp(name, "SYS_", 4) != 0)
+		return -ENOENT;
+	sm = ms_syscall_find(name + 4, len - 4);
+	if (!sm)
+		return -ENOENT;
+	m = spec->realloc_fn(NULL, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	*m = *sm;
+	r = dyn_add(spec, m);
+	return r < 0 ? r : (int)(MS_FN_COUNT + spec->ndyn - 1);
+}
+
 /* ---- C declarations ---- */
 
 struct dscan {

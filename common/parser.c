@@ -1855,6 +1855,10 @@ static int compile_rewrite(struct parser *ps, const struct ms_fn_meta *m, const 
 	memset(&o, 0, sizeof(o));
 	o.cap1 = o.cap2 = MS_NONE8;
 	param_list(m, list, sizeof(list));
+	if (m->syscall)
+		return fail_at(ps, a->line, a->col,
+			       "will_call_real cannot replace an argument of a system call: the "
+			       "kernel runs it with the caller's own registers");
 	if (a->deref || m->handler || m->declared)
 		return fail_at(ps, a->line, a->col,
 			       m->handler || m->declared
@@ -1949,6 +1953,18 @@ static int compile(struct parser *ps, struct stmt *st)
 	if (st->nargs == 0)
 		return fail_tok(ps, &st->name, "missing function name: %s", sk->usage);
 	fn = ms_spec_find(ps->spec, st->fn.s, st->fn.n);
+	if (fn < 0 && st->fn.n > 4 && memcmp(st->fn.s, "SYS_", 4) == 0) {
+		fn = ms_spec_syscall(ps->spec, st->fn.s, st->fn.n);
+		if (fn == -ENOMEM) {
+			ps->err = -ENOMEM;
+			return -1;
+		}
+		if (fn < 0)
+			return fail_tok(ps, &st->fn,
+					"unknown system call '%.*s': the syscall tier answers those "
+					"mockrun --list syscall names",
+					(int)st->fn.n, st->fn.s);
+	}
 	if (fn < 0)
 		return fail_tok(ps, &st->fn,
 				"unknown function '%.*s': not in the catalog (see mockrun --list) "
@@ -2002,6 +2018,11 @@ static int compile(struct parser *ps, struct stmt *st)
 				return fail_at(ps, a->v.line, a->v.col,
 					       "%.*s= needs a non-empty glob string, not %s",
 					       (int)a->key_n, a->key, kind_name(a->v.kind));
+			if (a->key_n == 4 && m->syscall)
+				return fail_at(ps, a->line, a->col,
+					       "from= names the object that calls a libc function: "
+					       "a system call has none the supervisor can tell; use "
+					       "in= or when()");
 			if (a->key_n == 2)
 				r.in_glob = a->v.str;
 			else

@@ -439,8 +439,9 @@ void rp_processes(const struct ms_report_in *s, char *buf, size_t cap)
 			off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, ", ...");
 			break;
 		}
-		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s[%d]",
-					shown > 1 ? ", " : "", rp_safe(e->text), e->pid);
+		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s[%d]%s",
+					shown > 1 ? ", " : "", rp_safe(e->text), e->pid,
+					e->value == 2 ? " (syscall tier)" : "");
 	}
 }
 

@@ -137,7 +137,7 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		fprintf(out, ",\"program\":");
 		ms_json_text(out, e->text);
 		fprintf(out, ",\"how\":\"%s\",\"why\":", e->param ? "spawn" : "exec");
-		ms_json_text(out, rp_escape_why(e->kind));
+		ms_json_text(out, rp_escape_why(s, e->kind));
 		fputc('}', out);
 		first = 0;
 	}

@@ -71,7 +71,7 @@ void rp_consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char
 		  size_t cap);
 void rp_describe_status(const struct ms_report_in *s, char *buf, size_t n);
 void rp_processes(const struct ms_report_in *s, char *buf, size_t cap);
-const char *rp_escape_why(unsigned kind);
+const char *rp_escape_why(const struct ms_report_in *s, unsigned kind);
 void rp_escapes(const struct ms_report_in *s, FILE *out, const char *prefix);
 void rp_put_escaped(FILE *f, const unsigned char *p, size_t n);
 void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_event *e,

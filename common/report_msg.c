@@ -32,14 +32,32 @@
 
 /* ---- programs that ran unmocked ---- */
 
-const char *rp_escape_why(unsigned kind)
+/* Whether the spec has SYS_ statements: the syscall tier reaches a
+ * static program, a setuid one runs without its privilege. */
+static int has_syscalls(const struct ms_report_in *s)
+{
+	const struct ms_chan_dyn *d = ms_chan_at(hdr(s), hdr(s)->dyn_off);
+
+	for (uint32_t i = 0; i < hdr(s)->ndyn; i++)
+		if (d[i].kind == MS_DYN_SYSCALL)
+			return 1;
+	return 0;
+}
+
+const char *rp_escape_why(const struct ms_report_in *s, unsigned kind)
 {
 	switch (kind) {
 	case MS_ESC_STATIC:
-		return "is static: nothing in it was mocked (LD_PRELOAD cannot reach it)";
+		return has_syscalls(s) ? "is static: LD_PRELOAD cannot reach it, only the SYS_ "
+					 "statements act in it"
+				       : "is static: nothing in it was mocked (LD_PRELOAD cannot "
+					 "reach it); use SYS_ statements";
 	case MS_ESC_SETUID:
-		return "is setuid or setgid: nothing in it was mocked (the shim is inert in "
-		       "secure execution)";
+		return has_syscalls(s) ? "is setuid or setgid: the shim is inert in it; the SYS_ "
+					 "statements reach it, and it ran without its privilege "
+					 "unless mockrun had CAP_SYS_ADMIN (no_new_privs)"
+				       : "is setuid or setgid: nothing in it was mocked (the shim is "
+					 "inert in secure execution)";
 	case MS_ESC_CAPS:
 		return "has file capabilities: nothing in it was mocked (secure execution)";
 	case MS_ESC_32BIT:
@@ -96,7 +114,7 @@ void rp_escapes(const struct ms_report_in *s, FILE *out, const char *prefix)
 		put_plain(out, e->text);
 		fprintf(out, "` (%s by ", e->param ? "started" : "exec'd");
 		put_plain(out, rp_exe_of(s, e->pid, i));
-		fprintf(out, "[%d]) %s", e->pid, rp_escape_why(e->kind));
+		fprintf(out, "[%d]) %s", e->pid, rp_escape_why(s, e->kind));
 		if (more)
 			fprintf(out, " (%u more time%s)", more, more == 1 ? "" : "s");
 		fputc('\n', out);

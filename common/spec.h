@@ -77,6 +77,12 @@ uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n);
  */
 int ms_spec_declare(struct ms_spec *spec, const char *ret, const char *name, const char *params);
 /*
+ * SYS_NAME (len bytes), a system call of common/syscall.def: its id,
+ * declared on first use for the syscall tier.  -ENOENT (not a known
+ * SYS_ name), -ENOMEM.
+ */
+int ms_spec_syscall(struct ms_spec *spec, const char *name, size_t len);
+/*
  * `mock RET NAME(PARAMS)`: the text after `mock` (len bytes), declared
  * for the shim's generic stubs.  0, -ENOMEM, or -EINVAL with msg set and
  * *at the offset in text it is about.

@@ -47,6 +47,7 @@
 
 #include "arch.h"
 #include "catalog.h"
+#include "decide.h"
 
 /* ftime's, only ever pointed to (<sys/timeb.h> is deprecated) */
 struct timeb;
@@ -313,8 +314,6 @@ MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
 /* Events of the channel (runtime.c): a slot, or NULL when none is free
  * or nothing is attached; committed once filled. */
 struct ms_event;
-MS_HIDDEN struct ms_event *ms_ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call);
-MS_HIDDEN void ms_ev_commit(struct ms_event *e);
 /* Before an exec or spawn (the exec family's armed path, escape.c):
  * warns of a program that will run unmocked, and why. */
 MS_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
@@ -324,18 +323,7 @@ MS_HIDDEN const char *ms_channel_env(void);
 MS_HIDDEN int ms_preloaded_by_env(void);
 /* The shim's file name (its basename), as the loader loaded it. */
 MS_HIDDEN const char *ms_shim_base(void);
-/* when(): whether the conditions [first, +n) of spec h hold for a call
- * with arguments a; when one does not and why is given, what it saw. */
-struct ms_passby {
-	uint8_t param;
-	uint8_t is_text;	/* text (a string, path or address), else value */
-	int64_t value;
-	char text[96];		/* MS_EV_TEXT */
-};
-MS_HIDDEN int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n,
-			    const uint64_t *a, struct ms_passby *why);
-/* Copies up to n bytes of the program's memory, fault-safely: the count. */
-MS_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
+/* when(), ms_read_user, events: decide.h */
 
 /* Whether any statement of function id (catalog or not) is for this
  * program (in=), or it is traced. */

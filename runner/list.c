@@ -77,15 +77,22 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 			}
 			fprintf(out, " %s", m->name);
 		}
+		/* the syscall tier: static and Go programs, libc's own calls */
+		fprintf(out, "\nsyscall (SYS_ statements, answered by mockrun's seccomp supervisor):");
+		for (unsigned i = 0; ms_syscall_at(i); i++)
+			fprintf(out, " %s", ms_syscall_at(i)->name);
 		fputc('\n', out);
 		return 0;
 	}
 	int id = ms_catalog_find(fn, strlen(fn));
 	const struct ms_fn_meta *m;
 
-	if (id < 0)
+	if (id < 0 && strncmp(fn, "SYS_", 4) == 0 && ms_syscall_find(fn + 4, strlen(fn + 4)))
+		m = ms_syscall_find(fn + 4, strlen(fn + 4));
+	else if (id < 0)
 		return -ENOENT;
-	m = ms_catalog_get((unsigned)id);
+	else
+		m = ms_catalog_get((unsigned)id);
 	fprintf(out, "%s %s%s\n", m->ret.text, m->name, m->proto);
 	fprintf(out, "  group: %s\n  parameters:", m->group);
 	for (unsigned i = 0; i < m->nparams; i++)
@@ -146,7 +153,18 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 		fprintf(out, "  returns: NULL, or a struct passwd {.pw_name, .pw_passwd, .pw_uid, "
 			     ".pw_gid, .pw_gecos, .pw_dir, .pw_shell}\n");
 	fail_convention(m, buf, sizeof(buf));
-	fprintf(out, "  failure: %s\n", buf);
+	if (m->syscall)
+		fprintf(out, "  failure: returns -errno, the kernel's way (default %s); libc then "
+			     "returns -1 and sets errno\n"
+			     "  answered by: the syscall tier (x86-64 system call %u), for every "
+			     "process of the tree, static ones too\n",
+			ms_errno_name(m->fail_errno), (unsigned)m->sysnr);
+	else
+		fprintf(out, "  failure: %s\n", buf);
+	if (m->sys_flags & MS_SYSF_VDSO)
+		fprintf(out, "  note: the vDSO answers most calls of it without entering the kernel "
+			     "(CLOCK_REALTIME, CLOCK_MONOTONIC, ...): the filter never sees those; "
+			     "for a dynamic program use the catalog's clock_gettime or fake_time\n");
 	if (m->naliases) {
 		fprintf(out, "  aliases:");
 		for (unsigned i = 0; i < m->naliases; i++)

@@ -762,7 +762,8 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 	} else {
 		char warn[2048];
 
-		if (mockshim_check_program(argv[optind], NULL, warn, sizeof(warn)) > 0)
+		if (ms_check_program(argv[optind], NULL, ms_session_has_syscalls(s), warn,
+				     sizeof(warn)) > 0)
 			fprintf(stderr, "mockrun: %s", warn);
 	}
 	/* one run: the session may drop the parser's arrays once the

@@ -270,6 +270,67 @@ static int has_interp(const char *path)
 
 int mockshim_check_program(const char *program, char *const envp[], char *buf, size_t cap)
 {
+	return ms_check_program(program, envp, 0, buf, cap);
+}
+
+int ms_session_has_syscalls(const struct mockshim_session *s)
+{
+	for (uint32_t i = 0; i < s->spec.ndyn; i++)
+		if (s->spec.dyn[i]->syscall)
+			return 1;
+	return 0;
+}
+
+/* Whether the ELF at path is a Go program (its build ID note or build
+ * information section): one that makes its system calls itself. */
+static int is_go(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	Elf64_Ehdr eh;
+	int r = 0;
+
+	if (!f)
+		return 0;
+	if (read_ehdr(f, &eh) == 0 && eh.e_shentsize == sizeof(Elf64_Shdr) && eh.e_shstrndx < eh.e_shnum) {
+		Elf64_Shdr strsh;
+
+		if (read_shdr(f, &eh, eh.e_shstrndx, &strsh) == 0) {
+			char *names = read_blob(f, strsh.sh_offset, strsh.sh_size, 1u << 20);
+
+			for (unsigned i = 0; names && !r && i < eh.e_shnum; i++) {
+				Elf64_Shdr sh;
+
+				if (read_shdr(f, &eh, i, &sh) == 0 && sh.sh_name < strsh.sh_size &&
+				    (strcmp(names + sh.sh_name, ".go.buildinfo") == 0 ||
+				     strcmp(names + sh.sh_name, ".note.go.buildid") == 0))
+					r = 1;
+			}
+			free(names);
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Whether mockrun has CAP_SYS_ADMIN: its filter then needs no
+ * no_new_privs, and a setuid program under it keeps its privilege. */
+static int sys_admin(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	unsigned long long eff = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			eff = strtoull(line + 7, NULL, 16);
+	fclose(f);
+	return (eff >> 21) & 1; /* CAP_SYS_ADMIN */
+}
+
+int ms_check_program(const char *program, char *const envp[], int syscalls, char *buf, size_t cap)
+{
 	extern char **environ;
 	char pathbuf[PATH_MAX];
 	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
@@ -285,15 +346,27 @@ int mockshim_check_program(const char *program, char *const envp[], char *buf, s
 	    ((st.st_mode & S_ISUID ? st.st_uid != getuid() : 0) ||
 	     (st.st_mode & S_ISGID ? st.st_gid != getgid() : 0))) {
 		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
-					"warning: %s is set%cid: the loader ignores LD_PRELOAD for it, "
-					"nothing in it can be mocked\n",
+					!syscalls ? "warning: %s is set%cid: the loader ignores "
+						    "LD_PRELOAD for it, nothing in it can be mocked\n"
+					: sys_admin() ? "warning: %s is set%cid: the loader ignores "
+							"LD_PRELOAD for it; the SYS_ statements reach "
+							"it, and it keeps its privilege (mockrun has "
+							"CAP_SYS_ADMIN: the filter needs no "
+							"no_new_privs)\n"
+						      : "warning: %s is set%cid: the loader ignores "
+							"LD_PRELOAD for it, and under the syscall "
+							"filter (no_new_privs) it runs without its "
+							"privilege\n",
 					p, st.st_mode & S_ISUID ? 'u' : 'g');
 		n++;
 	}
 	if (has_interp(p) == 0) {
 		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0,
-					"warning: %s is statically linked: LD_PRELOAD cannot "
-					"reach it, nothing in it can be mocked\n",
+					syscalls ? "note: %s is statically linked: LD_PRELOAD "
+						   "cannot reach it, the SYS_ statements do\n"
+						 : "warning: %s is statically linked: LD_PRELOAD "
+						   "cannot reach it, nothing in it can be mocked "
+						   "(SYS_ statements can)\n",
 					p);
 		n++;
 	}
@@ -422,10 +495,15 @@ static void suggest(FILE *out, unsigned id, const struct import_scan *sc, int im
 				any > 1 ? "them" : "it", fn, any > 1 ? "them" : "it");
 		else if (any)
 			fprintf(out, ": mock %s instead\n", any > 1 ? "those" : "that");
-		if (instead[i].sys && (any || !imported))
+		if (instead[i].sys && any && imported)
 			fprintf(out, "check:   libc's own calls reach the kernel as %s, which a "
-				     "preload does not see\n",
-				instead[i].sys);
+				     "preload does not see: use %s with when(%s ...) for them\n",
+				instead[i].sys, instead[i].sys,
+				ms_catalog_get(id)->nparams ? ms_catalog_get(id)->params[0].name : "");
+		else if (instead[i].sys && (any || !imported))
+			fprintf(out, "check:   libc's own calls reach the kernel as %s, which a "
+				     "preload does not see: %s statements reach them\n",
+				instead[i].sys, instead[i].sys);
 	}
 }
 
@@ -472,7 +550,8 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 	struct import_scan sc = { s, hit, as };
 	char *libs[128];
 	size_t nlibs;
-	int problems = mockshim_check_program(program, envp, warn, sizeof(warn));
+	const char *kind;
+	int problems = ms_check_program(program, envp, ms_session_has_syscalls(s), warn, sizeof(warn));
 
 	fputs(warn, out);
 	if (!p) {
@@ -488,6 +567,35 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 	for (uint32_t i = 0; i < s->spec.norders; i++)
 		if (s->spec.orders[i].fn < MS_FN_COUNT)
 			used[s->spec.orders[i].fn] = 1;
+	kind = has_interp(p) == 0 ? "static binary" : is_go(p) ? "a Go program: its runtime makes "
+								 "system calls itself" : NULL;
+	if (kind) {
+		/* nothing reaches a preload: the syscall tier does */
+		for (unsigned id = 0; id < MS_FN_COUNT; id++) {
+			const char *name = ms_catalog_get(id)->name, *sys = NULL;
+			char sysname[64];
+
+			if (!used[id])
+				continue;
+			for (size_t i = 0; i < sizeof(instead) / sizeof(instead[0]); i++)
+				if (strcmp(instead[i].fn, name) == 0)
+					sys = instead[i].sys;
+			if (!sys && ms_syscall_find(name, strlen(name))) {
+				snprintf(sysname, sizeof(sysname), "SYS_%s", name);
+				sys = sysname;
+			}
+			if (sys)
+				fprintf(out, "check: %s() is not imported (%s); %s reaches it\n", name,
+					kind, sys);
+			else
+				fprintf(out, "check: warning: %s() is not imported (%s), and no SYS_ "
+					     "name reaches it\n",
+					name, kind);
+			problems++;
+		}
+		if (has_interp(p) == 0)
+			return problems;
+	}
 	if (each_import(p, note_import, &sc) == 0) {
 		for (unsigned id = 0; id < MS_FN_COUNT; id++) {
 			if (!used[id])

@@ -25,6 +25,7 @@
 #include "channel.h"
 #include "control.h"
 #include "session.h"
+#include "supervise.h"
 
 #define DEFAULT_EVENTS 8192
 #define KILL_GRACE_MS 2000
@@ -221,6 +222,14 @@ int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, cons
 			if (id == INT_MAX) {
 				p += n + (p[n] == ',');
 				continue;
+			}
+			if (id < 0 && n > 4 && strncmp(p, "SYS_", 4) == 0) {
+				snprintf(s->error, sizeof(s->error),
+					 "--trace: '%.*s': the syscall tier does not trace system calls "
+					 "yet (strace -f does)\n",
+					 (int)n, p);
+				s->spec.trace = 0;
+				return -EINVAL;
 			}
 			if (id < 0) {
 				snprintf(s->error, sizeof(s->error),
@@ -760,6 +769,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	size_t nstopped = 0;
 	ssize_t got;
 	struct timespec run_t0, run_t1;
+	struct ms_sup *sup = NULL;	/* SYS_ statements: the syscall supervisor */
 
 	if (!argv || !argv[0])
 		return -EINVAL;
@@ -835,6 +845,13 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		r = -ENOMEM;
 		goto out;
 	}
+	/* the spec as mapped when --control adds to it, else mockrun's own
+	 * copy of it (the memfd is not mapped then: ms_session_set_once) */
+	sup = ms_sup_prepare(s->chan.spec ? s->chan.spec : s->own, s->chan.state, &r, s->error,
+			     sizeof(s->error));
+	if (r < 0 || (sup && (r = ms_sup_check(argv[0], envp ? envp : environ, s->error,
+						sizeof(s->error))) < 0))
+		goto out;
 	if (pipe2(errpipe, O_CLOEXEC) != 0) {
 		r = -errno;
 		goto out;
@@ -899,6 +916,11 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 				_exit(126);
 			_exit(126);
 		}
+		if (sup && (e = -ms_sup_install(sup, env)) > 0) {
+			if (write(errpipe[1], &e, sizeof(e)) < 0)
+				_exit(126);
+			_exit(126);
+		}
 		execvpe(argv[0], argv, env);
 		e = errno;
 		if (write(errpipe[1], &e, sizeof(e)) < 0)
@@ -906,6 +928,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		_exit(127);
 	}
 	setpgid(child, child);
+	if (sup && ms_sup_attach(sup, child, s->error, sizeof(s->error)) < 0)
+		fprintf(stderr, "mockrun: %s", s->error); /* the child exits 126 */
 	close(errpipe[1]);
 	errpipe[1] = -1;
 	/* keep only our ends: the program's ends close when it is done */
@@ -927,6 +951,8 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	got = read(errpipe[0], &exec_err, sizeof(exec_err));
 	if (got != (ssize_t)sizeof(exec_err))
 		exec_err = 0;
+	if (!exec_err)
+		ms_sup_execd(sup);
 	if (s->timeout > 0)
 		deadline = now_ms() + (int64_t)(s->timeout * 1000);
 
@@ -1070,6 +1096,9 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		}
 	}
 	(void)main_done;
+	/* every process of the tree is gone: so are its system calls */
+	ms_sup_stop(sup);
+	sup = NULL;
 	if (tty >= 0) {
 		tcsetpgrp(tty, getpgrp());
 		sigaction(SIGTTOU, &old_ttou, NULL);
@@ -1121,6 +1150,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	if (result)
 		*result = s->result;
 out:
+	ms_sup_stop(sup);
 	for (int i = 0; i < 3; i++)
 		for (int k = 0; k < 2; k++)
 			if (io[i][k] >= 0)

@@ -99,4 +99,10 @@ int ms_record_write(const struct ms_chan_hdr *h, const struct ms_state_hdr *st, 
 /* The report's view of the last run. */
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s);
 
+/* Whether the session has SYS_ statements (the syscall tier). */
+int ms_session_has_syscalls(const struct mockshim_session *s);
+/* mockshim_check_program(), knowing whether SYS_ statements reach the
+ * program's system calls. */
+int ms_check_program(const char *program, char *const envp[], int syscalls, char *buf, size_t cap);
+
 #endif

@@ -39,7 +39,8 @@ t "no object of the shim calls a catalog function, but those exempted here"
 #                shim runs only from standalone.c, under the same guard.
 exempt=" standalone.c.o report.c.o report_msg.c.o report_text.c.o report_data.c.o report_html.c.o audit.c.o "
 seen=" "
-for o in "$SHIM_OBJDIR"/*.o "$TRAMP_OBJDIR"/*.o "$COMMON_OBJDIR"/*.o "$REPORT_OBJDIR"/*.o; do
+# (meson names an object of a file in another directory .._DIR_FILE.o)
+for o in "$SHIM_OBJDIR"/*.o "$SHIM_OBJDIR"/.*.o "$TRAMP_OBJDIR"/*.o "$COMMON_OBJDIR"/*.o "$REPORT_OBJDIR"/*.o; do
 	[ -e "$o" ] || { problem "no object file $o (the build's layout changed?)"; continue; }
 	seen="$seen$(basename "$o") "
 	case "$exempt" in *" $(basename "$o") "*) continue ;; esac
@@ -49,7 +50,8 @@ for o in "$SHIM_OBJDIR"/*.o "$TRAMP_OBJDIR"/*.o "$COMMON_OBJDIR"/*.o "$REPORT_OB
 done
 # the list does not rot: each exemption names an object of the shim, and
 # the objects that matter most were seen
-for x in $exempt runtime.c.o trampolines.c.o declared.c.o record.c.o symbols.c.o when.c.o parser.c.o; do
+for x in $exempt runtime.c.o trampolines.c.o declared.c.o record.c.o symbols.c.o .._common_when.c.o \
+	.._common_decide.c.o parser.c.o; do
 	case "$seen" in *" $x "*) ;; *) problem "$x is not among the shim's objects:$seen" ;; esac
 done
 done_t

@@ -2,7 +2,8 @@
 /*
  * when(COND, ...): whether a call's arguments satisfy a statement's
  * conditions.  A string is read fault-safely (ms_read_user), an fd's
- * path from /proc/self/fd/N, a socket address formatted the way the
+ * path from /proc/self/fd/N (/proc/PID/fd/N for a supervised process's
+ * system call), a socket address formatted the way the
  * language writes one ("10.0.0.1:443", "[::1]:53", a unix socket's path).
  *
  * Runs on the armed path, perhaps in a signal handler: raw system calls,
@@ -22,7 +23,7 @@
 #include <unistd.h>
 
 #include "channel.h"
-#include "shim.h"
+#include "decide.h"
 #include "spec.h"
 
 static int64_t cnorm(uint64_t v, const struct ms_cond *c)
@@ -43,15 +44,34 @@ static int64_t cnorm(uint64_t v, const struct ms_cond *c)
  * names it now: read at every call, since a file can be renamed or
  * unlinked under its fd, and anonymous inodes share one inode.
  */
+static int put_digits(char *p, unsigned v)
+{
+	char digits[12];
+	int k = 0, d = 0;
+
+	do
+		digits[d++] = (char)('0' + v % 10);
+	while ((v /= 10) && d < 11);
+	while (d)
+		p[k++] = digits[--d];
+	return k;
+}
+
 static int fd_path(int fd, char *buf)
 {
-	char proc[40] = "/proc/self/fd/", digits[12];
+	char proc[48] = "/proc/self/fd/", digits[12];
 	unsigned v = (unsigned)fd;
 	int k = 14, d = 0;
 	long n;
 
 	if (fd < 0)
 		return -1;
+	if (ms_d.remote) {
+		ms_d.touched++;
+		k = 6 + put_digits(proc + 6, (unsigned)ms_d.remote);
+		memcpy(proc + k, "/fd/", 4);
+		k += 4;
+	}
 	do
 		digits[d++] = (char)('0' + v % 10);
 	while ((v /= 10) && d < 11);

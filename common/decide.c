@@ -1,0 +1,1182 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decision, shared by the shim and mockrun's syscall supervisor: see
+ * decide.h.  Async-signal-safe on the shim's side: no malloc, no stdio, no
+ * catalog function (tests/preload/symbols.sh checks the shim's objects);
+ * raw system calls only.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "decide.h"
+#include "spec.h"
+
+struct ms_dec ms_d = { .log_key = -1 };
+
+static __thread int32_t t_pid, t_tid;
+
+static size_t slen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state)
+{
+	ms_d.fns = ms_chan_at(h, h->fns_off);
+	ms_d.rules = ms_chan_at(h, h->rules_off);
+	ms_d.outs = ms_chan_at(h, h->outs_off);
+	ms_d.expects = ms_chan_at(h, h->expects_off);
+	ms_d.orders = ms_chan_at(h, h->orders_off);
+	ms_d.conds = ms_chan_at(h, h->conds_off);
+	ms_d.pool = ms_chan_at(h, h->pool_off);
+	ms_d.fst = ms_state_at(state, h->st_fns_off);
+	ms_d.rst = ms_state_at(state, h->st_rules_off);
+	ms_d.xst = ms_state_at(state, h->st_expects_off);
+	ms_d.ost = ms_state_at(state, h->st_orders_off);
+	ms_d.events = ms_state_at(state, h->st_events_off);
+	ms_d.pids = ms_state_at(state, h->st_pids_off);
+}
+
+/* The pid whose memory and events these are: the caller's. */
+static inline int32_t caller_pid(void)
+{
+	return ms_d.remote ? ms_d.remote : (int32_t)syscall(SYS_getpid);
+}
+
+/*
+ * Records pid in the channel's table.  A forked child is entered at the
+ * fork as -pid (it carries the shim, so mockrun does not call it
+ * unmocked), and announced (pid, an attach event) by its first event;
+ * announce 0 enters it only.  Returns 1 when pid is to be announced now.
+ */
+int ms_register_pid(int32_t pid, int announce)
+{
+	uint32_t n = __atomic_load_n(&ms_d.st->npids, __ATOMIC_ACQUIRE), slot;
+
+	for (uint32_t i = 0; i < n && i < ms_d.chan->pids_cap; i++) {
+		int32_t v = __atomic_load_n(&ms_d.pids[i], __ATOMIC_RELAXED);
+
+		if (v == pid)
+			return 0;
+		if (v == -pid)
+			return announce && __atomic_compare_exchange_n(&ms_d.pids[i], &v, pid, 0,
+								       __ATOMIC_ACQ_REL,
+								       __ATOMIC_RELAXED);
+	}
+	slot = __atomic_fetch_add(&ms_d.st->npids, 1, __ATOMIC_ACQ_REL);
+	if (slot < ms_d.chan->pids_cap)
+		__atomic_store_n(&ms_d.pids[slot], announce ? pid : -pid, __ATOMIC_RELEASE);
+	return announce;
+}
+
+/*
+ * Takes an event slot and fills the common fields; NULL when the log is
+ * full.  Consume events leave the last quarter of the log to failures.
+ * The caller fills the rest and calls ev_commit().
+ */
+static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call);
+
+struct ms_event *ms_ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
+{
+	return ms_d.chan ? ev_begin(type, fn, rule, call) : NULL;
+}
+
+void ms_ev_commit(struct ms_event *e)
+{
+	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+}
+
+static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
+{
+	int32_t pid, last;
+	struct ms_event *e;
+	uint32_t i;
+
+	/* a full log costs no syscall */
+	if (type == MS_EV_CONSUME &&
+	    __atomic_load_n(&ms_d.st->events_next, __ATOMIC_RELAXED) >= ms_d.chan->events_cap / 4 * 3) {
+		__atomic_fetch_add(&ms_d.st->consume_dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (__atomic_load_n(&ms_d.st->events_next, __ATOMIC_RELAXED) >= ms_d.chan->events_cap) {
+		__atomic_fetch_add(&ms_d.st->events_next, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	pid = caller_pid();
+	last = __atomic_load_n(&ms_d.my_pid, __ATOMIC_RELAXED);
+	/* A child forked without exec shares our mapping and our memory: the
+	 * first event it writes announces it, so reports can name it.  A
+	 * vfork child even shares my_pid; the pid table tells the parent
+	 * that it was announced already. */
+	if (type != MS_EV_ATTACH && pid != last && !ms_d.remote &&
+	    __atomic_compare_exchange_n(&ms_d.my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+	    ms_register_pid(pid, 1)) {
+		__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
+		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
+		if (e) {
+			e->value = 1;
+			memcpy(e->text, ms_d.exe_name, sizeof(ms_d.exe_name) < MS_EV_TEXT ? sizeof(ms_d.exe_name) : MS_EV_TEXT);
+			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+		}
+	}
+	i = __atomic_fetch_add(&ms_d.st->events_next, 1, __ATOMIC_RELAXED);
+	if (i >= ms_d.chan->events_cap)
+		return NULL;
+	e = &ms_d.events[i];
+	e->type = type;
+	e->fn = (uint16_t)fn;
+	e->rule = rule;
+	e->call = call;
+	e->pid = pid;
+	/* the tid is this thread's while the pid is the one it was read
+	 * under: a forked (or vforked) child reads its own */
+	if (ms_d.remote) {
+		e->tid = ms_d.remote_tid;
+		return e;
+	}
+	if (t_pid != pid) {
+		t_tid = (int32_t)syscall(SYS_gettid);
+		t_pid = pid;
+	}
+	e->tid = t_tid;
+	return e;
+}
+
+static void ev_commit(struct ms_event *e)
+{
+	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A rule took a turn.  The report names the processes that consumed each
+ * rule, so an event is logged for the first turn each process takes of
+ * each rule, and for every turn under -v (MS_CHAN_LOG_CALLS): the mocked
+ * path of a queue's later calls then writes no event and makes no syscall.
+ * A process's first turn still logs when the log is full, so that it is
+ * announced (ev_begin) if there is room for that.  errno preserved.
+ */
+void ms_log_consume(unsigned id, uint32_t ri, uint32_t call, int64_t value, const void *caller)
+{
+	struct ms_event *e;
+
+	if (__atomic_load_n(&ms_d.rst[ri].logged_pid, __ATOMIC_RELAXED) ==
+	    __atomic_load_n(&ms_d.log_key, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&ms_d.rst[ri].logged_pid, __atomic_load_n(&ms_d.self_pid, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	e = ev_begin(MS_EV_CONSUME, id, ri, call);
+	if (e) {
+		e->value = value;
+		e->caller_off = (uint64_t)(uintptr_t)caller;
+		ev_commit(e);
+	}
+}
+
+void ms_copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = slen(src);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* in= is decided once per process: a function whose statements all name
+ * other programs stays unarmed here, and costs nothing.  The answers are
+ * kept (the executable does not change until the next exec) in a small
+ * table of single words, (glob << 32) | match, which threads and signal
+ * handlers read and write without tearing. */
+static uint64_t here_cache[64];
+
+int ms_in_here(uint32_t in_glob)
+{
+	uint64_t e;
+	int match;
+
+	if (!in_glob)
+		return 1;
+	e = __atomic_load_n(&here_cache[in_glob % 64], __ATOMIC_RELAXED);
+	if ((uint32_t)(e >> 32) == in_glob)
+		return (int)(e & 1);
+	match = ms_glob_match(ms_d.pool + in_glob, ms_d.exe_name);
+	__atomic_store_n(&here_cache[in_glob % 64], (uint64_t)in_glob << 32 | (uint64_t)match,
+			 __ATOMIC_RELAXED);
+	return match;
+}
+
+void ms_in_here_reset(void)
+{
+	memset(here_cache, 0, sizeof(here_cache));
+}
+
+/* ---- consulting the rules ---- */
+
+/* The last rule this thread's call passed by, for --trace: (id << 32) |
+ * (rule + 1), 0: none.  Another function's is stale. */
+static __thread uint64_t t_passby;
+
+/*
+ * when(): whether statement i of a table (0 rules, 1 expectations,
+ * 2 call order) is for this call.  One it passes by counts the call,
+ * and logs the first few with what it saw (the report lists them for a
+ * statement no call matched: a typo shows).
+ */
+static __attribute__((noinline)) int passes(unsigned table, uint32_t i, unsigned id,
+					    uint32_t first, uint32_t n, const uint64_t *a)
+{
+	struct ms_passby why;
+	uint32_t *passed;
+	struct ms_event *e;
+
+	if (ms_conds_hold(ms_d.chan, first, n, a, &why))
+		return 1;
+	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
+		t_passby = (uint64_t)id << 32 | (i + 1);
+	passed = table == 0 ? &ms_d.rst[i].passed : table == 1 ? &ms_d.xst[i].passed : &ms_d.ost[i].passed;
+	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
+		int saved = errno;
+
+		e = ev_begin(MS_EV_PASSBY, id, i, 0);
+		if (e) {
+			e->kind = (uint16_t)table;
+			e->param = why.param;
+			e->value = why.value;
+			e->flags = why.is_text ? MS_EVF_TEXT : 0;
+			ms_copy_str(e->text, MS_EV_TEXT, why.text);
+			e->len = (uint32_t)slen(e->text);
+			ev_commit(e);
+		}
+		errno = saved;
+	}
+	return 0;
+}
+
+/*
+ * probability=P: the k-th call that reaches rule ri takes it when a hash
+ * of (seed, ri, k) falls under P.  The same seed gives the same outcome
+ * to the k-th call in every run, whatever the threads and processes.
+ */
+static __attribute__((noinline)) int draw(uint32_t ri)
+{
+	uint64_t k = __atomic_fetch_add(&ms_d.rst[ri].tries, 1, __ATOMIC_RELAXED);
+	uint64_t z = ms_d.chan->seed ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
+
+	/* splitmix64's finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	if ((uint32_t)(z >> 32) < ms_d.rules[ri].prob)
+		return 1;
+	__atomic_fetch_add(&ms_d.rst[ri].declined, 1, __ATOMIC_RELAXED);
+	if (ms_d.fns[ms_d.rules[ri].fn].flags & MS_FF_TRACED)
+		t_passby = (uint64_t)ms_d.rules[ri].fn << 32 | (ri + 1);
+	return 0;
+}
+
+#define AIMED_AT(table, i, id, s, a)                                  \
+	(!(s)->ncond || ms_ints_hold((s)->cond_first, (s)->ncond, a) || \
+	 passes(table, i, id, (s)->cond_first, (s)->ncond, a))
+
+
+int ms_in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
+{
+	if (in_glob && !ms_in_here(in_glob))
+		return 0;
+	return !from_glob || ms_hook_from(from_glob, caller);
+}
+
+
+/*
+ * Records a failed check as it happens, so a crash afterwards loses
+ * nothing; with --on-fail=abort, stops the program here.
+ */
+void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *caller,
+			   const struct ms_failure *f)
+{
+	struct ms_event *e;
+	int saved = errno;
+
+	/* the event is the failure; the count is of those the full log had
+	 * no room for (a process killed between two writes leaves no count
+	 * that disagrees with the events) */
+	e = ev_begin(MS_EV_FAIL, id, idx, call);
+	if (!e)
+		__atomic_fetch_add(&ms_d.st->failures, 1, __ATOMIC_RELAXED);
+	if (e) {
+		e->kind = f->kind;
+		e->param = f->param;
+		e->flags = f->flags;
+		e->value = f->value;
+		e->len = f->len;
+		e->at = f->at;
+		e->seq = f->seq;
+		if (f->nbytes)
+			memcpy(e->text, f->bytes, f->nbytes < MS_EV_TEXT ? f->nbytes : MS_EV_TEXT);
+		ms_hook_caller(caller, e);
+		ev_commit(e);
+	}
+	if (ms_d.chan->flags & MS_CHAN_ABORT_ON_FAIL) {
+		ms_hook_abort();
+	}
+	errno = saved;
+}
+
+/*
+ * Copies n bytes from the program's memory, stopping at the first page
+ * that cannot be read: process_vm_readv on ourselves faults into an error,
+ * never into a crash.  Returns the bytes copied.
+ */
+size_t ms_read_user(void *dst, const void *src, size_t n)
+{
+	long pid = caller_pid();
+
+	if (ms_d.remote)
+		ms_d.touched++; /* the supervisor's one thread: the shim never counts */
+	size_t done = 0;
+	int saved = errno;
+
+	while (done < n) {
+		uintptr_t addr = (uintptr_t)src + done;
+		size_t chunk = 4096 - (addr & 4095);
+		struct iovec l, r;
+		long k;
+
+		if (chunk > n - done)
+			chunk = n - done;
+		l.iov_base = (char *)dst + done;
+		l.iov_len = chunk;
+		r.iov_base = (void *)addr;
+		r.iov_len = chunk;
+		k = syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, 0UL);
+		if (k < 0 && errno != EFAULT && !ms_d.remote) {
+			/* not permitted here (seccomp): plain reads, as libc would */
+			memcpy(l.iov_base, r.iov_base, chunk);
+			k = (long)chunk;
+		}
+		if (k <= 0)
+			break;
+		done += (size_t)k;
+		if ((size_t)k < chunk)
+			break;
+	}
+	errno = saved;
+	return done;
+}
+
+/* Writes into the calling program's memory: the shim's own, or the
+ * supervised process's, stopped in its system call. */
+int ms_write_user(void *dst, const void *src, size_t n)
+{
+	struct iovec l, r;
+	int saved = errno;
+	long k;
+
+	if (!ms_d.remote) {
+		memcpy(dst, src, n);
+		return 0;
+	}
+	ms_d.touched++;
+	l.iov_base = (void *)(uintptr_t)src;
+	l.iov_len = n;
+	r.iov_base = dst;
+	r.iov_len = n;
+	k = syscall(SYS_process_vm_writev, (long)ms_d.remote, &l, 1UL, &r, 1UL, 0UL);
+	errno = saved;
+	return k == (long)n ? 0 : -1;
+}
+
+static int64_t norm(uint64_t v, const struct ms_expect *x)
+{
+	unsigned sh;
+
+	/* the parameter's psize bytes (1, 2, 4 or 8: validated), sign- or
+	 * zero-extended; the common sizes first */
+	if (x->psize == 4)
+		return x->psigned ? (int64_t)(int32_t)(uint32_t)v : (int64_t)(uint32_t)v;
+	if (x->psize == 8)
+		return (int64_t)v;
+	sh = 64 - 8u * x->psize;
+	v <<= sh;
+	return x->psigned ? (int64_t)v >> sh : (int64_t)(v >> sh);
+}
+
+/*
+ * The program's bytes at ptr, read once: the first 256 bytes serve the
+ * report's excerpt, the comparison and the string's length, which are
+ * all a short string needs; the rest is read when asked for.
+ */
+struct user_bytes {
+	const char *ptr;
+	size_t got;		/* bytes of first[] read (short: a fault there) */
+	unsigned char first[256];
+};
+
+static size_t user_read(struct user_bytes *u, void *dst, size_t off, size_t n)
+{
+	size_t have;
+
+	if (off + n > sizeof(u->first) && u->got == sizeof(u->first))
+		return ms_read_user(dst, u->ptr + off, n);
+	have = off < u->got ? u->got - off : 0;
+	if (have > n)
+		have = n;
+	memcpy(dst, u->first + off, have);
+	return have;
+}
+
+/* String and memory expectations, compared in bounded chunks. */
+static int check_bytes(const struct ms_expect *x, const char *ptr, struct ms_failure *f, char *shown)
+{
+	const unsigned char *want = (const unsigned char *)ms_d.pool + x->data;
+	int string = x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING;
+	size_t need = string ? x->len + 1 : x->len, off = 0, diff = (size_t)-1;
+	unsigned char chunk[256];
+	struct user_bytes u;
+
+	if (!ptr) {
+		f->flags |= MS_EVF_NULL;
+		return 0;
+	}
+	u.ptr = ptr;
+	u.got = ms_read_user(u.first, ptr, sizeof(u.first));
+	/* what the report shows: the start of a string, around a difference */
+	f->nbytes = (uint32_t)user_read(&u, shown, 0, MS_EV_TEXT);
+	while (off < need) {
+		size_t n = need - off < sizeof(chunk) ? need - off : sizeof(chunk);
+		size_t got = user_read(&u, chunk, off, n);
+
+		for (size_t i = 0; i < got && diff == (size_t)-1; i++)
+			if (chunk[i] != (off + i < x->len ? want[off + i] : 0))
+				diff = off + i;
+		if (got < n && diff == (size_t)-1) {
+			f->flags |= MS_EVF_FAULT;
+			diff = off + got;
+		}
+		if (diff != (size_t)-1 || got < n)
+			break;
+		off += n;
+	}
+	if (string) {
+		/* the actual length, up to the bound */
+		size_t len = 0;
+
+		for (;;) {
+			size_t got = user_read(&u, chunk, len, sizeof(chunk));
+			const unsigned char *z = memchr(chunk, 0, got);
+
+			if (z) {
+				len += (size_t)(z - chunk);
+				break;
+			}
+			len += got;
+			if (got < sizeof(chunk)) {
+				f->flags |= MS_EVF_FAULT;
+				break;
+			}
+			if (len >= MS_STRING_BOUND) {
+				f->flags |= MS_EVF_UNTERMINATED;
+				break;
+			}
+		}
+		f->len = (uint32_t)len;
+		if (f->nbytes > len)
+			f->nbytes = (uint32_t)len;
+	} else {
+		f->len = x->len;
+		if (diff != (size_t)-1 && diff > 16) {
+			f->at = (uint32_t)(diff - 16);
+			f->nbytes = (uint32_t)user_read(&u, shown, f->at,
+							x->len - f->at < MS_EV_TEXT ? x->len - f->at : MS_EV_TEXT);
+		} else if (f->nbytes > x->len) {
+			f->nbytes = x->len;
+		}
+	}
+	if (f->len > f->nbytes || (f->at + f->nbytes < f->len))
+		f->flags |= MS_EVF_TRUNCATED;
+	return diff == (size_t)-1;
+}
+
+static int check_one(const struct ms_expect *x, uint64_t arg, struct ms_failure *f, char *shown)
+{
+	int64_t v = norm(arg, x), lo = norm((uint64_t)x->lo, x), hi = norm((uint64_t)x->hi, x);
+	int in;
+
+	f->value = v;
+	switch (x->kind) {
+	case MS_X_VALUE:
+		return v == lo;
+	case MS_X_NOT_VALUE:
+		return v != lo;
+	case MS_X_RANGE:
+	case MS_X_NOT_RANGE:
+		in = x->psigned ? v >= lo && v <= hi
+				: (uint64_t)v >= (uint64_t)lo && (uint64_t)v <= (uint64_t)hi;
+		return x->kind == MS_X_RANGE ? in : !in;
+	case MS_X_SET:
+	case MS_X_NOT_SET:
+		in = 0;
+		for (uint32_t i = 0; i < x->len && !in; i++) {
+			int64_t m;
+
+			memcpy(&m, ms_d.pool + x->data + 8 * i, 8);
+			in = norm((uint64_t)m, x) == v;
+		}
+		return x->kind == MS_X_SET ? in : !in;
+	case MS_X_STRING:
+	case MS_X_MEMORY:
+		return check_bytes(x, (const char *)(uintptr_t)arg, f, shown);
+	case MS_X_NOT_STRING:
+	case MS_X_NOT_MEMORY:
+		/* NULL or unreadable is not "different": it fails too */
+		in = check_bytes(x, (const char *)(uintptr_t)arg, f, shown);
+		return !in && !(f->flags & (MS_EVF_NULL | MS_EVF_FAULT));
+	default:
+		return 1;
+	}
+}
+
+/*
+ * CMocka's rule: once a parameter has expectations, every call (in their
+ * scope) takes the next one, in declaration order; none left is a failure.
+ */
+/* Expectation xi, taken by parameter param of this call: checked. */
+static __attribute__((noinline)) void check_taken(unsigned id, uint32_t xi, uint8_t param,
+						  uint64_t value, uint32_t call, const void *caller)
+{
+	struct ms_failure fl = { .kind = MS_FAIL_CHECK, .param = param };
+	char shown[MS_EV_TEXT];
+
+	fl.bytes = shown;
+	if (!check_one(&ms_d.expects[xi], value, &fl, shown))
+		ms_record_failure(id, xi, call, caller, &fl);
+}
+
+/* Parameter param of this call takes its next expectation, if it has any. */
+void ms_check_param(unsigned id, uint8_t param, uint64_t value, const uint64_t *args,
+			uint32_t call, const void *caller)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	uint32_t last = UINT32_MAX, taken = UINT32_MAX;
+	int scoped = 0;
+
+	for (uint32_t j = 0; j < f->nexpects; j++) {
+		const struct ms_expect *y = &ms_d.expects[f->first_expect + j];
+
+		if (y->param != param)
+			continue;
+		last = f->first_expect + j;
+		/* (check_params counted this call's pass-bys already) */
+		if (!ms_in_scope(y->in_glob, y->from_glob, caller) ||
+		    (y->ncond && !ms_conds_hold(ms_d.chan, y->cond_first, y->ncond, args, NULL)))
+			continue;
+		scoped = 1;
+		if (ms_claim_turn(&ms_d.xst[f->first_expect + j].consumed, y->count)) {
+			taken = f->first_expect + j;
+			break;
+		}
+	}
+	if (taken != UINT32_MAX) {
+		const struct ms_expect *x = &ms_d.expects[taken];
+
+		if (x->kind == MS_X_VALUE && norm(value, x) == norm((uint64_t)x->lo, x))
+			return; /* the common case, with no failure to set up */
+		check_taken(id, taken, param, value, call, caller);
+	} else if (scoped) {
+		struct ms_failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = param,
+				      .value = norm(value, &ms_d.expects[last]) };
+		const struct ms_expect *lx = &ms_d.expects[last];
+		char shown[MS_EV_TEXT];
+
+		/* a string or memory parameter: the report shows its bytes,
+		 * not the pointer */
+		if (lx->kind == MS_X_STRING || lx->kind == MS_X_NOT_STRING || lx->kind == MS_X_MEMORY ||
+		    lx->kind == MS_X_NOT_MEMORY) {
+			fl.bytes = shown;
+			check_bytes(lx, (const char *)(uintptr_t)value, &fl, shown);
+		}
+		ms_record_failure(id, last, call, caller, &fl);
+	}
+}
+
+/*
+ * CMocka's rule: once a parameter has expectations, every call (in their
+ * scope) takes the next one, in declaration order; none left is a failure.
+ */
+static void check_params(unsigned id, const uint64_t *a, uint32_t call, const void *caller)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	uint32_t done = 0, missing = 0;
+
+	/* one pass: each parameter takes the first expectation in scope with
+	 * a turn left; a parameter that found none is reported by check_param */
+	for (uint32_t xi = f->first_expect, end = xi + f->nexpects; xi < end; xi++) {
+		const struct ms_expect *y = &ms_d.expects[xi];
+		uint32_t bit = 1u << y->param;
+
+		if ((done & bit) || !ms_in_scope(y->in_glob, y->from_glob, caller) ||
+		    !AIMED_AT(1, xi, id, y, a))
+			continue;
+		if (!ms_claim_turn(&ms_d.xst[xi].consumed, y->count)) {
+			missing |= bit;
+			continue;
+		}
+		done |= bit;
+		if (y->kind != MS_X_VALUE || norm(a[y->param], y) != norm((uint64_t)y->lo, y))
+			check_taken(id, xi, y->param, a[y->param], call, caller);
+	}
+	for (missing &= ~done; missing; missing &= missing - 1) {
+		uint8_t p = (uint8_t)__builtin_ctz(missing);
+
+		ms_check_param(id, p, a[p], a, call, caller);
+	}
+}
+
+static int order_done(uint32_t i)
+{
+	return ms_d.orders[i].kind != MS_ORD_CALL ||
+	       __atomic_load_n(&ms_d.ost[i].consumed, __ATOMIC_RELAXED) >= (uint32_t)ms_d.orders[i].count;
+}
+
+/* The position in the expected sequence of entry c's next call. */
+static uint32_t expected_position(uint32_t c)
+{
+	uint32_t p = 1;
+
+	for (uint32_t i = 0; i < c; i++)
+		if (ms_d.orders[i].kind == MS_ORD_CALL)
+			p += (uint32_t)ms_d.orders[i].count;
+	return p + __atomic_load_n(&ms_d.ost[c].consumed, __ATOMIC_RELAXED);
+}
+
+/*
+ * expect_function_call(s): the calls of the functions named there must come
+ * in the declared sequence.  The cursor is shared by every process: the
+ * sequence is the order in which the calls claim their turn.
+ */
+void ms_check_order(unsigned id, const uint64_t *a, uint32_t call, const void *caller)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	uint32_t n = ms_d.chan->norders, last = UINT32_MAX, seq;
+	int scoped = 0;
+
+	if (f->flags & MS_FF_NO_CALL) {
+		for (uint32_t i = 0; i < n; i++) {
+			if (ms_d.orders[i].fn == id && ms_d.orders[i].kind == MS_ORD_NO_CALL &&
+			    ms_in_scope(ms_d.orders[i].in_glob, ms_d.orders[i].from_glob, caller) &&
+			    AIMED_AT(2, i, id, &ms_d.orders[i], a)) {
+				struct ms_failure fl = { .kind = MS_FAIL_NO_CALL };
+
+				__atomic_fetch_add(&ms_d.ost[i].consumed, 1, __ATOMIC_RELAXED);
+				ms_record_failure(id, i, call, caller, &fl);
+				break;
+			}
+		}
+	}
+	if (!(f->flags & MS_FF_ORDERED))
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (ms_d.orders[i].fn == id && ms_d.orders[i].kind == MS_ORD_CALL) {
+			last = i;
+			scoped |= ms_in_scope(ms_d.orders[i].in_glob, ms_d.orders[i].from_glob, caller) &&
+				  AIMED_AT(2, i, id, &ms_d.orders[i], a);
+		}
+	}
+	if (!scoped)
+		return;
+	seq = __atomic_add_fetch(&ms_d.st->order_seq, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		uint32_t c = __atomic_load_n(&ms_d.st->order_cursor, __ATOMIC_ACQUIRE);
+		const struct ms_order *o;
+
+		if (c == MS_ORDER_BROKEN)
+			return;
+		while (c < n && order_done(c)) {
+			__atomic_compare_exchange_n(&ms_d.st->order_cursor, &c, c + 1, 0, __ATOMIC_ACQ_REL,
+						    __ATOMIC_ACQUIRE);
+			c = __atomic_load_n(&ms_d.st->order_cursor, __ATOMIC_ACQUIRE);
+		}
+		if (c == MS_ORDER_BROKEN)
+			return;
+		if (c >= n) {
+			if (!(f->flags & MS_FF_IGNORED)) {
+				struct ms_failure fl = { .kind = MS_FAIL_ORDER_EXTRA, .seq = seq };
+
+				ms_record_failure(id, last, call, caller, &fl);
+			}
+			return;
+		}
+		o = &ms_d.orders[c];
+		if (o->fn == id && ms_in_scope(o->in_glob, o->from_glob, caller) &&
+		    (!o->ncond || ms_conds_hold(ms_d.chan, o->cond_first, o->ncond, a, NULL))) {
+			if (ms_claim_turn(&ms_d.ost[c].consumed, o->count))
+				return;
+			continue; /* someone took the last turn: look again */
+		}
+		if (f->flags & MS_FF_IGNORED)
+			return;
+		/* The first call out of order breaks the sequence: that one
+		 * failure says what was expected and what came, and nothing of
+		 * the sequence is checked after it (the report shows no
+		 * cascade of "more often" and "not called" that contradict
+		 * it).  Only the process that breaks it reports. */
+		if (!__atomic_compare_exchange_n(&ms_d.st->order_cursor, &c, MS_ORDER_BROKEN, 0,
+						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue; /* the cursor moved meanwhile: look again */
+		{
+			struct ms_failure fl = { .kind = MS_FAIL_ORDER, .seq = seq,
+					      .value = expected_position(c) };
+
+			ms_record_failure(id, c, call, caller, &fl);
+		}
+		return;
+	}
+}
+
+/* The length + 1 of the string at p, read fault-safely, at most max. */
+static uint64_t own_capacity(const char *p, uint64_t max)
+{
+	char chunk[256];
+	uint64_t n = 0;
+
+	while (n < max) {
+		size_t got = ms_read_user(chunk, p + n, sizeof(chunk)), k;
+
+		for (k = 0; k < got; k++)
+			if (!chunk[k])
+				return n + k + 1;
+		if (got < sizeof(chunk))
+			return 0; /* unreadable: nothing is written */
+		n += got;
+	}
+	return max;
+}
+
+static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
+{
+	uint64_t cap = o->cap1 == MS_NONE8 ? UINT64_MAX
+		       : o->cap1 == MS_CAP_OWN ? own_capacity((const char *)(uintptr_t)a[o->param], 4096)
+					      : a[o->cap1];
+
+	if (o->cap2 != MS_NONE8) {
+		uint64_t m = a[o->cap2];
+
+		cap = m && cap > UINT64_MAX / m ? UINT64_MAX : cap * m;
+	}
+	return cap;
+}
+
+void ms_output_null(unsigned id, uint32_t ri, uint32_t call, const void *caller, uint8_t param)
+{
+	struct ms_failure fl = { .kind = MS_FAIL_OUTPUT_NULL, .param = param };
+
+	ms_record_failure(id, ri, call, caller, &fl);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	while (syscall(SYS_nanosleep, &ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+
+static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const uint64_t *a,
+		     uint32_t call, const void *caller)
+{
+	uint64_t copied = 0;
+	int64_t v = r->value;
+	int rc = 0;
+
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &ms_d.outs[r->outs_first + k];
+		void *p = (void *)(uintptr_t)a[o->param];
+		uint64_t cap, n;
+
+		switch (o->kind) {
+		case MS_O_BYTES:
+		case MS_O_STR:
+			cap = capacity(o, a);
+			if (o->kind == MS_O_STR) {
+				if (cap == 0)
+					break;
+				cap--;
+			}
+			n = o->len < cap ? o->len : cap;
+			if (!p) {
+				if (n)
+					ms_output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			ms_write_user(p, ms_d.pool + o->data, n);
+			if (o->kind == MS_O_STR)
+				ms_write_user((char *)p + n, "", 1);
+			copied += n;
+			break;
+		case MS_O_STORE:
+			if (!p) {
+				ms_output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			ms_write_user(p, ms_d.pool + o->data, o->len);
+			break;
+		case MS_O_REVENTS: {
+			/* the row's layout (validated): nfds follows */
+			struct pollfd *fds = p;
+			uint64_t given = o->len / 2;
+
+			if (!fds) {
+				if (a[o->cap1])
+					ms_output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			for (uint64_t i = 0; i < a[o->cap1]; i++) {
+				int16_t ev = 0;
+
+				if (i < given)
+					memcpy(&ev, ms_d.pool + o->data + 2 * i, 2);
+				ms_write_user(&fds[i].revents, &ev, sizeof(ev));
+				copied += ev != 0; /* ret=#: the entries with events */
+			}
+			break;
+		}
+		case MS_O_SOCKADDR: {
+			/* the row's layout (validated): the socklen_t * follows */
+			socklen_t *lenp = (socklen_t *)(uintptr_t)a[o->cap1], have;
+
+			if (!p || !lenp || ms_read_user(&have, lenp, sizeof(have)) != sizeof(have)) {
+				ms_output_null(id, ri, call, caller, p ? o->cap1 : o->param);
+				break;
+			}
+			ms_write_user(p, ms_d.pool + o->data, have < o->len ? have : o->len);
+			have = o->len;
+			ms_write_user(lenp, &have, sizeof(have));
+			break;
+		}
+		case MS_O_PASSWD_R:
+		case MS_O_STRDUP:
+		case MS_O_POOLPTR:
+		case MS_O_ADDRINFO:
+			rc = ms_hook_out(id, ri, r, o, a, call, caller);
+			break;
+		default:
+			break;
+		}
+	}
+	if (r->flags & (MS_RF_STRVAL | MS_RF_OWNED | MS_RF_PASSWD | MS_RF_GROUP | MS_RF_HOSTENT))
+		v = ms_hook_value(r, a, v);
+	if (rc && v == 0)
+		v = rc; /* the list could not be built as asked: an EAI_* code */
+	if (r->flags & MS_RF_DEFAULT) {
+		switch (r->rd_kind) {
+		case MS_RD_BYTES:
+			v = (int64_t)copied;
+			if (r->rd_div != MS_NONE8 && a[r->rd_div])
+				v = (int64_t)(copied / a[r->rd_div]);
+			break;
+		case MS_RD_PARAM:
+			v = (int64_t)a[r->rd_param];
+			break;
+		default:
+			break;
+		}
+	}
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &ms_d.outs[r->outs_first + k];
+		void *p = (void *)(uintptr_t)a[o->param];
+
+		if (!p)
+			continue;
+		if (o->kind == MS_O_RETSTORE) {
+			if (o->len == 8) {
+				ms_write_user(p, &v, 8);
+			} else {
+				int32_t w = (int32_t)v;
+
+				ms_write_user(p, &w, 4);
+			}
+		} else if (o->kind == MS_O_FERROR) {
+			ms_hook_out(id, ri, r, o, a, call, caller);
+		}
+	}
+	return v;
+}
+
+/* "SRC:LINE" of the rule that replied, for the trace line. */
+/* "SRC:LINE" of rule r into by (160 bytes). */
+static void rule_where(const struct ms_rule *r, char *by)
+{
+	size_t n = 0;
+	const char *src = ms_d.pool + r->src;
+	uint32_t line = r->line;
+	char digits[12];
+	int k = 0;
+
+	while (*src && n < 160 - 16)
+		by[n++] = *src++;
+	by[n++] = ':';
+	do
+		digits[k++] = (char)('0' + line % 10);
+	while ((line /= 10) && k < 11);
+	while (k)
+		by[n++] = digits[--k];
+	by[n] = '\0';
+}
+
+static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
+{
+	char by[160];
+
+	rule_where(r, by);
+	t_passby = 0;
+	if (id >= MS_FN_COUNT) {
+		ms_trace_decl((const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT),
+			      ms_d.pool, a, (uint64_t)v, by);
+		return;
+	}
+	ms_trace_call(id, a, v, err, by, NULL);
+}
+
+int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
+{
+	int err = errno;
+
+	if (ms_d.fns[id].flags & MS_FF_RECORD)
+		ms_record_call(ms_d.chan, ms_d.st, id, a, ret, err);
+	if (ms_d.fns[id].flags & MS_FF_TRACED) {
+		char by[160];
+		uint64_t p = t_passby;
+
+		t_passby = 0;
+		if (p >> 32 == id && (uint32_t)p)
+			rule_where(&ms_d.rules[(uint32_t)p - 1], by);
+		ms_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
+	}
+	errno = err;
+	return ret;
+}
+
+/*
+ * The rule loop has a lean path for the common case, a function with no
+ * expectation, call order or trace, answered by a rule with nothing but a
+ * value (and errno) to give: it saves no errno (nothing on it sets errno),
+ * writes no event after each process's first turn of the rule, and
+ * reaches everything else by tail calls (it keeps a small frame: two
+ * registers).  Anything else goes to the functions below, which save
+ * errno around the work that may change it.
+ */
+
+/* errno = e (unless e < 0); returns 1, the end of a mocked call. */
+__attribute__((noinline)) int ms_mocked_errno(int e)
+{
+	if (e >= 0)
+		errno = e;
+	return 1;
+}
+
+/* A process's first turn of rule ri (or any turn under -v): its event. */
+__attribute__((noinline)) int ms_log_turn(unsigned id, uint32_t ri, uint32_t call,
+					      const void *caller, int64_t value, int err)
+{
+	ms_log_consume(id, ri, call, value, caller);
+	return ms_mocked_errno(err);
+}
+
+/*
+ * will_call_real(FN, PARAM=VALUE): the arguments the real call gets,
+ * written into the trampoline's array (it calls the real function from
+ * it); the strings and addresses are the spec's, which lives as long as
+ * the process.  An alias's trampoline, whose own arguments are another
+ * array, then calls its canonical function (ms_rewrote).
+ */
+__thread int ms_rewrote;
+
+static void rewrite(const struct ms_rule *r, uint64_t *a)
+{
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &ms_d.outs[r->outs_first + k];
+
+		switch (o->kind) {
+		case MS_O_ARG_INT:
+			memcpy(&a[o->param], ms_d.pool + o->data, 8);
+			break;
+		case MS_O_ARG_STR:
+			a[o->param] = o->data ? (uint64_t)(uintptr_t)(ms_d.pool + o->data) : 0;
+			break;
+		case MS_O_ARG_ADDR:
+			a[o->param] = (uint64_t)(uintptr_t)(ms_d.pool + o->data);
+			a[o->cap1] = o->len;
+			break;
+		default:
+			break;
+		}
+	}
+	ms_rewrote = (int)r->fn + 1;
+}
+
+/* A turn of rule ri (of function rules[ri].fn), claimed. */
+__attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t *ret,
+					    const void *caller, uint32_t call)
+{
+	const struct ms_rule *r = &ms_d.rules[ri];
+	unsigned id = r->fn;
+	int traced = ms_d.fns[id].flags & MS_FF_TRACED, after = ms_d.fns[id].flags & MS_FF_AFTER,
+	    saved = errno;
+	int64_t v = r->value;
+
+	if (r->delay_ns)
+		sleep_ns(r->delay_ns);
+	if (r->kind == MS_R_REAL) {
+		if (r->nouts)
+			rewrite(r, (uint64_t *)(uintptr_t)a);
+		ms_log_consume(id, ri, call, 0, caller);
+		errno = saved;
+		return after ? 2 : 0;
+	}
+	if (r->nouts || (r->flags & ~MS_RF_ERRNO))
+		v = reply(id, ri, r, a, call, caller);
+	ms_log_consume(id, ri, call, v, caller);
+	*ret = v;
+	if (traced)
+		trace_mocked(id, a, v, r->flags & MS_RF_ERRNO ? r->err : 0, r);
+	if (r->flags & MS_RF_ERRNO)
+		errno = r->err;
+	else if ((r->flags & MS_RF_OWNED) && !v)
+		errno = ENOMEM; /* the copy could not be made: strdup's own failure */
+	else
+		errno = saved;
+	return 1;
+}
+
+/*
+ * A call site that none of a function's statements is for (from= names
+ * other objects, in= other programs) stays so: the executable and the
+ * objects do not change, and a rule that ran out of turns never gets
+ * more.  Each thread keeps the last such site of a lean function, as one
+ * word, (caller << 16) | id, so that signal handlers cannot tear it.
+ */
+__thread uint64_t ms_t_skip;
+
+/* The rules of function id from ri on, with in= and from= checked; call
+ * is the call's number, or 0 to number it when a turn is taken. */
+__attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uint64_t *a,
+						 int64_t *ret, const void *caller, uint32_t call)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	int scoped = 0;
+
+	for (uint32_t end = f->first_rule + f->nrules; ri < end; ri++) {
+		const struct ms_rule *r = &ms_d.rules[ri];
+
+		if (!ms_in_scope(r->in_glob, r->from_glob, caller))
+			continue;
+		/* an aimed rule may be for a later call of this site */
+		scoped = 1;
+		if (!AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
+			continue;
+		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->count)) {
+			/* numbered where something shows the number */
+			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects ||
+				      (ms_d.chan->flags & MS_CHAN_LOG_CALLS)))
+				call = ms_number_call(id);
+			return (f->flags & MS_FF_TRACED) || !ms_rule_plain(r)
+				       ? ms_answer(ri, a, ret, caller, call)
+				       : ms_take(id, r, ret, caller, call);
+		}
+	}
+	if (!scoped && !(f->flags | f->nexpects))
+		__atomic_store_n(&ms_t_skip, ms_skip_key(id, caller), __ATOMIC_RELAXED);
+	return f->flags & MS_FF_AFTER ? 2 : 0;
+}
+
+/*
+ * The statements mockrun ctl added (--control), after the spec's own:
+ * loaded with acquire, so that everything mockrun wrote before it shows.
+ * Only counted functions get here, and only their calls numbered.
+ */
+static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a, int64_t *ret,
+						 const void *caller, uint32_t call, int k)
+{
+	uint32_t n = __atomic_load_n(&ms_d.chan->live_n, __ATOMIC_ACQUIRE);
+
+	if (n > ms_d.chan->live_cap)
+		n = ms_d.chan->live_cap;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t ri = ms_d.chan->live_first + j;
+		const struct ms_rule *r = &ms_d.rules[ri];
+
+		if (r->fn != id || !ms_in_scope(r->in_glob, r->from_glob, caller) ||
+		    !AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
+			continue;
+		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->count))
+			return (ms_d.fns[id].flags & MS_FF_TRACED) || !ms_rule_plain(r)
+				       ? ms_answer(ri, a, ret, caller, call)
+				       : ms_take(id, r, ret, caller, call);
+	}
+	return k;
+}
+
+/* The checks of ms_decide_checked() but its most common case. */
+static __attribute__((noinline)) void check_all(unsigned id, const uint64_t *a, uint32_t call,
+						const void *caller)
+{
+	if (ms_d.fns[id].flags & ~MS_FF_EXEC)
+		ms_check_order(id, a, call, caller);
+	if (ms_d.fns[id].nexpects)
+		check_params(id, a, call, caller);
+}
+
+static int is_exec(unsigned id)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(id);
+
+	return m && (strncmp(m->name, "exec", 4) == 0 || strcmp(m->name, "fexecve") == 0);
+}
+
+/* A function with call order, expectations or a trace. */
+__attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, int64_t *ret,
+						    const void *caller, uint32_t call)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	const struct ms_expect *y;
+	int k;
+
+	/* the checks keep errno: ms_record_failure() and ms_read_user() do.
+	 * Most common: one expect_value for any caller, and nothing else */
+	if (!f->flags && f->nexpects == 1 &&
+	    (y = &ms_d.expects[f->first_expect], !(y->in_glob | y->from_glob | y->ncond)) &&
+	    y->kind == MS_X_VALUE) {
+		if (!ms_claim_turn(&ms_d.xst[f->first_expect].consumed, y->count))
+			ms_check_param(id, y->param, a[y->param], a, call, caller);
+		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
+			check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
+	} else {
+		check_all(id, a, call, caller);
+	}
+	k = f->nrules ? ms_decide_from(id, f->first_rule, a, ret, caller, call)
+		      : f->flags & MS_FF_AFTER ? 2 : 0;
+	if (ms_unlikely(f->flags & MS_FF_COUNTED) && k != 1 && ms_d.chan->live_cap)
+		k = decide_live(id, a, ret, caller, call, k);
+	/* the program it starts, if the call goes to the real function */
+	if (ms_unlikely(f->flags & MS_FF_EXEC) && k != 1)
+		ms_exec_check(id, a);
+	/* an exec that succeeds never comes back to be traced */
+	if (k == 2 && (f->flags & MS_FF_TRACED) && is_exec(id))
+		ms_trace_exec(id, a);
+	return k;
+}
+

@@ -1,0 +1,625 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The syscall tier's supervisor (supervise.h): a seccomp filter that
+ * notifies mockrun of the armed system calls only, and a thread that
+ * answers each notification with the one decision the shim uses
+ * (common/decide.c): the same rules, queues, checks and events, on
+ * another process's call.
+ *
+ * +--------------------------------------------------------------------+
+ * | The hand-over of the listener uses no system call the filter may   |
+ * | notify: the child puts the listener's number in a shared page and  |
+ * | waits on a futex (no SYS_ name has futex); the parent takes the    |
+ * | descriptor with pidfd_getfd, starts the thread, then releases the  |
+ * | child, whose next call is the execve of the program.  An execve    |
+ * | armed by a statement is not consumed by that exec: the child's own |
+ * | (its envp is mockrun's array, before the exec succeeded) goes on.  |
+ * +--------------------------------------------------------------------+
+ *
+ * Per notification: the caller's thread group and executable (read from
+ * /proc when the caller changes), ms_decide() with ms_d.remote set (the
+ * decision reads and writes the caller's memory with process_vm_readv
+ * and process_vm_writev), SECCOMP_IOCTL_NOTIF_ID_VALID after the reads
+ * and before the reply (the caller may have died, its pid reused), then
+ * the reply: -errno, a value, or SECCOMP_USER_NOTIF_FLAG_CONTINUE for the
+ * real call.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/futex.h>
+#include <linux/seccomp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "channel.h"
+#include "decide.h"
+#include "supervise.h"
+
+/* Linux 6.6: the caller and the supervisor are woken on one CPU, which
+ * halves a notification's cost (shared/NOTES.md); older kernels refuse
+ * it, and the supervisor works without. */
+#ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
+#define SECCOMP_IOCTL_NOTIF_SET_FLAGS SECCOMP_IOW(4, __u64)
+#endif
+#ifndef SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP
+#define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
+#endif
+
+#define X32_SYSCALL_BIT 0x40000000u
+#define NR_EXECVE 59
+
+/* The page parent and child share across the fork. */
+struct handoff {
+	uint32_t state;		/* futex: 0 installing, 1 listener ready, 2 go, 3 failed */
+	int32_t listener;	/* in the child */
+	int32_t err;		/* state 3: errno */
+};
+
+struct ms_sup {
+	const struct ms_chan_hdr *spec;
+	struct ms_state_hdr *state;
+	uint32_t fn_of[MS_SYS_NR_MAX];	/* id of the SYS_ function of each number, 0: none */
+	struct sock_filter *filter;
+	unsigned short nfilter;
+	struct handoff *shared;
+	char *const *envp;	/* the child's (mockrun's array): its own execve */
+	pid_t child;
+	int execd;		/* the child's exec is done (set by the thread) */
+	int listener;
+	int thread_on, stopping;
+	int need_exe;		/* in= on a SYS_ statement: the executable at every call */
+	pthread_t thread;
+	/* the last caller: its thread, thread group and executable */
+	pid_t last_tid;
+	int32_t last_tgid;
+	char last_exe[64];
+	struct stat self_exe;
+	/* the processes announced (an attach event, as the shim writes at
+	 * its start): by pid, with the executable they had then */
+	struct {
+		int32_t pid;
+		char exe[64];
+	} announced[64];
+};
+
+/* ---- the decision's hooks: a call of another process ---- */
+
+int ms_hook_from(uint32_t from_glob, const void *caller)
+{
+	(void)from_glob;
+	(void)caller;
+	return 0; /* the parser refuses from= on SYS_ statements */
+}
+
+void ms_hook_caller(const void *caller, struct ms_event *e)
+{
+	/* the instruction after the syscall; the object it is in is the
+	 * caller's business (a static program has one) */
+	e->caller_off = (uint64_t)(uintptr_t)caller;
+	ms_copy_str(e->caller, MS_EV_CALLER, ms_d.exe_name);
+}
+
+void ms_hook_abort(void)
+{
+	/* --on-fail=abort: the caller, not mockrun */
+	if (ms_d.remote > 0)
+		kill(ms_d.remote, SIGABRT);
+}
+
+int ms_hook_out(unsigned id, uint32_t ri, const struct ms_rule *r, const struct ms_out *o,
+		const uint64_t *a, uint32_t call, const void *caller)
+{
+	(void)id, (void)ri, (void)r, (void)o, (void)a, (void)call, (void)caller;
+	return 0; /* libc's outputs: no system call has them (validated) */
+}
+
+int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v)
+{
+	(void)r, (void)a;
+	return v;
+}
+
+/* --trace and --record do not reach system calls (yet): their flags are
+ * never set on a SYS_ function. */
+void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
+		   const char *passed_by)
+{
+	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by;
+}
+
+void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
+		   const char *by)
+{
+	(void)d, (void)pool, (void)a, (void)ret, (void)by;
+}
+
+void ms_trace_exec(unsigned id, const uint64_t *a)
+{
+	(void)id, (void)a;
+}
+
+void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+		    const uint64_t *a, int64_t ret, int err)
+{
+	(void)h, (void)st, (void)id, (void)a, (void)ret, (void)err;
+}
+
+void ms_exec_check(unsigned id, const uint64_t *a)
+{
+	(void)id, (void)a;
+}
+
+/* ---- the filter ---- */
+
+static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *t)
+{
+	return syscall(SYS_futex, addr, op, val, t, NULL, 0);
+}
+
+/* Notifies the armed numbers of x86-64 system calls; allows everything
+ * else, other ABIs (i386's int 0x80, x32) included: their numbers mean
+ * other calls, which no statement names. */
+static int build_filter(struct ms_sup *s, const unsigned *nrs, unsigned n)
+{
+	unsigned k = 0, allow = 4 + n, notify = 5 + n;
+	struct sock_filter *f = calloc(n + 6, sizeof(*f));
+
+	if (!f)
+		return -ENOMEM;
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0,
+					    (uint8_t)(allow - k - 1));
+	k++;
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT,
+					    (uint8_t)(allow - k - 1), 0);
+	k++;
+	for (unsigned i = 0; i < n; i++, k++)
+		f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
+						    (uint8_t)(notify - k - 1), 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	s->filter = f;
+	s->nfilter = (unsigned short)k;
+	return 0;
+}
+
+struct ms_sup *ms_sup_prepare(const struct ms_chan_hdr *spec, struct ms_state_hdr *state, int *err,
+			      char *msg, size_t cap)
+{
+	const struct ms_chan_dyn *dyn = ms_chan_at(spec, spec->dyn_off);
+	unsigned nrs[MS_SYS_NR_MAX], n = 0;
+	struct ms_sup *s;
+
+	*err = 0;
+	for (uint32_t i = 0; i < spec->ndyn; i++)
+		if (dyn[i].kind == MS_DYN_SYSCALL && dyn[i].sysnr < MS_SYS_NR_MAX && n < MS_SYS_NR_MAX)
+			nrs[n++] = dyn[i].sysnr;
+	if (!n)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s || build_filter(s, nrs, n) < 0) {
+		free(s);
+		*err = -ENOMEM;
+		snprintf(msg, cap, "out of memory");
+		return NULL;
+	}
+	for (uint32_t i = 0; i < spec->ndyn; i++)
+		if (dyn[i].kind == MS_DYN_SYSCALL && dyn[i].sysnr < MS_SYS_NR_MAX)
+			s->fn_of[dyn[i].sysnr] = MS_FN_COUNT + i;
+	{
+		const struct ms_rule *r = ms_chan_at(spec, spec->rules_off);
+		const struct ms_expect *x = ms_chan_at(spec, spec->expects_off);
+		const struct ms_order *o = ms_chan_at(spec, spec->orders_off);
+
+		for (uint32_t i = 0; i < spec->nrules; i++)
+			s->need_exe |= r[i].fn >= MS_FN_COUNT && r[i].in_glob;
+		for (uint32_t i = 0; i < spec->nexpects; i++)
+			s->need_exe |= x[i].fn >= MS_FN_COUNT && x[i].in_glob;
+		for (uint32_t i = 0; i < spec->norders; i++)
+			s->need_exe |= o[i].fn >= MS_FN_COUNT && o[i].in_glob;
+	}
+	s->spec = spec;
+	s->state = state;
+	s->listener = -1;
+	s->shared = mmap(NULL, sizeof(*s->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			 -1, 0);
+	if (s->shared == MAP_FAILED) {
+		*err = -errno;
+		snprintf(msg, cap, "cannot set up the syscall supervisor: %s", strerror(errno));
+		if (s->shared == MAP_FAILED)
+			s->shared = NULL;
+		ms_sup_stop(s);
+		return NULL;
+	}
+	stat("/proc/self/exe", &s->self_exe);
+	return s;
+}
+
+int ms_sup_install(struct ms_sup *s, char *const envp[])
+{
+	struct sock_fprog prog = { .len = s->nfilter, .filter = s->filter };
+	long fd;
+
+	s->envp = envp;
+	/* a filter needs no_new_privs, unless we have CAP_SYS_ADMIN: tried
+	 * without first, so that a privileged run keeps setuid working */
+	fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	if (fd < 0 && errno == EACCES && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+			     &prog);
+	if (fd < 0) {
+		s->shared->err = errno;
+		__atomic_store_n(&s->shared->state, 3, __ATOMIC_RELEASE);
+		futex(&s->shared->state, FUTEX_WAKE, 1, NULL);
+		return -s->shared->err;
+	}
+	s->shared->listener = (int32_t)fd;
+	__atomic_store_n(&s->shared->state, 1, __ATOMIC_RELEASE);
+	futex(&s->shared->state, FUTEX_WAKE, 1, NULL);
+	/* from here on, no call the filter may notify until the parent has
+	 * the listener: futex is in no statement's reach */
+	while (__atomic_load_n(&s->shared->state, __ATOMIC_ACQUIRE) == 1)
+		futex(&s->shared->state, FUTEX_WAIT, 1, NULL);
+	return __atomic_load_n(&s->shared->state, __ATOMIC_ACQUIRE) == 2 ? 0 : -ECANCELED;
+}
+
+/* ---- answering ---- */
+
+/* The caller's thread group and executable, read when the caller changes
+ * (an exec keeps the pid: the executable is read again then only when
+ * the spec has in=, which needs it). */
+static void caller_of(struct ms_sup *s, pid_t tid, int fresh)
+{
+	char path[64], buf[PATH_MAX];
+	int32_t tgid = tid;
+	ssize_t n;
+	FILE *f;
+
+	if (tid != s->last_tid) {
+		ms_d.touched++;
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+		f = fopen(path, "re");
+		if (f) {
+			while (fgets(buf, sizeof(buf), f))
+				if (strncmp(buf, "Tgid:", 5) == 0) {
+					tgid = (int32_t)strtol(buf + 5, NULL, 10);
+					break;
+				}
+			fclose(f);
+		}
+		s->last_tgid = tgid;
+	} else if (!fresh) {
+		return;
+	}
+	ms_d.touched++;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)tid);
+	n = readlink(path, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		const char *b = buf;
+
+		buf[n] = '\0';
+		if (n > 10 && strcmp(buf + n - 10, " (deleted)") == 0)
+			buf[n - 10] = '\0';
+		for (const char *q = buf; *q; q++)
+			if (*q == '/')
+				b = q + 1;
+		ms_copy_str(s->last_exe, sizeof(s->last_exe), b);
+	} else {
+		ms_copy_str(s->last_exe, sizeof(s->last_exe), "?");
+	}
+	if (tid != s->last_tid || strcmp(s->last_exe, ms_d.exe_name) != 0) {
+		memcpy(ms_d.exe_name, s->last_exe, sizeof(ms_d.exe_name));
+		ms_in_here_reset();
+	}
+	s->last_tid = tid;
+}
+
+/* The executable of pid's latest attach event ("": none), as the report
+ * reads it; a scan of the log, at the first call of each process. */
+static const char *attached_as(int32_t pid)
+{
+	uint32_t n = __atomic_load_n(&ms_d.st->events_next, __ATOMIC_ACQUIRE);
+	const char *name = "";
+
+	if (n > ms_d.chan->events_cap)
+		n = ms_d.chan->events_cap;
+	for (uint32_t i = 0; i < n; i++) {
+		const struct ms_event *e = &ms_d.events[i];
+
+		if (__atomic_load_n(&e->state, __ATOMIC_ACQUIRE) == 1 && e->type == MS_EV_ATTACH &&
+		    e->pid == pid)
+			name = e->text;
+	}
+	return name;
+}
+
+/*
+ * The report names a process by its latest attach event: a process the
+ * shim never attached (a static program), or one that exec'd since (sh
+ * running a static program in place of its child), is announced here,
+ * the first time the supervisor answers it as what it is now.
+ * Attach events are counted (the audit checks it), value 2: "answered
+ * by the syscall tier".
+ */
+static void announce(struct ms_sup *s, int32_t pid)
+{
+	unsigned k = (unsigned)pid % 64;
+	struct ms_event *e;
+
+	int seen = s->announced[k].pid == pid, fresh;
+
+	if (seen && strcmp(s->announced[k].exe, ms_d.exe_name) == 0)
+		return;
+	s->announced[k].pid = pid;
+	memcpy(s->announced[k].exe, ms_d.exe_name, sizeof(s->announced[k].exe));
+	/* a process the shim announced as what it still is needs no other
+	 * name; one new to the table, or that exec'd since, does */
+	fresh = ms_register_pid(pid, 1);
+	if (!fresh && !seen && strcmp(attached_as(pid), ms_d.exe_name) == 0)
+		return;
+	__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
+	e = ms_ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
+	if (e) {
+		e->value = 2;
+		ms_copy_str(e->text, MS_EV_TEXT, ms_d.exe_name);
+		ms_ev_commit(e);
+	}
+}
+
+/* mockrun's child before its exec: the execve that starts the program */
+static int own_exec(struct ms_sup *s, const struct seccomp_notif *req)
+{
+	char path[64];
+	struct stat sb;
+
+	if (__atomic_load_n(&s->execd, __ATOMIC_RELAXED) || (pid_t)req->pid != s->child ||
+	    req->data.args[2] != (uint64_t)(uintptr_t)s->envp)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)req->pid);
+	return stat(path, &sb) == 0 && sb.st_dev == s->self_exe.st_dev &&
+	       sb.st_ino == s->self_exe.st_ino;
+}
+
+static void answer(struct ms_sup *s, const struct seccomp_notif *req,
+		   struct seccomp_notif_resp *resp)
+{
+	uint32_t id = req->data.nr < MS_SYS_NR_MAX ? s->fn_of[req->data.nr] : 0;
+	uint64_t a[6];
+	int64_t ret = 0;
+	int k, e;
+
+	memset(resp, 0, sizeof(*resp));
+	resp->id = req->id;
+	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+	if (!id || req->data.arch != AUDIT_ARCH_X86_64)
+		return;
+	if (req->data.nr == NR_EXECVE && own_exec(s, req))
+		return;
+	caller_of(s, (pid_t)req->pid, s->need_exe);
+	ms_d.remote = s->last_tgid;
+	ms_d.remote_tid = (int32_t)req->pid;
+	ms_d.self_pid = s->last_tgid;
+	ms_d.log_key = (s->spec->flags & MS_CHAN_LOG_CALLS) ? -1 : s->last_tgid;
+	ms_t_skip = 0; /* a site no statement was for: another process's now */
+	announce(s, s->last_tgid);
+	memcpy(a, req->data.args, sizeof(a));
+	errno = 0;
+	k = ms_decide(id, a, &ret, (const void *)(uintptr_t)req->data.instruction_pointer);
+	e = errno;
+	if (k != 1)
+		return;
+	resp->flags = 0;
+	if (e) {
+		resp->error = -e;
+		resp->val = 0;
+	} else {
+		resp->val = ret;
+	}
+}
+
+/* The thread waits in SECCOMP_IOCTL_NOTIF_RECV itself, not in poll():
+ * one system call less per notification.  RECV does not end when the
+ * last process leaves the filter, so ms_sup_stop() interrupts it with
+ * STOP_SIGNAL (its handler does nothing: the call fails with EINTR). */
+#define STOP_SIGNAL SIGRTMIN
+
+static void stop_handler(int sig)
+{
+	(void)sig;
+}
+
+static void *serve(void *arg)
+{
+	struct ms_sup *s = arg;
+	struct seccomp_notif req;
+	struct seccomp_notif_resp resp;
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, STOP_SIGNAL);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+		memset(&req, 0, sizeof(req));
+		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
+			if (errno == EINTR || errno == ENOENT)
+				continue;
+			break;
+		}
+		ms_d.touched = 0;
+		answer(s, &req, &resp);
+		/* what the decision read came from the caller if it is still
+		 * the one that made this call (its pid may have been reused);
+		 * a decision that read nothing of it (getppid, a lean rule)
+		 * needs no check: the reply goes to the call's id */
+		if (ms_d.touched && ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
+			continue;
+		/* ENOENT: the caller was killed meanwhile */
+		ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	return NULL;
+}
+
+int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
+{
+	struct timespec t = { 1, 0 };
+	uint32_t st;
+	long pidfd;
+	int r;
+
+	s->child = child;
+	for (int tries = 0; (st = __atomic_load_n(&s->shared->state, __ATOMIC_ACQUIRE)) == 0;
+	     tries++) {
+		if (tries > 30) {
+			snprintf(msg, cap, "the program's process did not install the syscall filter");
+			return -ETIMEDOUT;
+		}
+		futex(&s->shared->state, FUTEX_WAIT, 0, &t);
+	}
+	if (st == 3) {
+		snprintf(msg, cap, "cannot install the syscall filter (seccomp): %s",
+			 strerror(s->shared->err));
+		return -s->shared->err;
+	}
+	pidfd = syscall(SYS_pidfd_open, child, 0);
+	if (pidfd >= 0) {
+		s->listener = (int)syscall(SYS_pidfd_getfd, (int)pidfd, s->shared->listener, 0);
+		r = errno;
+		close((int)pidfd);
+	} else {
+		r = errno;
+	}
+	if (s->listener < 0) {
+		snprintf(msg, cap, "cannot take the syscall filter's listener (pidfd_getfd): %s",
+			 strerror(r));
+		__atomic_store_n(&s->shared->state, 3, __ATOMIC_RELEASE);
+		futex(&s->shared->state, FUTEX_WAKE, 1, NULL);
+		return -r;
+	}
+	ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	ms_dec_tables(s->spec, s->state);
+	ms_d.chan = s->spec;
+	ms_d.st = s->state;
+	ms_d.my_pid = 0;
+	{
+		struct sigaction sa = { .sa_handler = stop_handler };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(STOP_SIGNAL, &sa, NULL); /* no SA_RESTART */
+	}
+	r = pthread_create(&s->thread, NULL, serve, s);
+	if (r) {
+		snprintf(msg, cap, "cannot start the syscall supervisor: %s", strerror(r));
+		__atomic_store_n(&s->shared->state, 3, __ATOMIC_RELEASE);
+		futex(&s->shared->state, FUTEX_WAKE, 1, NULL);
+		return -r;
+	}
+	s->thread_on = 1;
+	__atomic_store_n(&s->shared->state, 2, __ATOMIC_RELEASE);
+	futex(&s->shared->state, FUTEX_WAKE, 1, NULL);
+	return 0;
+}
+
+void ms_sup_execd(struct ms_sup *s)
+{
+	if (s)
+		__atomic_store_n(&s->execd, 1, __ATOMIC_RELAXED);
+}
+
+void ms_sup_stop(struct ms_sup *s)
+{
+	if (!s)
+		return;
+	if (s->thread_on) {
+		/* every process of the tree has exited: nothing is pending, the
+		 * thread waits in RECV (or is about to) */
+		__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
+		for (;;) {
+			struct timespec t;
+
+			pthread_kill(s->thread, STOP_SIGNAL);
+			clock_gettime(CLOCK_REALTIME, &t);
+			t.tv_nsec += 20000000;
+			if (t.tv_nsec >= 1000000000) {
+				t.tv_sec++;
+				t.tv_nsec -= 1000000000;
+			}
+			if (pthread_timedjoin_np(s->thread, NULL, &t) == 0)
+				break;
+		}
+	}
+	if (s->listener >= 0)
+		close(s->listener);
+	if (s->shared)
+		munmap(s->shared, sizeof(*s->shared));
+	free(s->filter);
+	memset(&ms_d, 0, sizeof(ms_d));
+	ms_d.log_key = -1;
+	free(s);
+}
+
+int ms_sup_elf_x86_64(const char *path)
+{
+	unsigned char h[20];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
+
+	if (fd < 0)
+		return -1;
+	n = (int)read(fd, h, sizeof(h));
+	close(fd);
+	if (n < (int)sizeof(h) || memcmp(h, "\177ELF", 4) != 0)
+		return -1;
+	/* EI_CLASS 2 (64-bit) and e_machine 62 (x86-64); x32 is 32-bit x86-64 */
+	return h[4] == 2 && h[18] == 62 && h[19] == 0;
+}
+
+int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
+{
+	const char *path = "/usr/local/bin:/usr/bin:/bin";
+	char buf[PATH_MAX];
+	int abi = -1;
+
+	for (char *const *e = envp; e && *e; e++)
+		if (strncmp(*e, "PATH=", 5) == 0)
+			path = *e + 5;
+	if (strchr(prog, '/')) {
+		abi = ms_sup_elf_x86_64(prog);
+	} else {
+		for (const char *p = path; abi < 0 && *p;) {
+			const char *c = strchr(p, ':');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+
+			if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", prog) <
+			    (int)sizeof(buf) && access(buf, X_OK) == 0)
+				abi = ms_sup_elf_x86_64(buf);
+			p += n + (c != NULL);
+		}
+	}
+	if (abi == 0) {
+		snprintf(msg, cap, "SYS_ statements answer x86-64 system calls only: %s is a program "
+				   "of another ABI (i386 or x32), whose system calls have other numbers\n",
+			 prog);
+		return -ENOEXEC;
+	}
+	return 0;
+}

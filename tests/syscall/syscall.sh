@@ -1,0 +1,254 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The syscall tier (issue 25): SYS_ statements answered by mockrun's
+# seccomp supervisor, for what no preload sees: static programs (busybox,
+# gcc -static, Go) and the calls libc makes inside itself (stdio's write).
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+cd "$T" || exit 1
+printf 'first line\nsecond line\n' > in.txt
+BB=$(command -v busybox || true)
+# Under a sanitizer build the shim cannot load in uninstrumented dynamic
+# programs (sh, tee, cat): those tests are skipped there, and the static
+# programs (which never load the shim) exercise the sanitized supervisor.
+DYN=1
+SH=sh
+if [ "${SANITIZE:-none}" != none ]; then
+	DYN=
+	SH="busybox sh"
+fi
+
+# a static C program, built here
+if gcc -static -O2 -o sysprobe "$SRC/sysprobe.c" 2>"$T/.cc"; then
+	P=$T/sysprobe
+else
+	P=
+fi
+
+t "gcc -static builds the probe (libc6-dev has libc.a)"
+[ -n "$P" ] || problem "gcc -static failed: $(head -5 "$T/.cc")"; done_t
+
+t "busybox head: will_fail(SYS_read, EIO) is the error head prints; busybox[PID] used it"
+[ -n "$BB" ] || problem "busybox is not installed (Debian: busybox-static)"
+run "$M" -e 'will_fail(SYS_read, EIO)' busybox head -n1 in.txt
+want_rc 1
+want_err_has "head: in.txt: Input/output error"
+want_err_has "will_fail(SYS_read, EIO): 1 of 1 used, by busybox["
+want_err_has "all checks passed"
+want_out ""; done_t
+
+t "busybox head with no SYS_ statement reads the file: the statement made the difference"
+run "$M" -e 'will_return_maybe(getegid, 0)' busybox head -n1 in.txt
+want_rc 0; want_out "first line"; done_t
+
+t "busybox ls: a getdents64 that fails lists nothing (busybox ls does not check readdir)"
+mkdir -p dir && touch dir/alpha dir/beta
+run "$M" -e 'will_fail(SYS_getdents64, EIO)' busybox ls dir
+want_out_lacks alpha; want_out_lacks beta
+want_err_has "will_fail(SYS_getdents64, EIO): 1 of 1 used, by busybox["
+run "$M" -e 'will_return_maybe(getegid, 0)' busybox ls dir
+want_out "$(printf 'alpha\nbeta')"; done_t
+
+t "no SYS_ statement: no filter; with one, the program runs under seccomp"
+run "$M" -e 'will_return_maybe(getegid, 0)' busybox grep Seccomp: /proc/self/status
+want_out "$(printf 'Seccomp:\t0')"
+run "$M" -e 'will_return_maybe(SYS_getppid, 1)' busybox grep Seccomp: /proc/self/status
+want_out "$(printf 'Seccomp:\t2')"; done_t
+
+t "a queue on SYS_getppid: 7, then 8, then the real call"
+run "$M" -e 'will_return(SYS_getppid, 7); will_return(SYS_getppid, 8)' "$P" ppid 3
+want_rc 0
+[ "$(printf '%s\n' "$out" | head -2 | tr '\n' ' ')" = "7 8 " ] || problem "stdout [$out]"
+real=$(printf '%s\n' "$out" | sed -n 3p)
+[ -n "$real" ] && [ "$real" != 7 ] && [ "$real" != 8 ] || problem "third call not real: [$out]"
+want_err_has "will_return(SYS_getppid, 8): 1 of 1 used, by sysprobe["; done_t
+
+t "outputs: buf= into read's buffer (ret = its length), *statbuf and *buf structs"
+run "$M" -e 'will_return(SYS_read, _, buf="mocked")' "$P" cat in.txt
+want_rc 0; want_out "6:mocked"
+run "$M" -e 'will_return(SYS_newfstatat, 0, *statbuf={.st_size = 4242})' "$P" stat in.txt
+want_rc 0; want_out "size 4242"
+run "$M" -e 'will_return(SYS_uname, 0, *buf={.nodename = "mocked-host"})' "$P" uname
+want_rc 0; want_out "mocked-host"; done_t
+
+t "the kernel's convention: will_fail gives -errno, libc makes it -1 and errno"
+run "$M" -e 'will_fail(SYS_openat, EACCES)' "$P" cat in.txt
+want_rc 1; want_out "open: Permission denied"
+run "$M" -e 'will_return(SYS_read, -5)' "$P" cat in.txt
+want_rc 1; want_out "read: Input/output error"; done_t
+
+t "expect_string on a path read from the caller's memory: passes, and fails with what it saw"
+run "$M" -e 'expect_string(SYS_openat, pathname, "in.txt")' "$P" cat in.txt
+want_rc 0; want_out_has "first line"; want_err_has "all checks passed"
+run "$M" -e 'expect_string(SYS_openat, pathname, "other.txt")' "$P" cat in.txt
+want_rc 123
+want_err_has 'expected "other.txt"'
+want_err_has '"in.txt"'; done_t
+
+t "leftovers: a SYS_ statement no call used (static glibc's stat is newfstatat)"
+run "$M" -e 'will_return(SYS_stat, 0, *statbuf={.st_size = 1})' "$P" stat in.txt
+want_rc 123
+want_err_has "SYS_stat() has remaining non-returned values (0 of 1 used)"
+want_out_has "size 23"; done_t
+
+t "in=: only the named program's calls"
+run "$M" -e 'will_return_always(SYS_getppid, 99, in="other*")' "$P" ppid 1
+want_out_lacks 99
+want_err_has "SYS_getppid() has remaining non-returned values"
+run "$M" -e 'will_return_always(SYS_getppid, 99, in="sysprobe")' "$P" ppid 1
+want_rc 0; want_out 99; done_t
+
+t "a tree: sh -c runs two static programs; one queued value, taken exactly once"
+cp "$P" proga && cp "$P" progb
+run "$M" -e 'will_return(SYS_getppid, 4242, in="prog?")' $SH -c './proga ppid 1; ./progb ppid 1'
+want_rc 0
+[ "$(printf '%s\n' "$out" | grep -c '^4242$')" -eq 1 ] || problem "4242 not exactly once: [$out]"
+want_err_has "1 of 1 used, by proga["; done_t
+
+t "a tree: in= on each program gives each its own answer"
+run "$M" -e 'will_return_always(SYS_getppid, 1, in="proga")' \
+	-e 'will_return_always(SYS_getppid, 2, in="progb")' $SH -c './proga ppid 2; ./progb ppid 2'
+want_rc 0; want_out "$(printf '1\n1\n2\n2')"; done_t
+
+t "a Go program: os.ReadFile fails with ENOENT through SYS_openat aimed by when(pathname ~ ...)"
+if ! command -v go >/dev/null; then
+	skip_t "$tname" "go is not installed (Debian: golang-go)"
+else
+	mkdir -p gosrc && cat > gosrc/main.go <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	data, err := os.ReadFile(os.Args[1])
+	if err != nil {
+		fmt.Println("error:", err)
+		os.Exit(1)
+	}
+	fmt.Print(string(data))
+}
+GO
+	if ! (cd gosrc && HOME=${HOME:-$T} GOFLAGS= CGO_ENABLED=0 go build -o ../readfile main.go) \
+		2>"$T/.go"; then
+		problem "go build failed: $(head -5 "$T/.go")"
+	fi
+	run "$M" -e 'will_fail(SYS_openat, ENOENT, when(pathname ~ "*in.txt"))' ./readfile in.txt
+	want_rc 1
+	want_out "error: open in.txt: no such file or directory"
+	want_err_has "1 of 1 used, by readfile["
+	run "$M" -e 'will_fail(SYS_openat, ENOENT, when(pathname ~ "*in.txt"))' ./readfile /etc/hostname
+	want_rc 123
+	want_err_has "remaining non-returned values"
+	done_t
+fi
+
+if [ -n "$DYN" ]; then
+t "stdio inside libc: tee, sort -o and python's print to a file fail with ENOSPC via SYS_write"
+run "$M" -e 'will_fail(SYS_write, ENOSPC, when(fd ~ "*/out.txt"))' tee out.txt <<<"hello"
+want_rc 1; want_err_has "tee: out.txt: No space left on device"
+want_out "hello"
+run "$M" -e 'will_fail(SYS_write, ENOSPC, when(fd ~ "*/sorted.txt"))' sort -o sorted.txt in.txt
+want_rc 2; want_err_has "sorted.txt: No space left on device"
+run "$M" -e 'will_fail(SYS_write, ENOSPC, when(fd ~ "*/py.txt"))' /usr/bin/python3 -I -c '
+with open("py.txt", "w") as f:
+    print("x", file=f)'
+want_rc 1; want_err_has "OSError: [Errno 28] No space left on device"; done_t
+else
+	skip_t "stdio inside libc: tee, sort -o and python" "the sanitizer shim cannot load in uninstrumented dynamic programs"
+fi
+
+if [ -n "$DYN" ]; then
+t "both tiers in one run: the preload answers write(), which never reaches the kernel"
+run "$M" -e 'will_fail(write, ENOSPC)' -e 'will_fail_count(SYS_write, EIO, -2, when(fd == 1))' \
+	sh -c 'cat in.txt | cat'
+want_err_has "write error: No space left on device"
+want_err_has "will_fail(write, ENOSPC): 1 of 1 used, by cat["
+want_err_has "will_fail_count(SYS_write, EIO, -2, when(fd == 1)): used 0 times (maybe)"; done_t
+else
+	skip_t "both tiers in one run" "the sanitizer shim cannot load in uninstrumented dynamic programs"
+fi
+
+t "a program with a seccomp filter of its own: both filters act (they stack)"
+run "$M" -e 'will_return(SYS_getppid, 4242)' "$P" seccomp
+want_rc 0; want_out "$(printf '4242\ngetuid: Operation not permitted')"; done_t
+
+if [ -n "$DYN" ]; then
+t "strace -f inside the run: ptrace and the supervisor work together"
+if command -v strace >/dev/null; then
+	run "$M" -e 'will_return(SYS_getppid, 4242)' strace -f -o strace.log "$P" ppid 1
+	want_rc 0; want_out 4242
+	grep -q 'getppid() *= 4242' strace.log || problem "strace saw: $(grep getppid strace.log)"
+else
+	problem "strace is not installed"
+fi; done_t
+else
+	skip_t "strace -f inside the run" "the sanitizer shim cannot load in strace (uninstrumented)"
+fi
+
+t "bad input: an unknown SYS_ name, a parameter it lacks, an output it has not: 125 with a caret"
+run "$M" -e 'will_fail(SYS_wrte, EIO)' true
+want_rc 125; want_err_has "-e#1:1:11: error: unknown system call 'SYS_wrte'"; want_err_has "^"
+run "$M" -e 'expect_value(SYS_read, bogus, 1)' true
+want_rc 125; want_err_has "SYS_read() has no parameter 'bogus' (parameters: fd, buf, count)"
+run "$M" -e 'will_return(SYS_write, 1, buf="x")' true
+want_rc 125; want_err_has "'buf' is not an output parameter of SYS_write()"
+run "$M" -e 'will_fail(SYS_read, EIO, from="libc.so*")' true
+want_rc 125; want_err_has "a system call has none the supervisor can tell"
+run "$M" -e 'will_call_real(SYS_openat, pathname="x")' true
+want_rc 125; want_err_has "cannot replace an argument of a system call"
+run "$M" --trace=SYS_openat -e 'will_return_maybe(SYS_getppid, 1)' true
+want_rc 125; want_err_has "the syscall tier does not trace system calls yet"; done_t
+
+t "setuid under the filter: without CAP_SYS_ADMIN it runs without its privilege, and says so"
+if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
+	skip_t "$tname" "needs root (to make a setuid copy) and setpriv (util-linux)"
+else
+	mkdir -p suid && cp "$P" suid/sysprobe && chmod 4755 suid/sysprobe
+	cp "$P" suid/nobody && chown 65534 suid/nobody && chmod 4755 suid/nobody
+	chmod 755 "$T" suid
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all"
+	run $nobody suid/sysprobe euid
+	want_rc 0; want_out 0
+	run $nobody "$M" -e 'will_return_maybe(SYS_getppid, 1)' suid/sysprobe euid
+	want_rc 0; want_out 65534
+	want_err_has "is setuid: the loader ignores LD_PRELOAD for it, and under the syscall filter (no_new_privs) it runs without its privilege"
+	run "$M" -e 'will_return_maybe(SYS_getppid, 1)' suid/nobody euid
+	want_rc 0; want_out 65534
+	want_err_has "it keeps its privilege (mockrun has CAP_SYS_ADMIN"
+	done_t
+fi
+
+t "--check names the way in: static and Go programs, libc's own writes behind stdio"
+run "$M" --check -e 'will_fail(read, EIO)' busybox head -n1 in.txt
+want_err_has "check: read() is not imported (static binary); SYS_read reaches it"
+if [ -x readfile ]; then
+	run "$M" --check -e 'will_fail(openat, ENOENT)' ./readfile in.txt
+	want_err_has "check: openat() is not imported (static binary); SYS_openat reaches it"
+fi
+run "$M" --check -e 'will_fail(write, ENOSPC)' "$P" ppid 1
+want_err_has "check: write() is not imported (static binary); SYS_write reaches it"
+if [ -n "$DYN" ]; then
+	run "$M" --check -e 'will_fail_count(write, ENOSPC, -2, when(fd == 9))' cat in.txt
+	want_err_has "check: write() is imported by /usr/bin/cat"
+	want_err_has "use SYS_write with when(fd ...) for them"
+	run "$M" --check -e 'will_fail_count(write, ENOSPC, -2)' tee out2.txt </dev/null
+	want_err_has "libc's own calls reach the kernel as SYS_write, which a preload does not see: SYS_write statements reach them"
+fi
+run "$M" -e 'will_fail(SYS_read, EIO)' busybox head -n1 in.txt
+want_err_has "note: /usr/bin/busybox is statically linked: LD_PRELOAD cannot reach it, the SYS_ statements do"
+want_err_has "(syscall tier)"; done_t
+
+t "--list: the SYS_ names, and SYS_clock_gettime says the vDSO answers it"
+run "$M" --list
+want_out_has "syscall (SYS_ statements"; want_out_has " SYS_getdents64 "
+run "$M" --list SYS_clock_gettime
+want_out_has "the vDSO answers most calls of it without entering the kernel"
+run "$M" --list SYS_write
+want_out_has "long SYS_write(int fd, const void *buf, size_t count)"
+want_out_has "returns -errno, the kernel's way (default EIO)"; done_t
+
+finish
