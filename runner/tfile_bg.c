@@ -398,11 +398,12 @@ int ms_tf_run_steps(const struct file *f, const struct block *t, const char *dir
 				sb_printf(details, "%s:%u: run_background %s: cannot fork: %s\n", f->path,
 					  b->line, b->name, strerror(errno));
 				failed = 1;
-			} else if (wait_bg(&g[st->sub], wait_s) < 0) {
-				if (!bg_ended(&g[st->sub]))
-					sb_printf(details, "%s:%u: run_background %s: its control socket "
-							   "took no connection in %g s\n", f->path, b->line,
-						  b->name, wait_s);
+			} else if (wait_bg(&g[st->sub], wait_s) < 0 && !bg_ended(&g[st->sub])) {
+				/* one that ended before its socket took a connection
+				 * (run true) is judged at its stop, as any other */
+				sb_printf(details, "%s:%u: run_background %s: its control socket "
+						   "took no connection in %g s\n", f->path, b->line,
+					  b->name, wait_s);
 				stop_bg(f, b, &g[st->sub], b->line, details);
 				failed = 1;
 			}
