@@ -209,8 +209,13 @@ static int start_janitor(struct ms_control *c)
 		size_t got = 0;
 		ssize_t n;
 
-		if (fork() != 0)
+		/* each child frees its copy of c before it ends (valgrind's
+		 * leak check runs at _exit too) */
+		if (fork() != 0) {
+			free(c->dir);
+			free(c);
 			_exit(0);
+		}
 		setsid();
 		prctl(PR_SET_NAME, "mockrun-ctl-rm");
 		sigfillset(&all);
@@ -231,6 +236,8 @@ static int start_janitor(struct ms_control *c)
 			unlink(c->path);
 		if (c->dir)
 			rmdir(c->dir);
+		free(c->dir);
+		free(c);
 		_exit(0);
 	}
 	close(p[0]);
