@@ -166,20 +166,26 @@ MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret
 /* ---- the hot path, inline in the shim's ms_consult ---- */
 
 /* Takes one turn of an entry with count turns (< 0: unlimited). */
-static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
+/* A turn of a rule of count > 0 turns: 1, or 0 when they are all taken
+ * (the shim's fast slot takes its queue's turns with it too). */
+static inline int ms_claim_counted(uint32_t *consumed, int32_t count)
 {
-	uint32_t c;
+	uint32_t c = __atomic_load_n(consumed, __ATOMIC_RELAXED);
 
-	if (count < 0) {
-		__atomic_fetch_add(consumed, 1, __ATOMIC_RELAXED);
-		return 1;
-	}
-	c = __atomic_load_n(consumed, __ATOMIC_RELAXED);
 	while (c < (uint32_t)count)
 		if (__atomic_compare_exchange_n(consumed, &c, c + 1, 1, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED))
 			return 1;
 	return 0;
+}
+
+static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
+{
+	if (count < 0) {
+		__atomic_fetch_add(consumed, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return ms_claim_counted(consumed, count);
 }
 
 /* The common case inline: integer conditions that hold.  1 when they

@@ -54,6 +54,7 @@
 #undef vfscanf
 #undef vscanf
 
+#include "decide.h"
 #include "shim.h"
 
 /* <stdio.h> makes these macros when optimising: the rows define them */
@@ -105,18 +106,6 @@ static __attribute__((noinline)) int64_t ms_fast_errno(const struct ms_fast *s)
 	return s->value;
 }
 
-/* A turn of a fast slot's queue (MS_FAST_QUEUE): 1, or 0 when it ran out. */
-static inline int ms_fast_claim(const struct ms_fast *s)
-{
-	uint32_t c = __atomic_load_n(s->consumed, __ATOMIC_RELAXED);
-
-	while (c < (uint32_t)s->count)
-		if (__atomic_compare_exchange_n(s->consumed, &c, c + 1, 1, __ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED))
-			return 1;
-	return 0;
-}
-
 /* Opens a fast slot in this process once the rule's state says that it
  * logged a turn: the slow path's, just taken. */
 static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
@@ -152,9 +141,9 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
 			return (ret)(uintptr_t)ms_fast_errno(s_);                         \
 		}                                                                         \
-		if (k_ == MS_FAST_QUEUE && ms_fast_claim(s_))                             \
+		if (k_ == MS_FAST_QUEUE && ms_claim_counted(s_->consumed, s_->count))     \
 			return (ret)(uintptr_t)s_->value;                                 \
-		if (k_ == MS_FAST_QUEUE_ERRNO && ms_fast_claim(s_))                       \
+		if (k_ == MS_FAST_QUEUE_ERRNO && ms_claim_counted(s_->consumed, s_->count)) \
 			return (ret)(uintptr_t)ms_fast_errno(s_);                         \
 	} while (0)
 
