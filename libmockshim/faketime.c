@@ -354,6 +354,17 @@ static __attribute__((noinline)) void refill(struct anchor_cache *c, uint32_t q)
 	c->seq = q & 1 ? 0 : q;
 }
 
+/* tp shifted by the wall clocks' whole offset, with the carry. */
+static inline void add_whole(struct timespec *tp, const struct anchor_cache *ac)
+{
+	tp->tv_sec += ac->off_s;
+	tp->tv_nsec += ac->off_ns;
+	if (tp->tv_nsec >= NS) {
+		tp->tv_nsec -= NS;
+		tp->tv_sec++;
+	}
+}
+
 /* What ms_time_clock's fast path does not: an anchor to read, a clock
  * shifted by rate or by an offset of its own, a first read to log. */
 static __attribute__((noinline)) int clock_other(clockid_t c, struct timespec *tp, uint32_t q)
@@ -365,12 +376,7 @@ static __attribute__((noinline)) int clock_other(clockid_t c, struct timespec *t
 	if ((unsigned)c >= 12 || !(ac->ids >> c & 1))
 		return 0;
 	if (ac->add >> c & 1) {
-		tp->tv_sec += ac->off_s;
-		tp->tv_nsec += ac->off_ns;
-		if (tp->tv_nsec >= NS) {
-			tp->tv_nsec -= NS;
-			tp->tv_sec++;
-		}
+		add_whole(tp, ac);
 	} else {
 		*tp = ns_ts(ms_time_fake(&ac->n, (unsigned)ms_tclock_of(c), ts_ns(tp)));
 	}
@@ -400,12 +406,7 @@ int ms_time_clock(clockid_t c, struct timespec *tp)
 	ac = &t_anchor;
 	q = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
 	if (ms_likely(ac->seq == q && (unsigned)c < 12 && (ac->add >> c & 1))) {
-		tp->tv_sec += ac->off_s;
-		tp->tv_nsec += ac->off_ns;
-		if (tp->tv_nsec >= NS) {
-			tp->tv_nsec -= NS;
-			tp->tv_sec++;
-		}
+		add_whole(tp, ac);
 		__atomic_fetch_add(&s->reads, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
