@@ -20,13 +20,13 @@ struct entry {
 };
 
 static const struct entry entries[] = {
-#define MS_FN(ret, fn, proto, args, ...) { #fn, #ret, #proto, MS_NARGS_OF(args), __LINE__, -1 },
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(canon, ret, fn, proto, args, ...) \
+#define MOCKSHIM_FN(ret, fn, proto, args, ...) { #fn, #ret, #proto, MS_NARGS_OF(args), __LINE__, -1 },
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(canon, ret, fn, proto, args, ...) \
 	{ #fn, #ret, #proto, MS_NARGS_OF(args), __LINE__, MS_ID_##canon },
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V MS_ALIAS
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V MOCKSHIM_ALIAS
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };

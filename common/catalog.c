@@ -18,9 +18,9 @@
 #include "catalog.h"
 #include "ctype.h"
 
-#define MS_ERRNO(v, e) .fail_kind = MS_FK_ERRNO, .fail_value = (int64_t)(v), .fail_errno = (e)
-#define MS_RC(e) .fail_kind = MS_FK_RC, .fail_value = (int64_t)(e)
-#define MS_NEVER .fail_kind = MS_FK_NEVER
+#define MOCKSHIM_ERRNO(v, e) .fail_kind = MS_FK_ERRNO, .fail_value = (int64_t)(v), .fail_errno = (e)
+#define MOCKSHIM_RC(e) .fail_kind = MS_FK_RC, .fail_value = (int64_t)(e)
+#define MOCKSHIM_NEVER .fail_kind = MS_FK_NEVER
 
 /*
  * The rows' strings, one after the other in one object, and the rows
@@ -29,23 +29,23 @@
  * row were 2,685 of the shim's 4,569 relative relocations).
  */
 static const struct strtab {
-#define MS_FN(ret, fn, proto_, args, group_, fail, outs_) \
+#define MOCKSHIM_FN(ret, fn, proto_, args, group_, fail, outs_) \
 	char fn##_name[sizeof(#fn)], fn##_ret[sizeof(#ret)], fn##_proto[sizeof(#proto_)], \
 		fn##_group[sizeof(group_)], fn##_outs[sizeof(outs_)];
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(...)
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 } strtab = {
-#define MS_FN(ret, fn, proto_, args, group_, fail, outs_) #fn, #ret, #proto_, group_, outs_,
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(...)
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN(ret, fn, proto_, args, group_, fail, outs_) #fn, #ret, #proto_, group_, outs_,
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };
@@ -58,18 +58,18 @@ static const struct row {
 	int fail_errno;
 	int64_t fail_value;
 } rows[MS_FN_COUNT] = {
-#define MS_FN(ret, fn, proto_, args, group_, fail, outs_) \
+#define MOCKSHIM_FN(ret, fn, proto_, args, group_, fail, outs_) \
 	[MS_ID_##fn] = { .name = offsetof(struct strtab, fn##_name), \
 			 .ret_text = offsetof(struct strtab, fn##_ret), \
 			 .proto = offsetof(struct strtab, fn##_proto), \
 			 .group = offsetof(struct strtab, fn##_group), \
 			 .outs_text = offsetof(struct strtab, fn##_outs), \
 			 .nparams = MS_NARGS_OF(args), fail },
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(...)
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };
@@ -77,12 +77,12 @@ static const struct row {
 static struct ms_fn_meta table[MS_FN_COUNT];
 
 static const uint8_t nparams_table[MS_FN_COUNT] = {
-#define MS_FN(ret, fn, proto, args, ...) [MS_ID_##fn] = MS_NARGS_OF(args),
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(...)
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN(ret, fn, proto, args, ...) [MS_ID_##fn] = MS_NARGS_OF(args),
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };
@@ -96,23 +96,23 @@ static const struct {
 	const char *name;
 	int canon;
 } aliases[] = {
-#define MS_FN(...)
-#define MS_FN_H(...)
-#define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, ...) { #name, MS_ID_##canon },
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V MS_ALIAS
+#define MOCKSHIM_FN(...)
+#define MOCKSHIM_FN_H(...)
+#define MOCKSHIM_FN_V(...)
+#define MOCKSHIM_ALIAS(canon, ret, name, ...) { #name, MS_ID_##canon },
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V MOCKSHIM_ALIAS
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };
 
 static const char *const sym_names[MS_SYM_COUNT] = {
-#define MS_FN(ret, name, ...) #name,
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(canon, ret, name, ...) #name,
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V MS_ALIAS
+#define MOCKSHIM_FN(ret, name, ...) #name,
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(canon, ret, name, ...) #name,
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V MOCKSHIM_ALIAS
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };

@@ -33,12 +33,12 @@
 
 /* Canonical function ids: MS_ID_read, ... */
 enum ms_fn_id {
-#define MS_FN(ret, name, ...) MS_ID_##name,
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(...)
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN(ret, name, ...) MS_ID_##name,
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 	MS_FN_COUNT
@@ -46,12 +46,12 @@ enum ms_fn_id {
 
 /* Every exported symbol (canonical names and aliases): MS_SYM_read, ... */
 enum ms_sym_id {
-#define MS_FN(ret, name, ...) MS_SYM_##name,
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(canon, ret, name, ...) MS_SYM_##name,
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V MS_ALIAS
+#define MOCKSHIM_FN(ret, name, ...) MS_SYM_##name,
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(canon, ret, name, ...) MS_SYM_##name,
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V MOCKSHIM_ALIAS
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 	MS_SYM_COUNT

@@ -164,24 +164,24 @@ extern uint8_t ms_armed[MS_FN_COUNT] MS_HIDDEN;
 /* The real functions, bound lazily: each slot starts at a stub that looks
  * the symbol up with dlsym(RTLD_NEXT) and then calls it. */
 struct ms_real_table {
-#define MS_FN(ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(canon, ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V MS_ALIAS
+#define MOCKSHIM_FN(ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(canon, ret, name, proto, ...) union { ret (*fn) proto; void *ptr; } name;
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V MOCKSHIM_ALIAS
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };
 extern struct ms_real_table ms_real MS_HIDDEN;
 
 /* Bind stubs (generated, or written by hand for _H rows). */
-#define MS_FN(ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
-#define MS_FN_H MS_FN
-#define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN(ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V(...)
+#define MOCKSHIM_ALIAS(canon, ret, name, proto, ...) MS_HIDDEN ret ms_bind_##name proto;
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 

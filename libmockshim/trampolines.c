@@ -63,12 +63,12 @@
 
 /* Declarations first: for the symbols glibc declares too, a prototype that
  * disagrees with glibc's is a compile error here. */
-#define MS_FN(ret, name, proto, ...) MS_EXPORT ret name proto;
-#define MS_FN_H(...)
-#define MS_FN_V(...)
-#define MS_ALIAS(canon, ret, name, proto, ...) MS_EXPORT ret name proto;
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN(ret, name, proto, ...) MS_EXPORT ret name proto;
+#define MOCKSHIM_FN_H(...)
+#define MOCKSHIM_FN_V(...)
+#define MOCKSHIM_ALIAS(canon, ret, name, proto, ...) MS_EXPORT ret name proto;
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 
@@ -245,19 +245,19 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		ms_real.name.fn args;                                                     \
 	}
 
-#define MS_FN_VOID(name, proto, args, ...)                                             \
+#define MOCKSHIM_FN_VOID(name, proto, args, ...)                                             \
 	MS_TRAMPOLINE_VOID(MS_ID_##name, name, MS_NARGS_OF(args), proto, args,          \
 			   MS_ARR(MS_NARGS_OF(args), args), c_, )
-#define MS_ALIAS_VOID(canon, name, proto, args, cargs)                                 \
+#define MOCKSHIM_ALIAS_VOID(canon, name, proto, args, cargs)                                 \
 	MS_TRAMPOLINE_VOID(MS_ID_##canon, name, MS_NARGS_OF(args), proto, args,         \
 			   MS_CARR(cargs), a_, uint64_t a_[] = { MS_ARR(MS_NARGS_OF(args), args) }; \
 			   __asm__ volatile("" : : "r"(a_) : "memory");)
-#define MS_FN(ret, name, proto, args, ...)                                          \
+#define MOCKSHIM_FN(ret, name, proto, args, ...)                                          \
 	MS_TRAMPOLINE(MS_ID_##name, ret, name, MS_NARGS_OF(args), proto, args,          \
 		      MS_ARR(MS_NARGS_OF(args), args), c_, ,                            \
 		      ms_real.name.fn MS_GET(MS_NARGS_OF(args), c_, args))
-#define MS_FN_H(...)
-#define MS_FN_V(...)
+#define MOCKSHIM_FN_H(...)
+#define MOCKSHIM_FN_V(...)
 /* an alias's own arguments (c_ holds the canonical row's), in an array
  * that escapes, so that they too are read back after the consult */
 /* An alias whose arguments will_call_real replaced calls its canonical
@@ -265,23 +265,23 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
  * stat's struct stat * does (the same struct on LP64 glibc), hence the
  * pragma. */
 #pragma GCC diagnostic ignored "-Wincompatible-pointer-types"
-#define MS_ALIAS(canon, ret, name, proto, args, cargs)                                 \
+#define MOCKSHIM_ALIAS(canon, ret, name, proto, args, cargs)                                 \
 	MS_TRAMPOLINE(MS_ID_##canon, ret, name, MS_NARGS_OF(args), proto, args,        \
 		      MS_CARR(cargs), a_, uint64_t a_[] = { MS_ARR(MS_NARGS_OF(args), args) }; \
 		      __asm__ volatile("" : : "r"(a_) : "memory");,                    \
 		      (ret)ms_real.canon.fn MS_GET(MS_NARGS_OF(cargs), c_, cargs))
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 
 struct ms_real_table ms_real = {
-#define MS_FN(ret, name, ...) .name = { .fn = ms_bind_##name },
-#define MS_FN_H MS_FN
-#define MS_FN_V(ret, name, ...) .name = { .ptr = NULL },
-#define MS_ALIAS(canon, ret, name, ...) .name = { .fn = ms_bind_##name },
-#define MS_ALIAS_H MS_ALIAS
-#define MS_ALIAS_V(canon, ret, name, ...) .name = { .ptr = NULL },
+#define MOCKSHIM_FN(ret, name, ...) .name = { .fn = ms_bind_##name },
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V(ret, name, ...) .name = { .ptr = NULL },
+#define MOCKSHIM_ALIAS(canon, ret, name, ...) .name = { .fn = ms_bind_##name },
+#define MOCKSHIM_ALIAS_H MOCKSHIM_ALIAS
+#define MOCKSHIM_ALIAS_V(canon, ret, name, ...) .name = { .ptr = NULL },
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };
@@ -294,12 +294,12 @@ struct ms_real_table ms_real = {
 #endif
 
 uint8_t ms_armed[MS_FN_COUNT] = {
-#define MS_FN(ret, name, ...) [MS_ID_##name] = MS_ARMED_AT_START,
-#define MS_FN_H MS_FN
-#define MS_FN_V MS_FN
-#define MS_ALIAS(...)
-#define MS_ALIAS_H(...)
-#define MS_ALIAS_V(...)
+#define MOCKSHIM_FN(ret, name, ...) [MS_ID_##name] = MS_ARMED_AT_START,
+#define MOCKSHIM_FN_H MOCKSHIM_FN
+#define MOCKSHIM_FN_V MOCKSHIM_FN
+#define MOCKSHIM_ALIAS(...)
+#define MOCKSHIM_ALIAS_H(...)
+#define MOCKSHIM_ALIAS_V(...)
 #include "mockshim/catalog.def"
 #include "mockshim/catalog_end.h"
 };

@@ -34,9 +34,9 @@ echo 'not an ELF object' > "$F/notes.txt"
 if cc -O0 -static "$T/b.c" -o "$F/static" 2>/dev/null; then :; fi	# no dynamic imports: skipped
 
 cat > "$T/catalog.def" <<'EOF2'
-MS_FN(ssize_t, read, (int fd, void *buf, size_t count), (fd, buf, count), "file", MS_ERRNO(-1, EIO), "")
-MS_ALIAS(read, ssize_t, __read_chk, (int fd, void *buf, size_t count, size_t buflen), (fd, buf, count, buflen), (fd, buf, count))
-MS_FN(int, fileno, (FILE *stream), (stream), "stdio", MS_ERRNO(-1, EBADF), "")
+MOCKSHIM_FN(ssize_t, read, (int fd, void *buf, size_t count), (fd, buf, count), "file", MOCKSHIM_ERRNO(-1, EIO), "")
+MOCKSHIM_ALIAS(read, ssize_t, __read_chk, (int fd, void *buf, size_t count, size_t buflen), (fd, buf, count, buflen), (fd, buf, count))
+MOCKSHIM_FN(int, fileno, (FILE *stream), (stream), "stdio", MOCKSHIM_ERRNO(-1, EBADF), "")
 EOF2
 
 t "pairs and functions: read, write, getpid, ferror and fileno count; strlen and exit do not"
