@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private state of a driver session: session.c runs it; control.c
- * (live statements, ctl), module.c (handler modules, --check), record.c
- * and the test files' runner (check of control blocks) reach into it;
- * mockrun.c marks its one run (ms_session_set_once).
+ * Private state of a driver session: session.c keeps its statements and
+ * settings, run.c runs the program; control.c (live statements, ctl),
+ * module.c (handler modules), check.c (--check), record.c (--record) and
+ * the test files' runner (its control blocks checked before a run)
+ * reach into it; mockrun.c marks its one run (ms_session_set_once).
  */
 #ifndef MS_SESSION_H
 #define MS_SESSION_H
@@ -81,10 +82,13 @@ int ms_session_add_live(struct mockshim_session *s, const char *src, const char 
 int ms_session_check_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
 			  char *msg, size_t cap);
 
-/* Counts of the spec that statements added live grow. */
+/* Forgets the last run (its channel, report view, output). */
+void ms_session_release_run(struct mockshim_session *s);
+
 /* The session runs once (mockrun's program mode): its compiled
  * statements are freed when the channel is made, unless --control. */
 void ms_session_set_once(struct mockshim_session *s);
+/* Counts of the spec that statements added live grow. */
 void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);
 void ms_session_spec_restore(struct ms_spec *spec, const uint32_t c[5]);
 
