@@ -183,7 +183,7 @@ static inline void ms_cpu_relax(void)
 	".previous\n"
 
 /*
- * vfork's entry (hand.c): the caller's return address is in x30; a frame
+ * vfork's entry (trampolines_hand.c): the caller's return address is in x30; a frame
  * for the call of ms_vfork_prepare ({ mocked, value } in x0 and x1),
  * popped before the real vfork is jumped to.
  */

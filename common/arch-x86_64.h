@@ -177,7 +177,7 @@ static inline void ms_cpu_relax(void)
 	".previous\n"
 
 /*
- * vfork's entry (hand.c): the caller's return address is at (%rsp);
+ * vfork's entry (trampolines_hand.c): the caller's return address is at (%rsp);
  * ms_vfork_prepare returns { mocked, value } in rax and rdx.
  */
 #define MS_ARCH_VFORK_ASM \

@@ -25,7 +25,7 @@
  *   MS_ARCH_DECL_ASM             the stubs ms_decl_stubs (MS_DECL_MAX of
  *                                them) and their common part: see
  *                                declared.c for what they do
- *   MS_ARCH_VFORK_ASM            vfork's entry: see hand.c
+ *   MS_ARCH_VFORK_ASM            vfork's entry: see trampolines_hand.c
  *   ms_cpu_relax()               the spin-wait hint (pause, yield)
  * The C the stubs call: ms_decl_dispatch, ms_consult, ms_decl_after,
  * ms_vfork_prepare, with the caller's return address for from=.

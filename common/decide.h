@@ -4,7 +4,7 @@
  * expectations and call order it checks, and the events it leaves in the
  * channel.  One implementation (decide.c, and the hot path inline below)
  * compiled into both tiers that answer calls:
- *  - the shim (libmockshim/runtime.c): a call of this process, whose
+ *  - the shim (libmockshim/caller.c, reply.c): a call of this process, whose
  *    memory it reads and writes directly;
  *  - mockrun's syscall supervisor (runner/supervise.c): a system call of
  *    another process, stopped in the kernel (seccomp user notification),

@@ -25,7 +25,7 @@
  * |   entry found already bound, else the first definition of the      |
  * |   loaded objects (a lazy entry not yet used is bound so, by the    |
  * |   global scope).                                                   |
- * | - dlopen: the dlopen trampoline (hand.c) calls ms_decl_loaded()    |
+ * | - dlopen: the dlopen trampoline (trampolines_hand.c) calls ms_decl_loaded()    |
  * |   after a load, which patches the objects loaded since.            |
  * |                                                                    |
  * | Why not LD_AUDIT's la_symbind64: it is told of PLT bindings only.  |

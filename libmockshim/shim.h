@@ -197,17 +197,29 @@ MS_HIDDEN void *ms_find_symbol(const char *name, int next);
  * its import of name to, or NULL: unversioned, or not an import of it
  * (a dlsym'd pointer).  Walks the loaded objects: not for hot paths. */
 MS_HIDDEN const char *ms_bound_version(const void *caller, const char *name);
+/* Attaches the channel now unless that is done (attach.c): a handler
+ * module registering before the shim's constructor ran. */
+MS_HIDDEN void ms_attach_now(void);
+/* strlen(s), 0 for NULL, without libc's (interposable) strlen. */
+static inline size_t ms_slen(const char *s)
+{
+	size_t n = 0;
+
+	while (s && s[n])
+		n++;
+	return n;
+}
 /* Counts the objects loaded at start, for ms_find_symbol (the constructor). */
 MS_HIDDEN void ms_symbols_init(void);
 /* What a symbol with no real definition is bound to: a diagnostic, exit 127. */
 MS_HIDDEN void ms_missing_real(void);
 extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec")));
 /* will_call_real(FN, PARAM=VALUE) replaced arguments in the array the
- * trampoline passed (runtime.c): the canonical id + 1 of that function,
+ * trampoline passed (attach.c): the canonical id + 1 of that function,
  * whose alias then calls its canonical function; another function's
  * (left by a trampoline that reads its array anyway) is stale. */
 extern __thread int ms_rewrote MS_HIDDEN __attribute__((tls_model("initial-exec")));
-/* The re-entry guard (runtime.c): while non-zero, every trampoline goes to
+/* The re-entry guard (attach.c): while non-zero, every trampoline goes to
  * the real function. */
 extern __thread unsigned ms_guard MS_HIDDEN __attribute__((tls_model("initial-exec")));
 
@@ -311,8 +323,6 @@ MS_HIDDEN char *ms_record_log(uint64_t *cap);
 /* After a real call that ms_consult() returned 2 for: records and traces
  * it, and returns ret. */
 MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
-/* Events of the channel (runtime.c): a slot, or NULL when none is free
- * or nothing is attached; committed once filled. */
 struct ms_event;
 /* Before an exec or spawn (the exec family's armed path, escape.c):
  * warns of a program that will run unmocked, and why. */

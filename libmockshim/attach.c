@@ -1,0 +1,538 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The owner of the attached channel: it binds the real symbols, attaches
+ * the channel (validated once, mapped read-only and the state writable),
+ * publishes the views every other part reads (ms_d, decide.h; the fast
+ * slots, shim.h), re-arms after a fork or a change of scope, and holds
+ * ms_consult(), the one slow path every armed trampoline takes, beside
+ * the attach it may have to finish (one translation unit: the hot path's
+ * inlining does not depend on another file).  Around it: caller.c (which
+ * object called: from=, the report's caller), reply.c (what a reply
+ * writes besides the value), handler.c (handler modules' API).
+ *
+ * Everything here runs inside arbitrary calls of the program, possibly
+ * in a signal handler: only raw syscalls, atomics and our own code.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+#include <pthread.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "channel.h"
+#include "decide.h"
+#include "shim.h"
+#include "spec.h"
+#include "mockshim/handler.h"
+
+__thread int ms_binding __attribute__((tls_model("initial-exec")));
+/*
+ * The re-entry guard: held only around the shim's own work that calls
+ * libc through interposed symbols (standalone set-up and report, module
+ * registration); while held, every trampoline goes to the real function.
+ * ms_consult() itself calls no interposed function (tests/preload/
+ * symbols.sh checks), so it does not take it: a signal handler that
+ * interrupts a consult and calls a mocked function is mocked too.
+ */
+__thread unsigned ms_guard __attribute__((tls_model("initial-exec")));
+/* The spec and the state, and whose calls they answer: ms_d (decide.h).
+ * live is ms_d.chan once attached (release). */
+static const struct ms_chan_hdr *live;
+/* The fast slots (shim.h): ms_d.log_key as the trampolines compare it */
+int32_t ms_fast_key = -1;
+struct ms_fast ms_fast[MS_FN_COUNT];
+
+enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
+static int attach_state;
+
+extern char **environ;
+
+/* ---- diagnostics ---- */
+
+static size_t append(char *buf, size_t n, size_t cap, const char *s)
+{
+	size_t k = ms_slen(s);
+
+	if (k > cap - n)
+		k = cap - n;
+	memcpy(buf + n, s, k);
+	return n + k;
+}
+
+void ms_diag(const char *first, ...)
+{
+	char buf[512];
+	size_t n = append(buf, 0, sizeof(buf) - 1, "mockshim: ");
+	int saved = errno;
+	va_list ap;
+
+	va_start(ap, first);
+	for (const char *part = first; part; part = va_arg(ap, const char *))
+		n = append(buf, n, sizeof(buf) - 1, part);
+	va_end(ap);
+	buf[n++] = '\n';
+	syscall(SYS_write, 2, buf, n);
+	errno = saved;
+}
+
+/* ---- attaching the channel ---- */
+
+const char *ms_env(const char *key)
+{
+	size_t k = ms_slen(key);
+
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, key, k) == 0 && (*e)[k] == '=')
+			return *e + k + 1;
+	return NULL;
+}
+
+static void read_exe_name(void)
+{
+	char path[4096];
+	long n = syscall(SYS_readlinkat, AT_FDCWD, "/proc/self/exe", path, sizeof(path) - 1);
+	const char *base = path, *execfn;
+
+	if (n > 0) {
+		path[n] = '\0';
+	} else {
+		/* no /proc (a sandbox): the path the program was exec'd by */
+		execfn = (const char *)getauxval(AT_EXECFN);
+		if (!execfn || !*execfn) {
+			memcpy(ms_d.exe_name, "?", 2);
+			return;
+		}
+		base = execfn;
+	}
+	for (const char *p = base; *p; p++)
+		if (*p == '/')
+			base = p + 1;
+	n = (long)ms_slen(base);
+	if (n >= (long)sizeof(ms_d.exe_name))
+		n = sizeof(ms_d.exe_name) - 1;
+	memcpy(ms_d.exe_name, base, (size_t)n);
+	ms_d.exe_name[n] = '\0';
+}
+
+
+static void warn_unmocked(const char *path, const char *why)
+{
+	ms_diag("warning: ignoring the channel ", path, ": ", why, "; the program runs unmocked",
+		NULL);
+}
+
+/*
+ * One part of MS_CHAN_FD_ENV's "FD:INODE,FD:INODE" at *v (advanced past
+ * it): the descriptor, if it is still open here and still the memfd
+ * mockrun passed; -1 otherwise (closed, or reused for another file), and
+ * the path is tried.
+ */
+static long inherited_fd(const char **v, struct stat *sb)
+{
+	unsigned long long fd = 0, ino = 0;
+	const char *p = *v;
+	int ok;
+
+	if (!p)
+		return -1;
+	for (; *p >= '0' && *p <= '9' && fd < 1u << 20; p++)
+		fd = fd * 10 + (unsigned)(*p - '0');
+	ok = *p == ':';
+	if (ok)
+		p++;
+	for (; *p >= '0' && *p <= '9' && ino < UINT64_MAX / 10; p++)
+		ino = ino * 10 + (unsigned)(*p - '0');
+	ok = ok && (*p == ',' || !*p);
+	while (*p && *p != ',')
+		p++;
+	*v = *p == ',' ? p + 1 : NULL;
+	if (!ok || fd >= 1u << 20 || syscall(SYS_fstat, (long)fd, sb) != 0 ||
+	    (unsigned long long)sb->st_ino != ino || !S_ISREG(sb->st_mode))
+		return -1;
+	return (long)fd;
+}
+
+static char *rec_log;		/* --record: the log, as validated at attach */
+static uint64_t rec_cap;
+
+char *ms_record_log(uint64_t *cap)
+{
+	*cap = rec_cap;
+	return rec_log;
+}
+
+/*
+ * Maps one of the two memfds: by the inherited descriptor fdv names,
+ * else by the path (n bytes at path).  The spec (state 0) read-only and
+ * the state writable, each only with the seals that keep it from
+ * changing under us (the spec) or shrinking (either: no SIGBUS), and at
+ * the size fstat says.  NULL with *why set.
+ */
+static void *map_part(const char *path, size_t n, const char **fdv, int state, uint64_t *size,
+		      const char **why)
+{
+	char buf[256];
+	struct stat sb;
+	long fd = inherited_fd(fdv, &sb);
+	int owned = fd < 0;
+	void *map = NULL;
+
+	*why = NULL;
+	if (owned) {
+		if (n >= sizeof(buf)) {
+			*why = "path too long";
+			return NULL;
+		}
+		memcpy(buf, path, n);
+		buf[n] = '\0';
+		fd = syscall(SYS_openat, AT_FDCWD, buf, (long)((state ? O_RDWR : O_RDONLY) | O_CLOEXEC));
+		if (fd < 0) {
+			*why = strerrorname_np(errno) ? strerrorname_np(errno) : "cannot open";
+			return NULL;
+		}
+		if (syscall(SYS_fstat, fd, &sb) != 0)
+			sb.st_size = 0;
+	}
+	{
+		uint32_t magic = 0;
+		long off = state ? (long)offsetof(struct ms_state_hdr, magic) : 0L;
+
+		if (sb.st_size < (off_t)(state ? sizeof(struct ms_state_hdr) : sizeof(struct ms_chan_hdr)))
+			*why = "too small to be a channel";
+		else if (syscall(SYS_pread64, fd, &magic, sizeof(magic), off) != (long)sizeof(magic) ||
+			 magic != (state ? MS_STATE_MAGIC : MS_CHAN_MAGIC))
+			*why = "bad magic";
+		else if (!ms_channel_seals_ok(fd, state))
+			*why = "not a sealed mockshim channel";
+	}
+	if (!*why) {
+		map = (void *)syscall(SYS_mmap, NULL, (size_t)sb.st_size,
+				      (long)(state ? PROT_READ | PROT_WRITE : PROT_READ), (long)MAP_SHARED,
+				      fd, (off_t)0);
+		if (map == MAP_FAILED) {
+			map = NULL;
+			*why = "mmap failed";
+		}
+	}
+	/* an inherited descriptor stays open, for the programs this one execs */
+	if (owned)
+		syscall(SYS_close, fd);
+	*size = (uint64_t)sb.st_size;
+	return map;
+}
+
+/*
+ * In a secure-execution process (setuid, setgid, file capabilities) the
+ * shim is inert, as the loader ignores its own LD_ variables there: no
+ * MOCKSHIM* variable is read, no channel attached, no file opened by a
+ * name the environment gave.  The parent that exec'd it said so already
+ * (ms_exec_check).
+ */
+static int secure_exec(void)
+{
+	return getauxval(AT_SECURE) != 0;
+}
+
+static char chan_env[256];	/* MOCKSHIM_CHANNEL, as attached by */
+static char shim_base[64] = "libmockshim.so";	/* the shim's file name */
+
+const char *ms_shim_base(void)
+{
+	return shim_base;
+}
+static int preload_env;		/* LD_PRELOAD named a libmockshim then */
+
+const char *ms_channel_env(void)
+{
+	return ms_d.chan && chan_env[0] ? chan_env : NULL;
+}
+
+int ms_preloaded_by_env(void)
+{
+	return preload_env;
+}
+
+static void attach(void)
+{
+	int expect = ATTACH_NONE;
+	static char standalone_path[64];
+	const char *path, *comma, *fdv, *why = NULL, *shown;
+	const struct ms_chan_hdr *h = NULL;
+	struct ms_state_hdr *state = NULL;
+	uint64_t size = 0, state_size = 0;
+
+	if (!__atomic_compare_exchange_n(&attach_state, &expect, ATTACH_BUSY, 0,
+					 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	if (!environ) {
+		/* Too early (the loader is still relocating): try again later. */
+		__atomic_store_n(&attach_state, ATTACH_NONE, __ATOMIC_RELEASE);
+		return;
+	}
+	if (secure_exec())
+		goto done;
+	path = ms_env(MS_CHAN_ENV);
+	if (!path || !*path) {
+		path = ms_standalone_channel(standalone_path, sizeof(standalone_path));
+		if (!path)
+			goto done;
+	}
+	shown = path;
+	/* the descriptors that go with the paths mockrun, or a standalone
+	 * parent, set */
+	fdv = ms_env(MS_CHAN_FD_ENV);
+	comma = strchr(path, ',');
+	h = map_part(path, comma ? (size_t)(comma - path) : ms_slen(path), &fdv, 0, &size, &why);
+	if (!h)
+		goto fail;
+	if (!comma) {
+		why = "no state (not SPEC,STATE)";
+		goto fail;
+	}
+	why = ms_channel_validate(h, size);
+	if (why)
+		goto fail;
+	state = map_part(comma + 1, ms_slen(comma + 1), &fdv, 1, &state_size, &why);
+	if (!state)
+		goto fail;
+	why = ms_state_validate(h, state, state_size);
+	if (why)
+		goto fail;
+	rec_log = h->rec_cap ? ms_state_at(state, h->st_rec_off) : NULL;
+	rec_cap = h->rec_cap;
+	ms_dec_tables(h, state);
+	read_exe_name();
+	ms_copy_str(chan_env, sizeof(chan_env), ms_slen(path) < sizeof(chan_env) ? path : "");
+	{
+		const char *pre = ms_env("LD_PRELOAD");
+
+		Dl_info info;
+
+		/* the name LD_PRELOAD must keep, looked up now: the exec path
+		 * may run in a vfork child or a signal handler */
+		if (dladdr(ms_armed, &info) && info.dli_fname) {
+			const char *b = info.dli_fname;
+
+			for (const char *q = info.dli_fname; *q; q++)
+				if (*q == '/')
+					b = q + 1;
+			ms_copy_str(shim_base, sizeof(shim_base), b);
+		}
+		preload_env = pre && strstr(pre, shim_base);
+	}
+	ms_d.chan = h;
+	ms_d.st = state;
+	ms_d.my_pid = (int32_t)syscall(SYS_getpid);
+	__atomic_store_n(&ms_d.self_pid, ms_d.my_pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&ms_d.log_key, (ms_d.chan->flags & MS_CHAN_LOG_CALLS) ? -1 : ms_d.my_pid,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ms_fast_key, ms_d.log_key, __ATOMIC_RELAXED);
+	ms_register_pid(ms_d.my_pid, 1);
+	ms_trace_open(ms_d.chan, ms_d.pool);
+	__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
+	{
+		struct ms_event *e = ms_ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
+
+		if (e) {
+			ms_copy_str(e->text, MS_EV_TEXT, ms_d.exe_name);
+			ms_ev_commit(e);
+		}
+	}
+	if ((ms_d.chan->flags & MS_CHAN_STANDALONE) &&
+	    __atomic_load_n(&ms_d.st->owner_pid, __ATOMIC_RELAXED) == ms_d.my_pid)
+		ms_standalone_owner();
+	goto done;
+fail:
+	if (h)
+		syscall(SYS_munmap, h, (size_t)size);
+	if (state)
+		syscall(SYS_munmap, state, (size_t)state_size);
+	warn_unmocked(shown, why);
+done:
+	__atomic_store_n(&live, ms_d.chan, __ATOMIC_RELEASE);
+	__atomic_store_n(&attach_state, ATTACH_DONE, __ATOMIC_RELEASE);
+	ms_decl_bind(ms_d.chan);
+	ms_rearm();
+}
+
+void ms_guard_enter(void)
+{
+	ms_guard++;
+}
+
+void ms_guard_leave(void)
+{
+	ms_guard--;
+}
+
+const struct ms_chan_hdr *ms_channel(void)
+{
+	return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE ? ms_d.chan : NULL;
+}
+
+struct ms_state_hdr *ms_state(void)
+{
+	return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE ? ms_d.st : NULL;
+}
+
+const char *ms_exe_name(void)
+{
+	return ms_d.exe_name;
+}
+
+
+int ms_applies_here(unsigned fn)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[fn];
+
+	if (f->flags & (MS_FF_AFTER | MS_FF_EXEC | MS_FF_COUNTED))
+		return 1;
+	for (uint32_t k = 0; k < f->nrules; k++)
+		if (ms_in_here(ms_d.rules[f->first_rule + k].in_glob))
+			return 1;
+	for (uint32_t k = 0; k < f->nexpects; k++)
+		if (ms_in_here(ms_d.expects[f->first_expect + k].in_glob))
+			return 1;
+	for (uint32_t k = 0; (f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) && k < ms_d.chan->norders; k++)
+		if (ms_d.orders[k].fn == fn && ms_in_here(ms_d.orders[k].in_glob))
+			return 1;
+	return 0;
+}
+
+/* Fills function fn's fast slot (struct ms_fast), or empties it. */
+static void fast_fill(unsigned fn)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[fn];
+	const struct ms_rule *r = &ms_d.rules[f->first_rule];
+	struct ms_fast *s = &ms_fast[fn];
+
+	__atomic_store_n(&s->kind, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->open, 0, __ATOMIC_RELAXED);
+	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) ||
+	    (ms_d.chan->flags & MS_CHAN_LOG_CALLS) || !ms_rule_plain(r) || (r->flags & MS_RF_DOUBLE) ||
+	    r->from_glob || r->ncond || (r->in_glob && !ms_in_here(r->in_glob)) || r->count == 0)
+		return;
+	s->count = r->count;
+	s->err = r->err;
+	s->value = r->value;
+	s->consumed = &ms_d.rst[f->first_rule].consumed;
+	s->logged_pid = &ms_d.rst[f->first_rule].logged_pid;
+	__atomic_store_n(&s->kind,
+			 (r->count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE) + !!(r->flags & MS_RF_ERRNO),
+			 __ATOMIC_RELEASE);
+}
+
+void ms_rearm(void)
+{
+	int done = __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE;
+	int boot = __atomic_load_n(&ms_boot_used, __ATOMIC_RELAXED);
+
+	if (!done)
+		return; /* everything stays on the slow path until attached */
+	ms_time_setup();
+	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+		uint8_t on = ms_d.chan && (ms_applies_here(i) || (i == MS_ID_dlopen && ms_decl_active()));
+
+		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
+			on = 1;
+		if (ms_d.chan)
+			fast_fill(i);
+		on |= ms_time_arms(i);
+		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
+	}
+	/* the bootstrap arena may have been used meanwhile: see boot_alloc() */
+	if (__atomic_load_n(&ms_boot_used, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&ms_armed[MS_ID_free], 1, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&ms_armed[MS_ID_realloc], 1, __ATOMIC_SEQ_CST);
+	}
+}
+
+static void forked(void)
+{
+	int32_t pid = (int32_t)syscall(SYS_getpid);
+
+	/* announced in the pid table at once: mockrun, reaping an orphan,
+	 * tells the processes that ran unmocked by it */
+	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && ms_d.chan)
+		ms_register_pid(pid, 0);
+	ms_time_forked();
+	__atomic_store_n(&ms_d.self_pid, pid, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&ms_d.log_key, __ATOMIC_RELAXED) != -1) {
+		__atomic_store_n(&ms_d.log_key, pid, __ATOMIC_RELAXED);
+		__atomic_store_n(&ms_fast_key, pid, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Not the trivial constructor STYLE.md asks for, and on purpose: a
+ * process attaches the channel here, before main(), because
+ *  - the spec may arm malloc, and the first malloc comes long before any
+ *    other call: attaching at a first intercepted call would attach
+ *    inside the allocator;
+ *  - GOT patching for declared prototypes (declared.c) must be in place
+ *    before the program's first call of a declared function, which may
+ *    be another library's constructor: only a constructor comes early;
+ *  - standalone mode (MOCKSHIM=) parses its spec here for the same reason;
+ *  - the pid table gets each process at its start, so that mockrun can
+ *    name a process that ran unmocked even if it never calls a mocked
+ *    function.
+ * Binding stays lazy: ms_symbols_init only counts the objects loaded at
+ * start, and each real function is bound by its stub at its first call
+ * (trampolines.c), so gdb, valgrind and sanitizer runtimes that call
+ * into libc before this runs are safe: the trampolines' unarmed path
+ * needs nothing of what is set up here.
+ */
+__attribute__((constructor)) static void shim_init(void)
+{
+	ms_symbols_init();
+	pthread_atfork(NULL, NULL, forked);
+	attach();
+}
+
+void ms_attach_now(void)
+{
+	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) != ATTACH_DONE)
+		attach();
+}
+
+/* The first call of a process (or of a thread racing the attach). */
+static __attribute__((noinline)) int consult_attaching(unsigned id, const uint64_t *args,
+						       int64_t *ret, const void *caller)
+{
+	int saved = errno;
+
+	attach();
+	errno = saved;
+	/* chan and the section pointers are only read once attach is done
+	 * (acquire): another thread may be attaching right now */
+	if (!__atomic_load_n(&live, __ATOMIC_ACQUIRE))
+		return 0;
+	return ms_decide(id, args, ret, caller);
+}
+
+/* id is a catalog id: the trampolines pass constants. */
+int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *caller)
+{
+	if (ms_guard)
+		return 0;
+	if (ms_unlikely(!__atomic_load_n(&live, __ATOMIC_ACQUIRE)))
+		return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE
+			       ? 0 : consult_attaching(id, args, ret, caller);
+	if (ms_unlikely(ms_trace_timed) && (ms_d.fns[id].flags & MS_FF_TRACED))
+		ms_trace_start();
+	return ms_decide(id, args, ret, caller);
+}
