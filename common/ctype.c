@@ -122,162 +122,216 @@ static const struct {
 	"int, long, short, char, unsigned, bool, (u)intN_t, size_t, ssize_t, double, "     \
 	"pointers, struct NAME pointers"
 
-/*
- * Parses [p, e) as a C type, with a trailing name when *name is non-NULL
- * on entry (a parameter or a field).  Fills *ct; *name and *name_n are the
- * name's, and *dims the array length of `char name[N]` (fields only).
- */
-int ms_ctype_parse(const char *p, const char *e, struct ms_ctype *ct, const char **name,
-		   size_t *name_n, unsigned *dims, unsigned flags, struct ms_ctype_err *d)
-{
-	const char *start = skip_ws(p, e), *last = NULL, *base_at = NULL;
-	size_t last_n = 0;
-	unsigned n_long = 0, n_unsigned = 0, n_signed = 0, n_short = 0, n_int = 0, kw = 0;
-	int want_name = name != NULL, have_base = 0;
-	const char *named = NULL;
-	size_t named_n = 0;
+/* What the words of a type said, as scan() reads them left to right. */
+struct scan {
+	const char *start;	/* the first word */
+	const char *end;	/* where the scan stopped */
+	const char *last;	/* the name after the type, or NULL */
+	size_t last_n;
+	const char *named;	/* the base type's word ("size_t", "char"), or NULL */
+	size_t named_n;
+	const char *base_at;	/* where the base type is written */
+	unsigned n_long, n_unsigned, n_signed, n_short, n_int;
+	int kw;			/* any of long, unsigned, signed, short, int */
+	int have_base;		/* a named, struct, union or enum base */
+	int want_name;
+};
 
-	memset(ct, 0, sizeof(*ct));
-	if (dims)
-		*dims = 0;
-	p = start;
+/* `char name[N]` (a field): the length, after the name; p at '['. */
+static int scan_dims(struct scan *sc, const char *p, const char *e, unsigned *dims,
+		     struct ms_ctype_err *d)
+{
+	const char *q = skip_ws(p + 1, e);
+	unsigned v = 0;
+
+	if (!dims || !sc->last)
+		return ctfail(d, p, "array parameters are not supported: write a pointer");
+	while (q < e && *q >= '0' && *q <= '9' && v < 100000)
+		v = v * 10 + (unsigned)(*q++ - '0');
+	q = skip_ws(q, e);
+	if (!v || q >= e || *q != ']')
+		return ctfail(d, p, "expected a length: char %.*s[N]", (int)sc->last_n, sc->last);
+	*dims = v;
+	q = skip_ws(q + 1, e);
+	if (q < e)
+		return ctfail(d, q, "unexpected text after the array length");
+	sc->end = q;
+	return 0;
+}
+
+/* struct TAG, union TAG, enum TAG (w, n: the keyword); *pp after it. */
+static int scan_tagged(struct scan *sc, struct ms_ctype *ct, const char *w, size_t n,
+		       const char **pp, const char *e, struct ms_ctype_err *d)
+{
+	const char *p = skip_ws(*pp, e), *t = p;
+
+	while (p < e && is_id(*p))
+		p++;
+	*pp = p;
+	if (p == t)
+		return ctfail(d, t, "expected the %.*s's tag", (int)n, w);
+	if (word_is(w, n, "enum")) {
+		/* an enum is an int */
+		sc->named = "int";
+		sc->named_n = 3;
+	} else {
+		/* a union is only ever pointed to: opaque */
+		ct->is_struct = 1;
+		if (word_is(w, n, "struct")) {
+			if ((size_t)(p - t) >= sizeof(ct->base))
+				return ctfail(d, t, "struct tag too long");
+			memcpy(ct->base, t, (size_t)(p - t));
+			ct->base[p - t] = '\0';
+		}
+	}
+	sc->have_base = 1;
+	sc->base_at = w;
+	return 0;
+}
+
+/* One word w (n bytes) of the type, in its place. */
+static int scan_word(struct scan *sc, struct ms_ctype *ct, const char *w, size_t n,
+		     const char **pp, const char *e, struct ms_ctype_err *d)
+{
+	if (sc->last) {
+		/* the previous word was a name after all: only a name
+		 * may follow a complete type */
+		return ctfail(d, w, "unexpected '%.*s' after '%.*s'", (int)n, w, (int)sc->last_n,
+			      sc->last);
+	}
+	if (word_is(w, n, "const")) {
+		ct->konst[ct->depth] = 1;
+	} else if (word_is(w, n, "volatile") || word_is(w, n, "restrict") ||
+		   word_is(w, n, "__restrict") || word_is(w, n, "extern")) {
+		/* nothing the rules see */
+	} else if (ct->depth || sc->have_base ||
+		   (sc->kw && !word_is(w, n, "char") && !word_is(w, n, "double") &&
+		    !word_is(w, n, "long") && !word_is(w, n, "unsigned") &&
+		    !word_is(w, n, "signed") && !word_is(w, n, "short") && !word_is(w, n, "int"))) {
+		/* after a complete type: the name */
+		if (!sc->want_name)
+			return ctfail(d, w, "unexpected '%.*s' after the type", (int)n, w);
+		sc->last = w;
+		sc->last_n = n;
+	} else if (word_is(w, n, "long")) {
+		sc->n_long++, sc->kw = 1;
+	} else if (word_is(w, n, "unsigned")) {
+		sc->n_unsigned++, sc->kw = 1;
+	} else if (word_is(w, n, "signed")) {
+		sc->n_signed++, sc->kw = 1;
+	} else if (word_is(w, n, "short")) {
+		sc->n_short++, sc->kw = 1;
+	} else if (word_is(w, n, "int")) {
+		sc->n_int++, sc->kw = 1;
+	} else if (word_is(w, n, "struct") || word_is(w, n, "union") || word_is(w, n, "enum")) {
+		return scan_tagged(sc, ct, w, n, pp, e, d);
+	} else {
+		sc->named = w;
+		sc->named_n = n;
+		sc->have_base = 1;
+		sc->base_at = w;
+	}
+	return 0;
+}
+
+/* The words and '*'s of [p, e): what they say goes into *sc and the
+ * const-ness and depth into *ct. */
+static int scan(struct scan *sc, struct ms_ctype *ct, const char *p, const char *e,
+		unsigned *dims, struct ms_ctype_err *d)
+{
+	sc->start = p = skip_ws(p, e);
 	while (p < e) {
-		const char *w = p;
-		size_t n;
+		const char *w;
+		int r;
 
 		p = skip_ws(p, e);
 		if (p >= e)
 			break;
 		if (*p == '*') {
-			if (last)
+			if (sc->last)
 				return ctfail(d, p, "unexpected '*' after the name");
-			if (!have_base && !kw)
+			if (!sc->have_base && !sc->kw)
 				return ctfail(d, p, "a '*' before any type");
 			if (++ct->depth >= sizeof(ct->konst))
 				return ctfail(d, p, "too many '*'");
 			p++;
 			continue;
 		}
-		if (*p == '[') {
-			const char *q = p + 1;
-			unsigned v = 0;
-
-			if (!dims || !last)
-				return ctfail(d, p, "array parameters are not supported: write a pointer");
-			q = skip_ws(q, e);
-			while (q < e && *q >= '0' && *q <= '9' && v < 100000)
-				v = v * 10 + (unsigned)(*q++ - '0');
-			q = skip_ws(q, e);
-			if (!v || q >= e || *q != ']')
-				return ctfail(d, p, "expected a length: char %.*s[N]", (int)last_n, last);
-			*dims = v;
-			p = skip_ws(q + 1, e);
-			if (p < e)
-				return ctfail(d, p, "unexpected text after the array length");
-			break;
-		}
+		if (*p == '[')
+			return scan_dims(sc, p, e, dims, d);
 		if (*p == '.' && e - p >= 3 && memcmp(p, "...", 3) == 0)
 			return ctfail(d, p, "variadic functions cannot be declared (the stubs "
-					   "cannot know what the '...' holds)");
+					    "cannot know what the '...' holds)");
 		if (!is_id(*p) || (*p >= '0' && *p <= '9'))
 			return ctfail(d, p, "unexpected character '%c' in a type", *p);
 		w = p;
 		while (p < e && is_id(*p))
 			p++;
-		n = (size_t)(p - w);
-		if (last) {
-			/* the previous word was a name after all: only a name
-			 * may follow a complete type */
-			return ctfail(d, w, "unexpected '%.*s' after '%.*s'", (int)n, w, (int)last_n,
-				     last);
-		}
-		if (word_is(w, n, "const")) {
-			ct->konst[ct->depth] = 1;
-			continue;
-		}
-		if (word_is(w, n, "volatile") || word_is(w, n, "restrict") ||
-		    word_is(w, n, "__restrict") || word_is(w, n, "extern"))
-			continue;
-		if (ct->depth || have_base) {
-			/* after a complete type: the name */
-			if (!want_name)
-				return ctfail(d, w, "unexpected '%.*s' after the type", (int)n, w);
-			last = w;
-			last_n = n;
-		} else if (word_is(w, n, "long")) {
-			n_long++, kw = 1;
-		} else if (word_is(w, n, "unsigned")) {
-			n_unsigned++, kw = 1;
-		} else if (word_is(w, n, "signed")) {
-			n_signed++, kw = 1;
-		} else if (word_is(w, n, "short")) {
-			n_short++, kw = 1;
-		} else if (word_is(w, n, "int")) {
-			n_int++, kw = 1;
-		} else if (kw && !word_is(w, n, "char") && !word_is(w, n, "double")) {
-			if (!want_name)
-				return ctfail(d, w, "unexpected '%.*s' after the type", (int)n, w);
-			last = w;
-			last_n = n;
-		} else if (word_is(w, n, "struct") || word_is(w, n, "union") ||
-			   word_is(w, n, "enum")) {
-			const char *t;
+		r = scan_word(sc, ct, w, (size_t)(p - w), &p, e, d);
+		if (r)
+			return r;
+	}
+	sc->end = p;
+	return 0;
+}
 
-			p = skip_ws(p, e);
-			t = p;
-			while (p < e && is_id(*p))
-				p++;
-			if (p == t)
-				return ctfail(d, t, "expected the %.*s's tag", (int)n, w);
-			if (word_is(w, n, "enum")) {
-				/* an enum is an int */
-				named = "int";
-				named_n = 3;
-			} else {
-				/* a union is only ever pointed to: opaque */
-				ct->is_struct = 1;
-				if (word_is(w, n, "struct")) {
-					if ((size_t)(p - t) >= sizeof(ct->base))
-						return ctfail(d, t, "struct tag too long");
-					memcpy(ct->base, t, (size_t)(p - t));
-					ct->base[p - t] = '\0';
-				}
-			}
-			have_base = 1;
-			base_at = w;
-		} else {
-			named = w;
-			named_n = n;
-			have_base = 1;
-			base_at = w;
-		}
+/* A base type named by a word of the type table (size_t, FILE, ...). */
+static int table_base(const struct scan *sc, struct ms_ctype *ct, unsigned flags,
+		      struct ms_ctype_err *d)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(named_types) / sizeof(named_types[0]); i++)
+		if (word_is(sc->named, sc->named_n, named_types[i].name))
+			break;
+	if (i == sizeof(named_types) / sizeof(named_types[0])) {
+		if (ct->depth && !(flags & MS_CT_STRICT))
+			/* a pointer to what we cannot know: opaque */
+			ct->base_class = MS_T_PTR;
+		else if (flags & MS_CT_STRICT)
+			return ctfail(d, sc->base_at,
+				      "unknown type '%.*s': add it to the type table (common/ctype.c)",
+				      (int)sc->named_n, sc->named);
+		else
+			return ctfail(d, sc->base_at,
+				      "unknown type '%.*s' (declared prototypes take " TYPES_TAKEN
+				      "; an opaque pointer is void *)",
+				      (int)sc->named_n, sc->named);
+	} else if (named_types[i].tclass == MS_T_PTR && !named_types[i].size && !ct->depth) {
+		return ctfail(d, sc->base_at, "%s is passed by pointer only: write %s *",
+			      named_types[i].name, named_types[i].name);
+	} else {
+		ct->base_class = named_types[i].tclass;
+		ct->base_size = named_types[i].size;
+		ct->is_bool = named_types[i].name[0] == 'b' || named_types[i].name[0] == '_';
 	}
-	if (!have_base && !kw)
-		return ctfail(d, start, "expected a type");
-	if (want_name && !last && !(ct->depth == 0 && !kw && named && word_is(named, named_n, "void")))
-		return ctfail(d, p > start ? p - 1 : start, "expected a name after the type");
-	if (name) {
-		*name = last;
-		*name_n = last_n;
-	}
-	if (!base_at)
-		base_at = start;
-	/* the type under the '*'s */
-	if (kw) {
+	if (sc->named_n < sizeof(ct->base))
+		set_str(ct->base, sizeof(ct->base), sc->named, sc->named_n);
+	return 0;
+}
+
+/* The type under the '*'s: its class and size. */
+static int base_type(const struct scan *sc, struct ms_ctype *ct, unsigned flags,
+		     struct ms_ctype_err *d)
+{
+	const char *named = sc->named;
+	size_t named_n = sc->named_n;
+
+	if (sc->kw) {
 		if (named && !word_is(named, named_n, "char") && !word_is(named, named_n, "int") &&
 		    !word_is(named, named_n, "double"))
-			return ctfail(d, start, "'%.*s' does not go with short, long, signed or unsigned",
-				     (int)named_n, named);
+			return ctfail(d, sc->start, "'%.*s' does not go with short, long, signed or unsigned",
+				      (int)named_n, named);
 		if (named && word_is(named, named_n, "double"))
-			return ctfail(d, start, "long double is not supported (only double)");
-		ct->base_class = n_unsigned ? MS_T_UINT : MS_T_INT;
+			return ctfail(d, sc->start, "long double is not supported (only double)");
+		ct->base_class = sc->n_unsigned ? MS_T_UINT : MS_T_INT;
 		ct->base_size = named && word_is(named, named_n, "char") ? 1
-				: n_short			      ? 2
-				: n_long			      ? 8
-								      : 4;
+				: sc->n_short				      ? 2
+				: sc->n_long				      ? 8
+									      : 4;
 		ct->is_char = ct->base_size == 1;
-		set_str(ct->base, sizeof(ct->base), n_unsigned ? "unsigned" : "int",
-			n_unsigned ? 8 : 3);
+		set_str(ct->base, sizeof(ct->base), sc->n_unsigned ? "unsigned" : "int",
+			sc->n_unsigned ? 8 : 3);
 	} else if (ct->is_struct) {
 		ct->base_class = MS_T_PTR;
 	} else if (word_is(named, named_n, "void")) {
@@ -292,41 +346,65 @@ int ms_ctype_parse(const char *p, const char *e, struct ms_ctype *ct, const char
 		ct->base_class = MS_T_DOUBLE;
 		ct->base_size = 8;
 	} else if (word_is(named, named_n, "float")) {
-		return ctfail(d, base_at, "float is not supported (only double)");
+		return ctfail(d, sc->base_at, "float is not supported (only double)");
 	} else if (word_is(named, named_n, "int")) {
 		ct->base_class = MS_T_INT;
 		ct->base_size = 4;
 	} else {
-		size_t i;
-
-		for (i = 0; i < sizeof(named_types) / sizeof(named_types[0]); i++)
-			if (word_is(named, named_n, named_types[i].name))
-				break;
-		if (i == sizeof(named_types) / sizeof(named_types[0])) {
-			if (ct->depth && !(flags & MS_CT_STRICT))
-				/* a pointer to what we cannot know: opaque */
-				ct->base_class = MS_T_PTR;
-			else if (flags & MS_CT_STRICT)
-				return ctfail(d, base_at,
-					      "unknown type '%.*s': add it to the type table "
-					      "(common/ctype.c)",
-					      (int)named_n, named);
-			else
-				return ctfail(d, base_at,
-					     "unknown type '%.*s' (declared prototypes take " TYPES_TAKEN
-					     "; an opaque pointer is void *)",
-					     (int)named_n, named);
-		} else if (named_types[i].tclass == MS_T_PTR && !named_types[i].size && !ct->depth) {
-			return ctfail(d, base_at, "%s is passed by pointer only: write %s *",
-				      named_types[i].name, named_types[i].name);
-		} else {
-			ct->base_class = named_types[i].tclass;
-			ct->base_size = named_types[i].size;
-			ct->is_bool = named_types[i].name[0] == 'b' || named_types[i].name[0] == '_';
-		}
-		if (named_n < sizeof(ct->base))
-			set_str(ct->base, sizeof(ct->base), named, named_n);
+		return table_base(sc, ct, flags, d);
 	}
+	return 0;
+}
+
+/* The text of [s, stop), normalised ("const char *"). */
+static void norm_text(char *out, size_t cap, const char *s, const char *stop)
+{
+	size_t k = 0;
+
+	while (stop > s && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\n'))
+		stop--;
+	for (; s < stop && k + 1 < cap; s++) {
+		char c = *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s;
+
+		if (c == ' ' && (k == 0 || out[k - 1] == ' '))
+			continue;
+		out[k++] = c;
+	}
+	out[k] = '\0';
+}
+
+/*
+ * Parses [p, e) as a C type, with a trailing name when *name is non-NULL
+ * on entry (a parameter or a field).  Fills *ct; *name and *name_n are the
+ * name's, and *dims the array length of `char name[N]` (fields only).
+ */
+int ms_ctype_parse(const char *p, const char *e, struct ms_ctype *ct, const char **name,
+		   size_t *name_n, unsigned *dims, unsigned flags, struct ms_ctype_err *d)
+{
+	struct scan sc = { .want_name = name != NULL };
+	int r;
+
+	memset(ct, 0, sizeof(*ct));
+	if (dims)
+		*dims = 0;
+	r = scan(&sc, ct, p, e, dims, d);
+	if (r)
+		return r;
+	if (!sc.have_base && !sc.kw)
+		return ctfail(d, sc.start, "expected a type");
+	if (sc.want_name && !sc.last &&
+	    !(ct->depth == 0 && !sc.kw && sc.named && word_is(sc.named, sc.named_n, "void")))
+		return ctfail(d, sc.end > sc.start ? sc.end - 1 : sc.start,
+			      "expected a name after the type");
+	if (name) {
+		*name = sc.last;
+		*name_n = sc.last_n;
+	}
+	if (!sc.base_at)
+		sc.base_at = sc.start;
+	r = base_type(&sc, ct, flags, d);
+	if (r)
+		return r;
 	/* the type as the rules see it */
 	if (ct->depth == 1 && ct->is_char) {
 		ct->t.tclass = MS_T_STR;
@@ -337,28 +415,13 @@ int ms_ctype_parse(const char *p, const char *e, struct ms_ctype *ct, const char
 		if (ct->depth == 1 && ct->is_struct)
 			set_str(ct->t.strct, sizeof(ct->t.strct), ct->base, strlen(ct->base));
 	} else if (ct->is_struct) {
-		return ctfail(d, base_at, "a struct is passed or returned by value: not supported "
-					 "(only through a pointer)");
+		return ctfail(d, sc.base_at, "a struct is passed or returned by value: not supported "
+					     "(only through a pointer)");
 	} else {
 		ct->t.tclass = ct->base_class;
 		ct->t.size = ct->base_size;
 	}
-	{
-		/* the text, normalised: "const char *" */
-		const char *s = start, *stop = last ? last : p;
-		size_t k = 0;
-
-		while (stop > s && (stop[-1] == ' ' || stop[-1] == '\t' || stop[-1] == '\n'))
-			stop--;
-		for (; s < stop && k + 1 < sizeof(ct->t.text); s++) {
-			char c = *s == '\t' || *s == '\n' || *s == '\r' ? ' ' : *s;
-
-			if (c == ' ' && (k == 0 || ct->t.text[k - 1] == ' '))
-				continue;
-			ct->t.text[k++] = c;
-		}
-		ct->t.text[k] = '\0';
-	}
+	norm_text(ct->t.text, sizeof(ct->t.text), sc.start, sc.last ? sc.last : sc.end);
 	return 0;
 }
 
