@@ -91,42 +91,31 @@ static const char *fail_kind_name(int kind)
 
 /* The JSON report (doc/report.schema.json): every key once; "failures"
  * holds each failed check and each leftover, "failure_count" counts them. */
-void rp_report_json(struct ms_report_in *s, FILE *out)
+/* The attach events (type MS_EV_ATTACH, rule any) or the processes that
+ * read a fake clock (MS_EV_TIME, rule its index), as [{pid, exe}]. */
+static void json_processes(FILE *out, struct ms_report_in *s, uint16_t type, uint32_t rule)
 {
-	const struct ms_chan_hdr *h = hdr(s);
-	const struct mockshim_result *res = &s->result;
-	static const char *const tables[] = { "rule", "expectation", "order" };
-	struct cases c;
 	int first = 1;
 
-	if (rp_cases_make(s, &c) < 0)
-		return;
-	fprintf(out, "{\"program\":");
-	ms_json_text(out, s->program);
-	fprintf(out, ",\"tampered\":");
-	if (s->tampered)
-		ms_json_text(out, s->tampered);
-	else
-		fputs("null", out);
-	if (s->running)
-		fputs(",\"running\":true", out);
-	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
-		     "\"exec_errno\":%d,\"seconds\":%.3f,\"failure_count\":%u,\"processes\":[",
-		res->exited ? "true" : "false", res->exit_status, res->signal,
-		res->timed_out ? "true" : "false", res->exec_errno, res->seconds,
-		ms_report_failures(s));
+	fputc('[', out);
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 
-		if (e->state != 1 || e->type != MS_EV_ATTACH)
+		if (e->state != 1 || e->type != type || (type == MS_EV_TIME && e->rule != rule))
 			continue;
 		fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
 		ms_json_text(out, e->text);
 		fputc('}', out);
 		first = 0;
 	}
-	fprintf(out, "],\"escapes\":[");
-	first = 1;
+	fputc(']', out);
+}
+
+static void json_escapes(FILE *out, struct ms_report_in *s)
+{
+	int first = 1;
+
+	fputc('[', out);
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 
@@ -141,9 +130,16 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		fputc('}', out);
 		first = 0;
 	}
-	fprintf(out, "],\"statements\":[");
-	for (uint32_t i = 0; i < c.n; i++) {
-		const struct item *it = &c.items[i];
+	fputc(']', out);
+}
+
+static void json_statements(FILE *out, struct ms_report_in *s, const struct cases *c)
+{
+	static const char *const tables[] = { "rule", "expectation", "order" };
+
+	fputc('[', out);
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct item *it = &c->items[i];
 
 		fprintf(out, "%s{\"kind\":\"%s\",\"source\":", i ? "," : "", tables[it->table]);
 		ms_json_text(out, str(s, it->src));
@@ -152,10 +148,15 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		fprintf(out, ",\"function\":");
 		ms_json_text(out, rp_stmt_fn_name(s, it->fn, it->text));
 		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
-			it->count, it->consumed, rp_leftover(s, it) ? "true" : "false", c.nfail[i]);
+			it->count, it->consumed, rp_leftover(s, it) ? "true" : "false", c->nfail[i]);
 	}
-	fprintf(out, "],\"clocks\":[");
-	for (uint32_t i = 0; i < h->nftimes; i++) {
+	fputc(']', out);
+}
+
+static void json_clocks(FILE *out, struct ms_report_in *s)
+{
+	fputc('[', out);
+	for (uint32_t i = 0; i < hdr(s)->nftimes; i++) {
 		const struct ms_ftime *t = ftime_at(s, i);
 		const struct ms_time_state *ts = time_state_at(s, i);
 
@@ -163,23 +164,21 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		ms_json_text(out, str(s, t->src));
 		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", t->line, t->col);
 		ms_json_text(out, str(s, t->text));
-		fprintf(out, ",\"reads\":%llu,\"waits_converted\":%llu,\"moves\":%u,\"processes\":[",
+		fprintf(out, ",\"reads\":%llu,\"waits_converted\":%llu,\"moves\":%u,\"processes\":",
 			(unsigned long long)ts->reads, (unsigned long long)ts->sleeps, ts->moves);
-		first = 1;
-		for (uint32_t k = 0; k < nevents(s); k++) {
-			const struct ms_event *e = event_at(s, k);
-
-			if (e->state != 1 || e->type != MS_EV_TIME || e->rule != i)
-				continue;
-			fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
-			ms_json_text(out, e->text);
-			fputc('}', out);
-			first = 0;
-		}
-		fputs("]}", out);
+		json_processes(out, s, MS_EV_TIME, i);
+		fputc('}', out);
 	}
-	fprintf(out, "],\"failures\":[");
-	first = 1;
+	fputc(']', out);
+}
+
+/* The failed checks, then the leftovers, each with its message as the
+ * text report words it. */
+static void json_failures(FILE *out, struct ms_report_in *s, const struct cases *c)
+{
+	int first = 1;
+
+	fputc('[', out);
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 		uint32_t k;
@@ -187,20 +186,17 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		size_t len = 0;
 		FILE *m;
 
-		if (e->state != 1 || e->type != MS_EV_FAIL)
-			continue;
-		m = open_memstream(&msg, &len);
-		if (!m)
+		if (e->state != 1 || e->type != MS_EV_FAIL || !(m = open_memstream(&msg, &len)))
 			continue;
 		rp_failure_text(m, s, e, i, "    ");
 		fclose(m);
-		k = rp_case_of(s, &c, e);
+		k = rp_case_of(s, c, e);
 		fprintf(out, "%s{\"kind\":\"%s\",\"function\":", first ? "" : ",", fail_kind_name(e->kind));
 		ms_json_text(out, rp_fn_name(s, e->fn));
-		if (k < c.n) {
+		if (k < c->n) {
 			fprintf(out, ",\"source\":");
-			ms_json_text(out, str(s, c.items[k].src));
-			fprintf(out, ",\"line\":%u,\"col\":%u", c.items[k].line, c.items[k].col);
+			ms_json_text(out, str(s, c->items[k].src));
+			fprintf(out, ",\"line\":%u,\"col\":%u", c->items[k].line, c->items[k].col);
 		}
 		fprintf(out, ",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":", e->call, e->pid, e->tid);
 		ms_json_text(out, rp_exe_of(s, e->pid, i));
@@ -212,8 +208,8 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		free(msg);
 		first = 0;
 	}
-	for (uint32_t i = 0; i < c.n; i++) {
-		const struct item *it = &c.items[i];
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct item *it = &c->items[i];
 		char *msg = NULL;
 		size_t len = 0;
 		FILE *m;
@@ -232,9 +228,42 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		free(msg);
 		first = 0;
 	}
-	fprintf(out, "],\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
+	fputc(']', out);
+}
+
+void rp_report_json(struct ms_report_in *s, FILE *out)
+{
+	const struct mockshim_result *res = &s->result;
+	struct cases c;
+
+	if (rp_cases_make(s, &c) < 0)
+		return;
+	fprintf(out, "{\"program\":");
+	ms_json_text(out, s->program);
+	fprintf(out, ",\"tampered\":");
+	if (s->tampered)
+		ms_json_text(out, s->tampered);
+	else
+		fputs("null", out);
+	if (s->running)
+		fputs(",\"running\":true", out);
+	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
+		     "\"exec_errno\":%d,\"seconds\":%.3f,\"failure_count\":%u,\"processes\":",
+		res->exited ? "true" : "false", res->exit_status, res->signal,
+		res->timed_out ? "true" : "false", res->exec_errno, res->seconds,
+		ms_report_failures(s));
+	json_processes(out, s, MS_EV_ATTACH, 0);
+	fprintf(out, ",\"escapes\":");
+	json_escapes(out, s);
+	fprintf(out, ",\"statements\":");
+	json_statements(out, s, &c);
+	fprintf(out, ",\"clocks\":");
+	json_clocks(out, s);
+	fprintf(out, ",\"failures\":");
+	json_failures(out, s, &c);
+	fprintf(out, ",\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
 		rp_failed_checks(s) > rp_failure_events(s) ? rp_failed_checks(s) - rp_failure_events(s) : 0,
-		live(s)->events_next > h->events_cap ? live(s)->events_next - h->events_cap : 0);
+		live(s)->events_next > hdr(s)->events_cap ? live(s)->events_next - hdr(s)->events_cap : 0);
 	rp_cases_free(&c);
 }
 
