@@ -76,25 +76,93 @@ static uint32_t bytes_written(const struct ms_fn_meta *m, const struct ms_out_de
 	return (uint32_t)(n > MAX_BYTES ? MAX_BYTES : n);
 }
 
-void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
-		    const uint64_t *a, int64_t ret, int err)
+/* The addresses of the addrinfo list at ptr, one entry per address (the
+ * list has one per socket type, which a replay rebuilds); their bytes. */
+static uint32_t read_addrinfo(const void *ptr, struct ms_addr *addrs)
 {
-	const struct ms_fn_meta *m = ms_catalog_get(id);
-	struct piece pc[MS_MAX_PARAMS + 1];
+	const struct addrinfo *ai = NULL;
+	unsigned naddrs = 0;
+
+	ms_read_user(&ai, ptr, sizeof(ai));
+	for (; ai && naddrs < MAX_ADDRS; ai = ai->ai_next) {
+		const struct sockaddr *sa = ai->ai_addr;
+		struct ms_addr *x = &addrs[naddrs];
+		unsigned k;
+
+		memset(x, 0, sizeof(*x));
+		if (!sa || (ai->ai_family != AF_INET && ai->ai_family != AF_INET6))
+			continue;
+		x->family = (uint16_t)ai->ai_family;
+		if (ai->ai_family == AF_INET) {
+			const struct sockaddr_in *in = (const void *)sa;
+
+			x->port = ntohs(in->sin_port);
+			memcpy(x->addr, &in->sin_addr, 4);
+		} else {
+			const struct sockaddr_in6 *in6 = (const void *)sa;
+
+			x->port = ntohs(in6->sin6_port);
+			memcpy(x->addr, &in6->sin6_addr, 16);
+		}
+		for (k = 0; k < naddrs && memcmp(&addrs[k], x, sizeof(*x)) != 0; k++)
+			;
+		if (k == naddrs)
+			naddrs++;
+	}
+	return naddrs * (uint32_t)sizeof(addrs[0]);
+}
+
+/* Room for what a struct output of one call holds. */
+struct rec_room {
 	struct ms_addr addrs[MAX_ADDRS];
 	int16_t revents[MAX_ADDRS];
-	unsigned n = 0, naddrs = 0;
-	int failed;
-	uint32_t size = sizeof(struct ms_rec);
-	uint64_t off;
-	struct ms_rec *r;
-	uint64_t cap;
-	char *p, *log = ms_record_log(&cap);
+};
 
-	if (!h || !st || !log || !m)
-		return;
-	failed = ms_call_failed(m, ret);
-	for (unsigned i = 0; !failed && i < m->nouts; i++) {
+/* What of a struct output a replay needs, in *q; -1: nothing. */
+static int struct_piece(const struct ms_out_desc *o, const uint64_t *a, const void *ptr,
+			struct piece *q, struct rec_room *room)
+{
+	if (strcmp(o->strct, "addrinfo") == 0) {
+		q->kind = MS_REC_ADDRINFO;
+		q->src = room->addrs;
+		q->len = read_addrinfo(ptr, room->addrs);
+	} else if (strcmp(o->strct, "sockaddr") == 0) {
+		socklen_t len = 0;
+
+		ms_read_user(&len, (const void *)(uintptr_t)a[o->param + 1], sizeof(len));
+		q->kind = MS_REC_SOCKADDR;
+		q->len = len > sizeof(struct sockaddr_storage) ? (uint32_t)sizeof(struct sockaddr_storage)
+								: len;
+	} else if (strcmp(o->strct, "revents") == 0) {
+		const struct pollfd *fds = ptr;
+		uint64_t nfds = a[o->param + 1];
+
+		for (uint64_t k = 0; k < nfds && k < MAX_ADDRS; k++) {
+			room->revents[k] = 0;
+			ms_read_user(&room->revents[k], &fds[k].revents, sizeof(room->revents[k]));
+		}
+		q->kind = MS_REC_REVENTS;
+		q->src = room->revents;
+		q->len = (uint32_t)((nfds < MAX_ADDRS ? nfds : MAX_ADDRS) * sizeof(room->revents[0]));
+	} else {
+		const struct ms_struct_desc *sd = ms_struct_find(o->strct);
+
+		if (!sd)
+			return -1; /* refused by mockrun before the run */
+		q->kind = MS_REC_STORE;
+		q->len = sd->size;
+	}
+	return 0;
+}
+
+/* The outputs of a call that succeeded, as pieces to copy into its
+ * record (pc has room for MS_MAX_PARAMS + 1); their number. */
+static unsigned call_pieces(const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
+			    struct piece *pc, struct rec_room *room)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < m->nouts; i++) {
 		const struct ms_out_desc *o = &m->outs[i];
 		const void *ptr = (const void *)(uintptr_t)a[o->param];
 		struct piece *q = &pc[n];
@@ -103,93 +171,43 @@ void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsign
 			continue;
 		q->param = o->param;
 		q->src = ptr;
-		switch (o->kind) {
-		case MS_OK_BYTES:
-		case MS_OK_STR:
+		if (o->kind == MS_OK_BYTES || o->kind == MS_OK_STR) {
 			q->kind = MS_REC_BYTES;
 			q->len = bytes_written(m, o, a, ret);
-			break;
-		case MS_OK_SCALAR:
+		} else if (o->kind == MS_OK_SCALAR) {
 			q->kind = MS_REC_STORE;
 			q->len = o->size;
-			break;
-		case MS_OK_STRUCT:
-			if (strcmp(o->strct, "addrinfo") == 0) {
-				const struct addrinfo *ai = NULL;
-
-				ms_read_user(&ai, ptr, sizeof(ai));
-				for (; ai && naddrs < MAX_ADDRS; ai = ai->ai_next) {
-					const struct sockaddr *sa = ai->ai_addr;
-					struct ms_addr *x = &addrs[naddrs];
-
-					memset(x, 0, sizeof(*x));
-					if (!sa || (ai->ai_family != AF_INET && ai->ai_family != AF_INET6))
-						continue;
-					x->family = (uint16_t)ai->ai_family;
-					if (ai->ai_family == AF_INET) {
-						const struct sockaddr_in *in = (const void *)sa;
-
-						x->port = ntohs(in->sin_port);
-						memcpy(x->addr, &in->sin_addr, 4);
-					} else {
-						const struct sockaddr_in6 *in6 = (const void *)sa;
-
-						x->port = ntohs(in6->sin6_port);
-						memcpy(x->addr, &in6->sin6_addr, 16);
-					}
-					/* one entry per address: the list has one per
-					 * socket type, which a replay rebuilds */
-					for (unsigned k = 0; k < naddrs; k++)
-						if (memcmp(&addrs[k], x, sizeof(*x)) == 0)
-							goto dup;
-					naddrs++;
-dup:;
-				}
-				q->kind = MS_REC_ADDRINFO;
-				q->src = addrs;
-				q->len = naddrs * (uint32_t)sizeof(addrs[0]);
-			} else if (strcmp(o->strct, "sockaddr") == 0) {
-				socklen_t len = 0;
-
-				ms_read_user(&len, (const void *)(uintptr_t)a[o->param + 1], sizeof(len));
-				q->kind = MS_REC_SOCKADDR;
-				q->len = len > sizeof(struct sockaddr_storage)
-						 ? (uint32_t)sizeof(struct sockaddr_storage)
-						 : len;
-			} else if (strcmp(o->strct, "revents") == 0) {
-				const struct pollfd *fds = ptr;
-				uint64_t nfds = a[o->param + 1];
-
-				for (uint64_t k = 0; k < nfds && k < MAX_ADDRS; k++) {
-					revents[k] = 0;
-					ms_read_user(&revents[k], &fds[k].revents, sizeof(revents[k]));
-				}
-				q->kind = MS_REC_REVENTS;
-				q->src = revents;
-				q->len = (uint32_t)((nfds < MAX_ADDRS ? nfds : MAX_ADDRS) * sizeof(revents[0]));
-			} else {
-				const struct ms_struct_desc *sd = ms_struct_find(o->strct);
-
-				if (!sd)
-					continue; /* refused by mockrun before the run */
-				q->kind = MS_REC_STORE;
-				q->len = sd->size;
-			}
-			break;
-		default:
+		} else if (o->kind != MS_OK_STRUCT || struct_piece(o, a, ptr, q, room) < 0) {
 			continue;
 		}
-		size += (uint32_t)sizeof(struct ms_rec_out) + ms_rec_pad(q->len);
 		n++;
 	}
-	if (!failed && m->ret.tclass == MS_T_STR && ret && m->rd_kind != MS_RD_PARAM) {
+	if (m->ret.tclass == MS_T_STR && ret && m->rd_kind != MS_RD_PARAM) {
 		const char *s = (const char *)(uintptr_t)ret;
-		uint32_t len = (uint32_t)user_strlen(s, MS_STRING_BOUND);
 
-		pc[n] = (struct piece){ MS_REC_RETSTR, 0, s, len };
-		size += (uint32_t)sizeof(struct ms_rec_out) + ms_rec_pad(len);
-		n++;
+		pc[n++] = (struct piece){ MS_REC_RETSTR, 0, s,
+					  (uint32_t)user_strlen(s, MS_STRING_BOUND) };
 	}
+	return n;
+}
+
+void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+		    const uint64_t *a, int64_t ret, int err)
+{
+	const struct ms_fn_meta *m = ms_catalog_get(id);
+	struct piece pc[MS_MAX_PARAMS + 1];
+	struct rec_room room;
+	unsigned n;
+	uint32_t size = sizeof(struct ms_rec);
+	uint64_t off, cap;
+	struct ms_rec *r;
+	char *p, *log = ms_record_log(&cap);
+
+	if (!h || !st || !log || !m)
+		return;
+	n = ms_call_failed(m, ret) ? 0 : call_pieces(m, a, ret, pc, &room);
+	for (unsigned i = 0; i < n; i++)
+		size += (uint32_t)sizeof(struct ms_rec_out) + ms_rec_pad(pc[i].len);
 	/* cap and log are the validated ones; rec_next is the programs' to
 	 * move, so its value is checked, not trusted */
 	off = __atomic_fetch_add(&st->rec_next, size, __ATOMIC_RELAXED);
