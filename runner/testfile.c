@@ -143,6 +143,52 @@ static char **make_env(const struct file *f, const struct block *global, const s
 }
 
 /*
+ * A session with the modules and the statements that block b runs with
+ * (the file's own too if global), or NULL with the error in details
+ * (NULL: on stderr).  Compiled once, when the file is loaded
+ * (load_files keeps it in b->compiled), and again only for what has
+ * none (a background, whose control blocks are checked apart).
+ */
+struct mockshim_session *ms_tf_compile(const struct file *f, const struct block *b, int global,
+				       const struct testfile_opts *o, struct strbuf *details)
+{
+	struct mockshim_session *s = mockshim_session_create();
+	struct strbuf err = { NULL, 0 };
+
+	if (!s) {
+		sb_printf(details ? details : &err, "out of memory\n");
+		goto fail;
+	}
+	for (int m = 0; m < o->nmodules; m++) {
+		if (mockshim_session_add_module(s, o->modules[m]) < 0) {
+			sb_printf(details ? details : &err, "-m %s", mockshim_session_error(s));
+			goto fail;
+		}
+	}
+	if ((b->kind == B_BACKGROUND && mockshim_session_set_control(s, 1, NULL) < 0) ||
+	    (global && f->global.stmts &&
+	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
+	    (b->stmts && mockshim_session_add(s, f->path, b->stmts, strlen(b->stmts)) < 0)) {
+		sb_printf(details ? details : &err, "%s", mockshim_session_error(s));
+		goto fail;
+	}
+	return s;
+fail:
+	if (err.s) {
+		fputs(err.s, stderr);
+		free(err.s);
+	}
+	mockshim_session_destroy(s);
+	return NULL;
+}
+
+void ms_tf_session_done(const struct block *b, struct mockshim_session *s)
+{
+	if (s != b->compiled)
+		mockshim_session_destroy(s);
+}
+
+/*
  * One run under a session of the file-level statements (for tests) and
  * the block's own.  Returns the session, or NULL with why in details.
  */
@@ -160,30 +206,14 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 			  stop_sig == SIGINT ? "SIGINT" : stop_sig == SIGTERM ? "SIGTERM" : "SIGHUP");
 		return NULL;
 	}
-	s = mockshim_session_create();
-	if (!s) {
-		sb_printf(details, "out of memory\n");
+	s = b->compiled ? b->compiled : ms_tf_compile(f, b, b->kind == B_TEST, o, details);
+	if (!s)
 		return NULL;
-	}
-	for (int i = 0; i < o->nmodules; i++) {
-		if (mockshim_session_add_module(s, o->modules[i]) < 0) {
-			sb_printf(details, "-m %s", mockshim_session_error(s));
-			mockshim_session_destroy(s);
-			return NULL;
-		}
-	}
-	if ((b->kind == B_TEST && f->global.stmts &&
-	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
-	    (b->stmts && mockshim_session_add(s, f->path, b->stmts, strlen(b->stmts)) < 0)) {
-		sb_printf(details, "%s", mockshim_session_error(s));
-		mockshim_session_destroy(s);
-		return NULL;
-	}
 	if (o->shim)
 		mockshim_session_set_shim(s, o->shim);
 	if (control && mockshim_session_set_control(s, 1, control) < 0) {
 		sb_printf(details, "out of memory\n");
-		mockshim_session_destroy(s);
+		ms_tf_session_done(b, s);
 		return NULL;
 	}
 	mockshim_session_set_timeout(s, o->timeout);
@@ -210,7 +240,7 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 					  b->stdin_line, path, strerror(-e));
 				free(path);
 				free(full);
-				mockshim_session_destroy(s);
+				ms_tf_session_done(b, s);
 				return NULL;
 			}
 			mockshim_session_set_stdin(s, data, len);
@@ -239,7 +269,7 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 	if (rc < 0) {
 		sb_printf(details, "%s:%u: cannot run %s: %s", f->path, r->line, r->argv[0],
 			  mockshim_session_error(s)[0] ? mockshim_session_error(s) : strerror(-rc));
-		mockshim_session_destroy(s);
+		ms_tf_session_done(b, s);
 		return NULL;
 	}
 	return s;
@@ -298,7 +328,7 @@ static int run_fixture(const struct file *f, const struct block *b, const char *
 					  err, err[n - 1] == '\n' ? "" : "\n");
 			ms_tf_add_report(details, s);
 		}
-		mockshim_session_destroy(s);
+		ms_tf_session_done(b, s);
 		if (!ok)
 			return -1;
 	}
@@ -530,7 +560,8 @@ teardown:
 		out->error = 1;
 	}
 done:
-	mockshim_session_destroy(s);
+	if (s)
+		ms_tf_session_done(t, s);
 	if (made_dir)
 		ms_tf_rm_tree(tmpl);
 	cur_tmp = NULL;
@@ -703,34 +734,6 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 
 /* ---- the entry point ---- */
 
-/* A session with the modules and the statements that block b runs with
- * (the file's own too if global), or NULL, the error printed. */
-static struct mockshim_session *check_block(const struct file *f, const struct block *b, int global,
-					    const struct testfile_opts *o)
-{
-	struct mockshim_session *s = mockshim_session_create();
-
-	if (!s)
-		return NULL;
-	for (int m = 0; m < o->nmodules; m++) {
-		if (mockshim_session_add_module(s, o->modules[m]) < 0) {
-			fprintf(stderr, "mockrun: -m %s", mockshim_session_error(s));
-			goto fail;
-		}
-	}
-	if (b->kind == B_BACKGROUND && mockshim_session_set_control(s, 1, NULL) < 0)
-		goto fail;
-	if ((global && f->global.stmts &&
-	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
-	    (b->stmts && mockshim_session_add(s, f->path, b->stmts, strlen(b->stmts)) < 0)) {
-		fputs(mockshim_session_error(s), stderr);
-		goto fail;
-	}
-	return s;
-fail:
-	mockshim_session_destroy(s);
-	return NULL;
-}
 
 /* A test's backgrounds, and what its control blocks add to each, as
  * mockrun ctl would check it: 0, or -1 with the error printed. */
@@ -742,7 +745,7 @@ static int check_subs(const struct file *f, const struct block *t, const struct 
 
 		if (bg->kind != B_BACKGROUND)
 			continue;
-		if (!(s = check_block(f, bg, 1, o)))
+		if (!(s = ms_tf_compile(f, bg, 1, o, NULL)))
 			return -1;
 		for (size_t k = i + 1; k < t->nsubs; k++) {
 			const struct block *c = &t->subs[k];
@@ -812,9 +815,9 @@ static int load_files(char *const *paths, int npaths, const struct testfile_opts
 			 * statements: a build system lists them before the
 			 * handler modules they name are built */
 			if (!o->list) {
-				if (!(s = check_block(files[i], b, b->kind == B_TEST, o)))
+				if (!(s = ms_tf_compile(files[i], b, b->kind == B_TEST, o, NULL)))
 					return 125;
-				mockshim_session_destroy(s);
+				files[i]->blocks[k].compiled = s;
 				if (check_subs(files[i], b, o))
 					return 125;
 			}

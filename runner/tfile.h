@@ -90,6 +90,10 @@ struct block {
 	size_t nacts;
 	int add_open;		/* control: the last act takes more statement lines */
 	uint32_t stopped;	/* background: the line of its stop, 0: none yet */
+	struct mockshim_session *compiled;	/* its statements (a test's with the
+						 * file's), compiled when the file was
+						 * loaded; each run uses it (a worker
+						 * its copy); NULL: compiled at the run */
 };
 
 struct file {
@@ -177,6 +181,14 @@ struct file *ms_tf_load(const char *path, char *error, size_t cap);
 void ms_tf_free(struct file *f);
 
 /* ---- testfile.c ---- */
+
+/* A session with block b's statements (and the file's, if global) and
+ * the modules, or NULL with the error in details (NULL: on stderr). */
+struct mockshim_session *ms_tf_compile(const struct file *f, const struct block *b, int global,
+				       const struct testfile_opts *o, struct strbuf *details);
+/* The end of a session ms_tf_run_one() returned: a compiled block's
+ * stays for its next run. */
+void ms_tf_session_done(const struct block *b, struct mockshim_session *s);
 
 /* Block b's run r in a session of its own (with a control socket at
  * control, if not NULL), run to its end: the session, or NULL with why

@@ -15,6 +15,7 @@
 #include "catalog.h"
 #include "spec.h"
 #include "expand.h"
+#include "mockshim/driver.h"
 #include "tfile.h"
 
 /* ---- parsing ---- */
@@ -803,6 +804,7 @@ fail:
 
 static void free_block(struct block *b)
 {
+	mockshim_session_destroy(b->compiled);
 	for (size_t i = 0; i < b->nsubs; i++)
 		free_block(&b->subs[i]);
 	free(b->subs);
