@@ -65,56 +65,32 @@ static int statement_line(const char *l)
 	       (strstr(l, " used") || strstr(l, " checked") || strstr(l, " called") || strstr(l, " of "));
 }
 
-int ms_report_html(struct ms_report_in *r, FILE *out)
+/* The lines of text, split in place; -ENOMEM. */
+static int split_lines(char *text, char ***lines, size_t *n)
 {
-	char *text = NULL, *line, *save = NULL;
-	size_t len = 0;
-	int verbosity = r->verbosity, rc;
-	FILE *m = open_memstream(&text, &len);
-	char **lines = NULL;
-	size_t n = 0, cap = 0;
-	unsigned failures = ms_report_failures(r);
+	char *line, *save = NULL;
+	size_t cap = 0;
 
-	if (!m)
-		return -errno;
-	r->verbosity = 1; /* MOCKSHIM_VERBOSE: every answered call */
-	rc = ms_report_write(r, m, MOCKSHIM_REPORT_TEXT);
-	r->verbosity = verbosity;
-	fclose(m);
-	if (rc < 0) {
-		free(text);
-		return rc;
-	}
+	*lines = NULL;
+	*n = 0;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (n == cap) {
-			char **nl = realloc(lines, (cap = cap ? cap * 2 : 64) * sizeof(*lines));
+		if (*n == cap) {
+			char **nl = realloc(*lines, (cap = cap ? cap * 2 : 64) * sizeof(**lines));
 
 			if (!nl) {
-				free(lines);
-				free(text);
+				free(*lines);
 				return -ENOMEM;
 			}
-			lines = nl;
+			*lines = nl;
 		}
-		lines[n++] = line;
+		(*lines)[(*n)++] = line;
 	}
+	return 0;
+}
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-	      "<title>mockshim: ", out);
-	escs(out, r->program ? r->program : "run");
-	fprintf(out, " %s</title><style>%s</style></head><body>\n", failures ? "FAILED" : "passed", css);
-
-	/* the verdict */
-	fprintf(out, "<header class=\"%s\"><h1 id=\"verdict\">%s</h1><p>", failures ? "fail" : "pass",
-		failures ? "FAILED" : "PASSED");
-	if (failures)
-		fprintf(out, "%u check%s failed. ", failures, failures == 1 ? "" : "s");
-	if (n && strncmp(lines[0], "mockshim: ", 10) == 0)
-		escs(out, lines[0] + 10);
-	fputs("</p></header>\n", out);
-
-	/* the statements */
+/* The statements: "SRC:L:C: STMT: USES" lines as a table. */
+static void html_statements(FILE *out, char *const *lines, size_t n)
+{
 	fputs("<section id=\"statements\"><h2>Statements</h2><table><tr><th>where</th><th>statement</th>"
 	      "<th>uses</th></tr>\n", out);
 	for (size_t i = 0; i < n; i++) {
@@ -138,8 +114,11 @@ int ms_report_html(struct ms_report_in *r, FILE *out)
 		fputs("</td></tr>\n", out);
 	}
 	fputs("</table></section>\n", out);
+}
 
-	/* the failures: "...: error: MESSAGE" and its indented lines */
+/* The failures: "...: error: MESSAGE" and its indented lines. */
+static void html_failures(FILE *out, char *const *lines, size_t n, unsigned failures)
+{
 	fprintf(out, "<section id=\"failures\"><h2>Failures (%u)</h2>\n", failures);
 	for (size_t i = 0; i < n; i++) {
 		const char *e = strstr(lines[i], ": error: ");
@@ -160,57 +139,101 @@ int ms_report_html(struct ms_report_in *r, FILE *out)
 	if (!failures)
 		fputs("<p>None.</p>\n", out);
 	fputs("</section>\n", out);
+}
 
-	/* the processes, and the calls statements answered, in order */
-	{
-		const char *att = n ? strstr(lines[0], "attached (") : NULL;
-		char procs[64][64];
-		size_t np = 0, ncalls = 0, x;
+/* An answered call's line ("  read() call 1 ..."), not a failure's. */
+static const char *call_of(const char *l)
+{
+	const char *c = strstr(l, "() call ");
 
-		if (att) {
-			for (const char *p = att + 10; *p && *p != ')' && np < 64;) {
-				size_t k = strcspn(p, ",)");
+	return c && l[0] == ' ' && !strstr(l, "error:") ? c : NULL;
+}
 
-				snprintf(procs[np++], sizeof(procs[0]), "%.*s", (int)(k < 63 ? k : 63), p);
-				p += k;
-				while (*p == ',' || *p == ' ')
-					p++;
-			}
-		}
-		for (size_t i = 0; i < n; i++)
-			ncalls += strstr(lines[i], "() call ") && lines[i][0] == ' ' && !strstr(lines[i], "error:");
-		fprintf(out, "<section id=\"timeline\"><h2>Processes and answered calls</h2>\n"
-			"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\">\n",
-			(size_t)220 + (ncalls + 1) * 90, np * 28 + 10);
-		for (size_t p = 0; p < np; p++) {
-			fprintf(out, "<text x=\"4\" y=\"%zu\">", p * 28 + 22);
-			escs(out, procs[p]);
-			fprintf(out, "</text><rect x=\"200\" y=\"%zu\" width=\"%zu\" height=\"16\" fill=\"#dde6f5\"/>\n",
-				p * 28 + 9, (ncalls + 1) * 90);
-		}
-		x = 0;
-		for (size_t i = 0; i < n; i++) {
-			const char *l = lines[i], *c = strstr(l, "() call ");
+/* The processes (the first line's "attached (a[1], b[2])"), and the
+ * calls statements answered, in order, as an SVG timeline. */
+static void html_timeline(FILE *out, char *const *lines, size_t n)
+{
+	const char *att = n ? strstr(lines[0], "attached (") : NULL;
+	char procs[64][64];
+	size_t np = 0, ncalls = 0, x = 0;
 
-			if (!c || l[0] != ' ' || strstr(l, "error:"))
-				continue;
-			for (size_t p = 0; p < np; p++) {
-				if (!names_process(l, procs[p]))
-					continue;
-				fprintf(out, "<g><title>");
-				escs(out, l + 2);
-				fprintf(out, "</title><rect x=\"%zu\" y=\"%zu\" width=\"84\" height=\"16\" fill=\"#1e5fb3\"/>"
-					"<text x=\"%zu\" y=\"%zu\" fill=\"#fff\">",
-					205 + x * 90, p * 28 + 9, 208 + x * 90, p * 28 + 21);
-				esc(out, l + 2, (size_t)(c - l - 2 > 9 ? 9 : c - l - 2));
-				fputs("()</text></g>\n", out);
-				break;
-			}
-			x++;
-		}
-		fputs("</svg></section>\n", out);
+	for (const char *p = att ? att + 10 : ""; *p && *p != ')' && np < 64;) {
+		size_t k = strcspn(p, ",)");
+
+		snprintf(procs[np++], sizeof(procs[0]), "%.*s", (int)(k < 63 ? k : 63), p);
+		p += k;
+		while (*p == ',' || *p == ' ')
+			p++;
 	}
+	for (size_t i = 0; i < n; i++)
+		ncalls += call_of(lines[i]) != NULL;
+	fprintf(out, "<section id=\"timeline\"><h2>Processes and answered calls</h2>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%zu\" height=\"%zu\">\n",
+		(size_t)220 + (ncalls + 1) * 90, np * 28 + 10);
+	for (size_t p = 0; p < np; p++) {
+		fprintf(out, "<text x=\"4\" y=\"%zu\">", p * 28 + 22);
+		escs(out, procs[p]);
+		fprintf(out, "</text><rect x=\"200\" y=\"%zu\" width=\"%zu\" height=\"16\" fill=\"#dde6f5\"/>\n",
+			p * 28 + 9, (ncalls + 1) * 90);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *l = lines[i], *c = call_of(l);
 
+		if (!c)
+			continue;
+		for (size_t p = 0; p < np; p++) {
+			if (!names_process(l, procs[p]))
+				continue;
+			fprintf(out, "<g><title>");
+			escs(out, l + 2);
+			fprintf(out, "</title><rect x=\"%zu\" y=\"%zu\" width=\"84\" height=\"16\" fill=\"#1e5fb3\"/>"
+				"<text x=\"%zu\" y=\"%zu\" fill=\"#fff\">",
+				205 + x * 90, p * 28 + 9, 208 + x * 90, p * 28 + 21);
+			esc(out, l + 2, (size_t)(c - l - 2 > 9 ? 9 : c - l - 2));
+			fputs("()</text></g>\n", out);
+			break;
+		}
+		x++;
+	}
+	fputs("</svg></section>\n", out);
+}
+
+int ms_report_html(struct ms_report_in *r, FILE *out)
+{
+	char *text = NULL, **lines;
+	size_t len = 0, n;
+	int verbosity = r->verbosity, rc;
+	FILE *m = open_memstream(&text, &len);
+	unsigned failures = ms_report_failures(r);
+
+	if (!m)
+		return -errno;
+	r->verbosity = 1; /* MOCKSHIM_VERBOSE: every answered call */
+	rc = ms_report_write(r, m, MOCKSHIM_REPORT_TEXT);
+	r->verbosity = verbosity;
+	fclose(m);
+	if (rc >= 0)
+		rc = split_lines(text, &lines, &n);
+	if (rc < 0) {
+		free(text);
+		return rc;
+	}
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+	      "<title>mockshim: ", out);
+	escs(out, r->program ? r->program : "run");
+	fprintf(out, " %s</title><style>%s</style></head><body>\n", failures ? "FAILED" : "passed", css);
+	/* the verdict */
+	fprintf(out, "<header class=\"%s\"><h1 id=\"verdict\">%s</h1><p>", failures ? "fail" : "pass",
+		failures ? "FAILED" : "PASSED");
+	if (failures)
+		fprintf(out, "%u check%s failed. ", failures, failures == 1 ? "" : "s");
+	if (n && strncmp(lines[0], "mockshim: ", 10) == 0)
+		escs(out, lines[0] + 10);
+	fputs("</p></header>\n", out);
+	html_statements(out, lines, n);
+	html_failures(out, lines, n, failures);
+	html_timeline(out, lines, n);
 	/* everything, as the terminal shows it */
 	fputs("<section id=\"text\"><h2>Report</h2><pre class=\"raw\">", out);
 	for (size_t i = 0; i < n; i++) {
