@@ -283,7 +283,8 @@ void rp_report_tap(struct ms_report_in *s, FILE *out, int version)
 
 		rp_count_str(status, sizeof(status), it);
 		fprintf(out, "%s %u - ", bad ? "not ok" : "ok", ++k);
-		fprintf(out, "%s:%u: ", str(s, it->src), it->line);
+		ms_tap_text(out, str(s, it->src)); /* "-e#1": a '#' */
+		fprintf(out, ":%u: ", it->line);
 		ms_tap_text(out, rp_stmt_text(s, it->text));
 		fprintf(out, " (%s", status);
 		if (c.nfail[i])

@@ -40,7 +40,7 @@ t "--report tap carries the failure in a YAML block"
 run "$M" --report tap -o - -e 'expect_value(read, count, 3)' "$P" read /dev/zero 4
 want_rc 123; want_out_has "parameter count: expected 3, got 4"
 # the failed check fails its own statement's test, not the program's exit
-want_out_has "not ok 1 - -e#1:1: expect_value(read, count, 3) (1 of 1 checked, 1 failed check)"
+want_out_has "not ok 1 - -e\#1:1: expect_value(read, count, 3) (1 of 1 checked, 1 failed check)"
 want_out_has "ok 2 - $P exited with status 0"; done_t
 
 finish

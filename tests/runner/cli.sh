@@ -109,7 +109,7 @@ fi; done_t
 
 t "--report tap marks a leftover not ok"
 run "$M" --report tap -o - -e 'will_return(geteuid, 5); will_return(getgid, 1)' id -u
-want_rc 123; want_out_has "ok 1 - -e#1:1: will_return(geteuid, 5)"; want_out_has "not ok 2 - -e#1:1: will_return(getgid, 1)"; done_t
+want_rc 123; want_out_has "ok 1 - -e\#1:1: will_return(geteuid, 5)"; want_out_has "not ok 2 - -e\#1:1: will_return(getgid, 1)"; done_t
 
 t "-o writes the text report to a file, stderr stays the program's"
 run "$M" -o "$T/r.txt" -e 'will_fail(read, EIO)' cat /etc/hostname

@@ -101,7 +101,7 @@ if command -v prove >/dev/null; then
 	run prove --exec "$M -t" "$T/todo.mock"
 	want_rc 1; want_out_has "Failed 2/3 subtests"; want_out_lacks "TODO passed"; want_out_lacks "skipped: 1"
 	run "$M" --report tap -o - -e 'expect_string(open, pathname, "a#b")' true
-	want_out_has 'not ok 1 - -e#1:1: expect_string(open, pathname, "a\#b") (0 of 1 checked)'
+	want_out_has 'not ok 1 - -e\#1:1: expect_string(open, pathname, "a\#b") (0 of 1 checked)'
 	done_t
 else
 	skip_t "prove reads the TAP of test files and of a program run" "no prove (perl)"
