@@ -324,12 +324,41 @@ static size_t needed_objects(const char *path, char **out, size_t cap)
 	return n;
 }
 
+/* A "#!" script's interpreter (/usr/bin/env NAME: NAME as found in the
+ * PATH) in buf, or NULL when path is no script. */
+static const char *interpreter_of(const char *path, char *const envp[], char *buf, size_t cap)
+{
+	char line[PATH_MAX + 16], *w, *arg;
+	FILE *f = fopen(path, "re");
+	int got;
+
+	if (!f)
+		return NULL;
+	got = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	if (!got || strncmp(line, "#!", 2) != 0)
+		return NULL;
+	w = line + 2 + strspn(line + 2, " \t");
+	w[strcspn(w, " \t\r\n")] = '\0';
+	arg = w + strlen(w) + 1;
+	if (!*w)
+		return NULL;
+	if (strcmp(strrchr(w, '/') ? strrchr(w, '/') + 1 : w, "env") == 0 && arg < line + sizeof(line)) {
+		arg += strspn(arg, " \t");
+		arg[strcspn(arg, " \t\r\n")] = '\0';
+		if (*arg && *arg != '-')
+			return find_program(arg, envp, buf, cap);
+	}
+	snprintf(buf, cap, "%s", w);
+	return buf;
+}
+
 int mockshim_session_check(const struct mockshim_session *s, const char *program,
 			   char *const envp[], FILE *out)
 {
 	extern char **environ;
-	char warn[2048], pathbuf[PATH_MAX];
-	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
+	char warn[2048], pathbuf[PATH_MAX], interp[PATH_MAX];
+	const char *script, *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
 	unsigned char used[MS_FN_COUNT] = { 0 }, hit[MS_FN_COUNT] = { 0 };
 	const char *as[MS_FN_COUNT] = { 0 };
 	struct import_scan sc = { s, hit, as };
@@ -342,6 +371,15 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 	if (!p) {
 		fprintf(out, "check: %s: not found\n", program);
 		return problems + 1;
+	}
+	script = interpreter_of(p, envp ? envp : environ, interp, sizeof(interp));
+	if (script) {
+		/* what loads is the interpreter: its imports are checked, and
+		 * its own calls take the statements' values too */
+		fprintf(out, "check: %s is a script run by %s: its imports are checked; its own calls "
+			     "take the statements' values too (in= scopes a statement to a program)\n",
+			p, script);
+		p = script;
 	}
 	for (uint32_t i = 0; i < s->spec.nrules; i++)
 		if (s->spec.rules[i].fn < MS_FN_COUNT)

@@ -217,4 +217,17 @@ want_err_has "fork() is imported by"
 want_err_has "it also imports vfork"
 done_t
 
+t "--check: a #! script is checked as its interpreter, which takes the values too"
+printf '#!/bin/sh\nid -u\n' > "$T/script.sh"
+chmod +x "$T/script.sh"
+run "$M" --check -e 'will_return(geteuid, 5)' "$T/script.sh"
+want_err_has "check: $T/script.sh is a script run by /bin/sh"
+want_err_has "check: geteuid() is imported by /bin/sh"
+want_err_lacks "nothing in $T/script.sh imports"
+printf '#!/usr/bin/env id\n' > "$T/envscript"
+chmod +x "$T/envscript"
+run "$M" --check -e 'will_return(geteuid, 5)' "$T/envscript"
+want_err_has "is a script run by /usr/bin/id"
+done_t
+
 finish
