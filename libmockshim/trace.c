@@ -536,6 +536,15 @@ static void put_typed(struct out *o, const char *t, size_t n, uint64_t v, int pt
 		put_i(o, (int64_t)v);
 }
 
+/* One line, written whole; a line the descriptor did not take (the
+ * program closed it: close_range, a daemon's loop) is counted for the
+ * report. */
+static void trace_write(const struct out *o)
+{
+	if (syscall(SYS_write, trace_fd, o->buf, o->n) != (long)o->n && ms_state())
+		__atomic_fetch_add(&ms_state()->trace_lost, 1, __ATOMIC_RELAXED);
+}
+
 void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
 		   uint64_t ret, const char *mocked_by)
 {
@@ -593,7 +602,7 @@ void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t
 		put_c(&o, ')');
 	}
 	o.buf[o.n++] = '\n';
-	syscall(SYS_write, trace_fd, o.buf, o.n);
+	trace_write(&o);
 	errno = saved;
 }
 
@@ -613,7 +622,7 @@ void ms_trace_exec(unsigned id, const uint64_t *a)
 	put_call(&o, m, a, 0);
 	put(&o, " ...");
 	o.buf[o.n++] = '\n';
-	syscall(SYS_write, trace_fd, o.buf, o.n);
+	trace_write(&o);
 	errno = saved;
 }
 
@@ -671,7 +680,6 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 		put_c(&o, ')');
 	}
 	o.buf[o.n++] = '\n';
-	if (syscall(SYS_write, trace_fd, o.buf, o.n) != (long)o.n && ms_state())
-		__atomic_fetch_add(&ms_state()->trace_lost, 1, __ATOMIC_RELAXED);
+	trace_write(&o);
 	errno = saved;
 }

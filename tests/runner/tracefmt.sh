@@ -77,4 +77,13 @@ want_rc 0
 grep -qE '^[0-9]+ id: geteuid\(\) = 7 \(mocked: -e#1:1\)$' "$T/t.txt" || problem "text trace: $(cat "$T/t.txt")"
 done_t
 
+t "lines a program's closed descriptor did not take are counted, the exec line too"
+run "$M" --trace=execv,getuid -e 'will_return_maybe(getuid, 0)' /usr/bin/python3 -c \
+	'import os; os.getuid(); os.closerange(3, 65536); os.getuid(); os.execv("/usr/bin/true", ["true"])'
+want_rc 0
+want_err_has ": getuid() = 0 (mocked: -e#1:1)"
+want_err_lacks "execv("
+want_err_has "mockshim: warning: 2 --trace lines could not be written: the trace is incomplete"
+done_t
+
 finish
