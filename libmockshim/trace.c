@@ -663,7 +663,8 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 				put(&o, ms_eai_name((int)r));
 			}
 		}
-		if (failed && err > 0 && ms_errno_name(err)) {
+		/* a row whose failure sets no errno (getenv) shows none: it is stale */
+		if (failed && err > 0 && m->fail_errno && ms_errno_name(err)) {
 			put_c(&o, ' ');
 			put(&o, ms_errno_name(err));
 		}

@@ -86,4 +86,13 @@ want_err_lacks "execv("
 want_err_has "mockshim: warning: 2 --trace lines could not be written: the trace is incomplete"
 done_t
 
+t "a NULL from getenv shows no errno: getenv sets none, whatever errno holds is stale"
+# python's start-up asks getenv after calls that failed (errno ENOENT)
+run env -u PYTHONDEVMODE "$M" --trace=getenv /usr/bin/python3 -c pass
+want_rc 0
+want_err_has 'getenv("PYTHONDEVMODE") = NULL
+'
+want_err_lacks 'getenv("PYTHONDEVMODE") = NULL E'
+done_t
+
 finish
