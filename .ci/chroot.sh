@@ -186,7 +186,7 @@ EOF
 	(cd "$dir/src" && PATH=/usr/sbin:/usr/bin:/sbin:/bin PKG_CONFIG_SYSROOT_DIR=$dir meson setup "$dir/build" --cross-file "$dir/cross.ini" \
 		-Dwerror=true > "$dir/build-setup.log" 2>&1 &&
 		meson compile -C "$dir/build" > "$dir/build-compile.log" 2>&1) ||
-		{ tail -40 "$dir/build-setup.log" "$dir/build-compile.log" >&2 || true; fail "the build failed"; }
+		{ tail -n 40 "$dir/build-setup.log" "$dir/build-compile.log" >&2 || true; fail "the build failed"; }
 	# the build's paths (under $dir) are the same files inside the root:
 	# bind mounts, not a symlink, so that a path resolved (mockrun's own,
 	# the shim's) is still the one meson wrote
@@ -196,7 +196,7 @@ EOF
 else
 	in_root sh -c 'cd /src && meson setup /build -Dwerror=true > /build-setup.log 2>&1 &&
 		meson compile -C /build > /build-compile.log 2>&1' ||
-		{ tail -40 "$dir/build-setup.log" "$dir/build-compile.log" >&2 || true; fail "the build failed"; }
+		{ tail -n 40 "$dir/build-setup.log" "$dir/build-compile.log" >&2 || true; fail "the build failed"; }
 	src_in=/src build_in=/build
 fi
 log "built in $((SECONDS - t0)) s${cross:+ (with $cross-gcc)}"
