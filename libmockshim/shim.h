@@ -135,6 +135,41 @@ struct ms_state_hdr;
 #else
 #define MS_G(v, i, x) ((__typeof__(x))(v)[i])
 #endif
+/*
+ * The armed path finds the caller as its own return address: the
+ * trampoline reaches it by a tail call.  A va_list that is a struct
+ * (MS_ARCH_VA_LIST_STRUCT: passed by reference to the caller's copy)
+ * keeps the trampoline from tail-calling, so there the trampoline hands
+ * the caller over in ms_va_caller, stored just before the call (for the
+ * rows with a va_list only: MS_HAS_VA is a constant).  Those are the
+ * printf and scanf families and vsyslog, none async-signal-safe: no
+ * signal handler may call one between the store and the read.
+ */
+#ifdef MS_ARCH_VA_LIST_STRUCT
+#define MS_IS_VA(x) _Generic((x), va_list: 1, default: 0)
+#define MS_VA0() 0
+#define MS_VA1(a) MS_IS_VA(a)
+#define MS_VA2(a, b) (MS_IS_VA(a) | MS_IS_VA(b))
+#define MS_VA3(a, b, c) (MS_VA2(a, b) | MS_IS_VA(c))
+#define MS_VA4(a, b, c, d) (MS_VA3(a, b, c) | MS_IS_VA(d))
+#define MS_VA5(a, b, c, d, e) (MS_VA4(a, b, c, d) | MS_IS_VA(e))
+#define MS_VA6(a, b, c, d, e, f) (MS_VA5(a, b, c, d, e) | MS_IS_VA(f))
+#define MS_VA7(a, b, c, d, e, f, g) (MS_VA6(a, b, c, d, e, f) | MS_IS_VA(g))
+#define MS_VA8(a, b, c, d, e, f, g, h) (MS_VA7(a, b, c, d, e, f, g) | MS_IS_VA(h))
+#define MS_HAS_VA(args) MS_CAT(MS_VA, MS_NARGS_OF(args)) args
+extern __thread const void *ms_va_caller MS_HIDDEN __attribute__((tls_model("initial-exec")));
+#define MS_NOTE_CALLER(args)                            \
+	do {                                            \
+		if (MS_HAS_VA(args))                    \
+			ms_va_caller = MS_CALLER;       \
+	} while (0)
+#define MS_ARMED_CALLER(args) (MS_HAS_VA(args) ? ms_va_caller : MS_CALLER)
+#else
+#define MS_NOTE_CALLER(args) \
+	do {                 \
+	} while (0)
+#define MS_ARMED_CALLER(args) MS_CALLER
+#endif
 #define MS_GET0(v, ...) ()
 #define MS_GET1(v, a) (MS_G(v, 0, a))
 #define MS_GET2(v, a, b) (MS_G(v, 0, a), MS_G(v, 1, b))

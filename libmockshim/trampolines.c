@@ -82,6 +82,10 @@
  * (MS_GET), so that nothing but the array lives across the consult and
  * the reply path saves one register, not one per argument.
  */
+#ifdef MS_ARCH_VA_LIST_STRUCT
+__thread const void *ms_va_caller __attribute__((tls_model("initial-exec")));
+#endif
+
 /* The functions fake_time may arm (MS_ARM_TIME): a constant table, so
  * that every other trampoline compiles to what it was. */
 static const uint8_t ms_timed[MS_FN_COUNT] = {
@@ -175,7 +179,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		uint64_t c_[] = { cargs };                                                \
 		decl                                                                      \
 		int64_t v_;                                                               \
-		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
+		int k_ = ms_consult(id, c_, &v_, MS_ARMED_CALLER(args));                  \
 		if (ms_likely(k_ == 1)) {                                                 \
 			if (ms_fast[id].kind)                                             \
 				ms_fast_open(&ms_fast[id]);                               \
@@ -206,6 +210,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 					return ms_timed_##name args;                      \
 			}                                                                 \
 			MS_FAST(ret, id);                                                 \
+			MS_NOTE_CALLER(args);                                             \
 			return ms_armed_##name args;                                      \
 		}                                                                         \
 		return ms_real.name.fn args;                                              \
@@ -224,7 +229,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		uint64_t c_[] = { cargs };                                                \
 		decl                                                                      \
 		int64_t v_;                                                               \
-		int k_ = ms_consult(id, c_, &v_, MS_CALLER);                              \
+		int k_ = ms_consult(id, c_, &v_, MS_ARMED_CALLER(args));                  \
 		if (ms_likely(k_ == 1))                                                   \
 			return;                                                           \
 		ms_real.name.fn MS_GET(n, vals, args);                                    \
@@ -234,6 +239,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 	MS_EXPORT void name proto                                                         \
 	{                                                                                 \
 		if (ms_unlikely(ms_armed[id])) {                                          \
+			MS_NOTE_CALLER(args);                                             \
 			ms_armed_##name args;                                             \
 			return;                                                           \
 		}                                                                         \
