@@ -166,7 +166,9 @@ done_t
 
 t "--wait-call: a timeout is 124 and says how many calls came; the allocator is not counted"
 S=$T/ctl2.sock
-bg --control "$S" sh -c 'sleep 3'
+# runs until the test is done with it, however slow the machine, then
+# for the time --wait-exit takes to connect
+bg --control "$S" sh -c "while [ ! -e '$T/ctl2.done' ]; do sleep 0.05; done; sleep 2"
 wait_sock "$S"
 run "$M" ctl "$S" --wait-call accept 2 --timeout 0.3
 want_rc 124
@@ -186,6 +188,7 @@ want_err_has "fake_time cannot be added to a running program"
 run "$M" ctl "$S" -e '# nothing'
 want_rc 125
 want_err_has "no statement to add"
+touch "$T/ctl2.done"
 run "$M" ctl "$S" --wait-exit --timeout 10
 want_rc 0
 want_out_has "sh exited with status 0"
@@ -269,13 +272,16 @@ kill -9 "$(cat "$T/pid")"
 wait_bg "$BG"
 [ "$bg_rc" = 137 ] || problem "mockrun exited $bg_rc after SIGKILL of the program"
 [ ! -e "$S" ] || problem "the socket is left after SIGKILL of the program"
-bg --control "$S" sleep 30
+bg --control "$S" sh -c 'echo $$ >"$0"; exec sleep 30' "$T/pid2"
 wait_sock "$S"
 kill -9 "$BG"
 wait "$BG" 2>/dev/null
 for _ in $(seq 100); do [ -e "$S" ] || break; sleep 0.05; done
 [ ! -e "$S" ] || problem "the socket is left after SIGKILL of mockrun"
-pkill -f "^sleep 30$" 2>/dev/null
+# the orphaned program: this test's own (another checkout's run of this
+# test has sleeps of its own)
+for _ in $(seq 100); do [ -s "$T/pid2" ] && break; sleep 0.05; done
+kill "$(cat "$T/pid2")" 2>/dev/null
 run "$M" ctl "$S" --report
 want_rc 125
 want_err_has "no mockrun --control serves it"
@@ -293,7 +299,7 @@ t "mockrun killed the moment its socket appears leaves nothing behind (20 times)
 left=0
 for i in $(seq 20); do
 	S=$T/race$i.sock
-	"$M" -q --control "$S" sleep 30 >/dev/null 2>&1 &
+	"$M" -q --control "$S" sh -c 'echo $$ >"$0"; exec sleep 30' "$T/race$i.pid" >/dev/null 2>&1 &
 	pid=$!
 	n=0
 	until [ -S "$S" ] || [ $((n += 1)) -gt 500000 ]; do :; done
@@ -302,7 +308,7 @@ for i in $(seq 20); do
 	for _ in $(seq 100); do [ -e "$S" ] || break; sleep 0.05; done
 	[ ! -e "$S" ] || left=$((left + 1))
 done
-pkill -f "^sleep 30$" 2>/dev/null
+for f in "$T"/race*.pid; do [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
 [ "$left" = 0 ] || problem "$left of 20 sockets left behind"; done_t
 
 t "--source names what -e adds; --stop ends the run with the program's status"
