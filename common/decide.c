@@ -6,6 +6,7 @@
  * raw system calls only.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -335,6 +336,31 @@ void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *cal
 	errno = saved;
 }
 
+/* process_vm_readv is not there (ENOSYS under qemu-user) or refused */
+static int no_vm_readv;
+
+/*
+ * A copy of n bytes within one page, through a pipe: the kernel checks
+ * the address a write(2) reads, failing with EFAULT instead of a fault.
+ * Where not even a pipe can be made, a plain copy, as libc would make.
+ */
+static long pipe_copy(void *dst, const void *src, size_t n)
+{
+	int p[2];
+	long k;
+
+	if (syscall(SYS_pipe2, p, O_CLOEXEC) != 0) {
+		memcpy(dst, src, n);
+		return (long)n;
+	}
+	k = syscall(SYS_write, p[1], src, n);
+	if (k > 0)
+		k = syscall(SYS_read, p[0], dst, (size_t)k);
+	syscall(SYS_close, p[0]);
+	syscall(SYS_close, p[1]);
+	return k;
+}
+
 /*
  * Copies n bytes from the program's memory, stopping at the first page
  * that cannot be read: process_vm_readv on ourselves faults into an error,
@@ -361,11 +387,11 @@ size_t ms_read_user(void *dst, const void *src, size_t n)
 		l.iov_len = chunk;
 		r.iov_base = (void *)addr;
 		r.iov_len = chunk;
-		k = syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, 0UL);
-		if (k < 0 && errno != EFAULT && !ms_d.remote) {
-			/* not permitted here (seccomp): plain reads, as libc would */
-			memcpy(l.iov_base, r.iov_base, chunk);
-			k = (long)chunk;
+		k = no_vm_readv ? -1 : syscall(SYS_process_vm_readv, pid, &l, 1UL, &r, 1UL, 0UL);
+		if (k < 0 && (no_vm_readv || errno != EFAULT) && !ms_d.remote) {
+			/* missing (qemu-user) or refused here (seccomp) */
+			no_vm_readv = 1;
+			k = pipe_copy(l.iov_base, r.iov_base, chunk);
 		}
 		if (k <= 0)
 			break;

@@ -94,6 +94,16 @@ run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" edgeptr
 want_rc 123; want_out "open: -1 EFAULT"
 want_err_has 'got "aaaaaaaaaa" (then unreadable)'; done_t
 
+t "the same where process_vm_readv is missing (ENOSYS, as under qemu-user): no crash"
+run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" novmread badptr
+want_rc 123; want_out "open: -1 EFAULT"
+want_err_has "parameter pathname: expected \"/etc/hostname\", got an unreadable pointer, 0x10"
+run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" novmread edgeptr
+want_rc 123; want_out "open: -1 EFAULT"
+want_err_has 'got "aaaaaaaaaa" (then unreadable)'
+run "$M" -e 'expect_string(fopen, pathname, "/etc/hostname")' "$P" novmread fopen64 /etc/hostname
+want_rc 0; done_t
+
 t "a NULL string parameter is reported"
 run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" nullptr
 want_rc 123; want_out "open: -1 EFAULT"
