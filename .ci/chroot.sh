@@ -84,6 +84,10 @@ if [ ! -e "$dir/.mockshim-root" ]; then
 	log "root made in $((SECONDS - t0)) s"
 	touch "$dir/.mockshim-root"
 fi
+# a root debootstrap made for another architecture may have no /etc/hosts
+# (the tests resolve localhost, as on any installed system)
+[ -s "$dir/etc/hosts" ] ||
+	printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' > "$dir/etc/hosts"
 
 mounted=()
 cleanup() {
