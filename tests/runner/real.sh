@@ -158,7 +158,8 @@ run "$M" -q --trace=open,read,close --trace-file "$T/trace.txt" cat "$T/traced"
 want_rc 0; want_out "hello"
 # the descriptor numbers may differ (the harness's own fds): compare the rest
 ours=$(grep -E ': (read|close)\(' "$T/trace.txt" | sed -E 's/^[0-9]+ cat: //; s/0x[0-9a-f]+/BUF/; s/\(([0-9]+)/(FD/')
-if command -v strace >/dev/null; then
+# strace needs ptrace, which qemu-user does not give: compared where it works
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
 	strace -e trace=openat,read,close -o "$T/strace.txt" cat "$T/traced" >/dev/null 2>&1
 	theirs=$(sed -n '/openat(AT_FDCWD, ".*traced"/,$p' "$T/strace.txt" | grep -E '^(read|close)\(' |
 		sed -E 's/"([^"\\]|\\.)*"(\.\.\.)?/BUF/; s/ +/ /g; s/\(([0-9]+)/(FD/' | head -3)
