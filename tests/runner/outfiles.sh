@@ -113,7 +113,7 @@ mkdir -p "$T/kill"
 pid=$!
 for _ in $(seq 100); do pgrep -P "$pid" >/dev/null && break; sleep 0.05; done
 kill -KILL "$pid"; wait "$pid" 2>/dev/null
-pkill -f "^sleep 29.75$" 2>/dev/null
+pkill -f "sleep 29.75$" 2>/dev/null
 [ -z "$(ls -A "$T/kill")" ] || problem "left behind: $(ls -A "$T/kill")"; done_t
 
 finish
