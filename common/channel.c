@@ -182,9 +182,9 @@ static uint32_t fn_is_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn 
 	for (uint32_t k = 0; k < f->nrules; k++) {
 		const struct ms_rule *r = &rules[f->first_rule + k];
 
-		if (!ms_rule_plain(r) || r->in_glob || r->from_glob)
+		if (!ms_rule_plain(r) || r->stmt.in_glob || r->stmt.from_glob)
 			return 0;
-		if (r->ncond)
+		if (r->stmt.ncond)
 			lean = MS_FF_LEAN_AIMED;
 	}
 	return lean;
@@ -277,9 +277,9 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	 * then placed (one pass over the statements, not one per function) */
 	memset(fns, 0, h->nfns * sizeof(*fns));
 	for (uint32_t i = 0; i < spec->nrules; i++)
-		fns[spec->rules[i].fn].nrules++;
+		fns[spec->rules[i].stmt.fn].nrules++;
 	for (uint32_t i = 0; i < spec->nexpects; i++)
-		fns[spec->expects[i].fn].nexpects++;
+		fns[spec->expects[i].stmt.fn].nexpects++;
 	for (uint32_t fn = 0; fn < h->nfns; fn++) {
 		fns[fn].first_rule = n;
 		fns[fn].first_expect = x;
@@ -288,14 +288,14 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		fns[fn].nrules = fns[fn].nexpects = 0;
 	}
 	for (uint32_t i = 0; i < spec->nrules; i++) {
-		struct ms_chan_fn *c = &fns[spec->rules[i].fn];
+		struct ms_chan_fn *c = &fns[spec->rules[i].stmt.fn];
 		struct ms_rule *r = &rules[c->first_rule + c->nrules++];
 
 		*r = spec->rules[i];
 		r->lean = ms_rule_lean(r);
 	}
 	for (uint32_t i = 0; i < spec->nexpects; i++) {
-		struct ms_chan_fn *c = &fns[spec->expects[i].fn];
+		struct ms_chan_fn *c = &fns[spec->expects[i].stmt.fn];
 
 		expects[c->first_expect + c->nexpects++] = spec->expects[i];
 	}
@@ -313,7 +313,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	for (uint32_t i = 0; i < spec->norders; i++) {
 		const struct ms_order *o = &spec->orders[i];
 
-		fns[o->fn].flags |= o->kind == MS_ORD_CALL     ? MS_FF_ORDERED
+		fns[o->stmt.fn].flags |= o->kind == MS_ORD_CALL     ? MS_FF_ORDERED
 				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
 							       : MS_FF_NO_CALL;
 	}
@@ -522,9 +522,10 @@ static const char *declared_rule_ok(const struct ms_chan_hdr *h, const struct ms
 }
 
 /* when(): the conditions [first, +n) of a statement of function fn. */
-static const char *conds_ok(const struct ms_chan_hdr *h, uint32_t fn, uint32_t first, uint32_t n)
+static const char *conds_ok(const struct ms_chan_hdr *h, const struct ms_stmt *s)
 {
 	const struct ms_cond *c = (const void *)((const char *)h + h->conds_off);
+	uint32_t fn = s->fn, first = s->cond_first, n = s->ncond;
 	unsigned np = nparams_of(h, fn);
 
 	if (first > h->nconds || n > h->nconds - first)
@@ -564,6 +565,25 @@ static const char *conds_ok(const struct ms_chan_hdr *h, uint32_t fn, uint32_t f
 	return NULL;
 }
 
+/* What is wrong with a statement of one table, in that table's words. */
+struct stmt_why {
+	const char *bad;	/* its function */
+	const char *strings;	/* a pool offset */
+};
+
+/* The header of every statement (struct ms_stmt): its function, its
+ * strings and its when() conditions.  NULL, or why not. */
+static const char *stmt_ok(const struct ms_chan_hdr *h, const struct ms_stmt *s,
+			   const struct stmt_why *why)
+{
+	if (s->fn >= h->nfns)
+		return why->bad;
+	if (!pool_ok(h, s->in_glob) || !pool_ok(h, s->from_glob) || !pool_ok(h, s->src) ||
+	    !pool_ok(h, s->text))
+		return why->strings;
+	return conds_ok(h, s);
+}
+
 static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
 {
 	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
@@ -599,9 +619,9 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
 	    h->pool_off > size || h->pool_size == 0 || h->pool_size > size - h->pool_off)
 		return "section out of bounds";
-	if (((const char *)h + h->pool_off)[h->pool_size - 1] != '\0')
-		return "string pool not terminated";
-	/* Sections in layout order, none overlapping another. */
+	/* Sections in layout order, none overlapping another (before the
+	 * pool's contents are read: a pool moved over another section reads
+	 * that section's bytes). */
 	{
 		const uint64_t ends[] = {
 			sizeof(*h),
@@ -622,6 +642,8 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			if (starts[i] < ends[i])
 				return i == 0 ? "section overlaps the header" : "sections overlap";
 	}
+	if (((const char *)h + h->pool_off)[h->pool_size - 1] != '\0')
+		return "string pool not terminated";
 	/* The state's layout, in order, each section 8-aligned (the counters
 	 * are atomics) and the per-rule and per-function ones on lines of
 	 * their own. */
@@ -702,7 +724,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		    fns[i].nexpects > h->nexpects - fns[i].first_expect)
 			return "function table out of bounds";
 		for (uint32_t k = 0; k < fns[i].nexpects; k++)
-			if (expects[fns[i].first_expect + k].fn != i)
+			if (expects[fns[i].first_expect + k].stmt.fn != i)
 				return "function table inconsistent";
 		if ((fns[i].flags & (MS_FF_LEAN | MS_FF_LEAN_AIMED)) &&
 		    fns[i].flags != fn_is_lean(h, &fns[i], rules))
@@ -719,13 +741,17 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "fake_time string out of bounds";
 	}
 	for (uint32_t i = 0; i < h->nexpects; i++) {
+		static const struct stmt_why why = { "bad expectation",
+						     "expectation string out of bounds" };
 		const struct ms_expect *x = &expects[i];
+		const char *bad = stmt_ok(h, &x->stmt, &why);
 
-		if (x->fn >= h->nfns || x->kind < MS_X_VALUE || x->kind > MS_X_ANY ||
-		    x->param >= nparams_of(h, x->fn) ||
+		if (bad)
+			return bad;
+		if (x->kind < MS_X_VALUE || x->kind > MS_X_ANY || x->param >= nparams_of(h, x->stmt.fn) ||
 		    (x->psize != 1 && x->psize != 2 && x->psize != 4 && x->psize != 8))
 			return "bad expectation";
-		if (x->count == 0 || x->count < MS_COUNT_MAYBE)
+		if (x->stmt.count == 0 || x->stmt.count < MS_COUNT_MAYBE)
 			return "bad expectation count";
 		if (x->data > h->pool_size || x->len > h->pool_size - x->data ||
 		    ((x->kind == MS_X_SET || x->kind == MS_X_NOT_SET) &&
@@ -734,56 +760,53 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		if ((x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING) &&
 		    x->len >= MS_STRING_BOUND)
 			return "expected string too long";
-		if (!pool_ok(h, x->in_glob) || !pool_ok(h, x->from_glob) || !pool_ok(h, x->src) ||
-		    !pool_ok(h, x->text))
-			return "expectation string out of bounds";
-		if (conds_ok(h, x->fn, x->cond_first, x->ncond))
-			return conds_ok(h, x->fn, x->cond_first, x->ncond);
 	}
 	for (uint32_t i = 0; i < h->norders; i++) {
+		static const struct stmt_why why = { "bad call-order entry",
+						     "call-order string out of bounds" };
 		const struct ms_order *o = &orders[i];
+		const char *bad = stmt_ok(h, &o->stmt, &why);
 
-		if (o->fn >= h->nfns || o->kind < MS_ORD_CALL || o->kind > MS_ORD_NO_CALL ||
-		    (o->kind == MS_ORD_CALL && o->count <= 0))
+		if (bad)
+			return bad;
+		if (o->kind < MS_ORD_CALL || o->kind > MS_ORD_NO_CALL ||
+		    (o->kind == MS_ORD_CALL && o->stmt.count <= 0))
 			return "bad call-order entry";
-		if (!pool_ok(h, o->in_glob) || !pool_ok(h, o->from_glob) || !pool_ok(h, o->src) ||
-		    !pool_ok(h, o->text))
-			return "call-order string out of bounds";
-		if (conds_ok(h, o->fn, o->cond_first, o->ncond))
-			return conds_ok(h, o->fn, o->cond_first, o->ncond);
 	}
 	for (uint32_t i = 0; i < h->nrules; i++) {
+		static const struct stmt_why why = { "bad rule", "rule string out of bounds" };
 		const struct ms_rule *r = &rules[i];
+		const char *bad = stmt_ok(h, &r->stmt, &why);
 		const struct ms_fn_meta *m;
 		unsigned np;
+		uint32_t fn = r->stmt.fn;
 
-		if (r->fn >= h->nfns || r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
+		if (bad)
+			return bad;
+		if (r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
 			return "bad rule";
-		if (r->count == 0 || r->count < MS_COUNT_MAYBE)
+		if (r->stmt.count == 0 || r->stmt.count < MS_COUNT_MAYBE)
 			return "bad rule count";
 		if (r->lean != ms_rule_lean(r))
 			return "bad rule (its lean mark)";
 		if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
 			return "rule outputs out of bounds";
-		if (!pool_ok(h, r->value_str) || !pool_ok(h, r->in_glob) ||
-		    !pool_ok(h, r->from_glob) || !pool_ok(h, r->src) || !pool_ok(h, r->text))
+		if (!pool_ok(h, r->value_str))
 			return "rule string out of bounds";
-		if (conds_ok(h, r->fn, r->cond_first, r->ncond))
-			return conds_ok(h, r->fn, r->cond_first, r->ncond);
 		/* argument indices must exist: the shim's argument arrays hold
 		 * exactly the function's parameters */
-		np = nparams_of(h, r->fn);
-		m = r->fn < MS_FN_COUNT		       ? ms_catalog_get(r->fn)
-		    : dyn_of(h, r->fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, r->fn)->sysnr)
-							       : NULL;
+		np = nparams_of(h, fn);
+		m = fn < MS_FN_COUNT			     ? ms_catalog_get(fn)
+		    : dyn_of(h, fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, fn)->sysnr)
+							     : NULL;
 		if (!m) {
-			const struct ms_chan_dyn *d = dyn_of(h, r->fn);
+			const struct ms_chan_dyn *d = dyn_of(h, fn);
 
 			if (d->kind == MS_DYN_DECLARED) {
-				const char *why = declared_rule_ok(h, d, r, outs);
+				const char *no = declared_rule_ok(h, d, r, outs);
 
-				if (why)
-					return why;
+				if (no)
+					return no;
 				continue;
 			}
 			/* a handler module's: values for mock(), nothing else */
@@ -831,7 +854,7 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	}
 	for (uint32_t i = 0; i < h->nfns; i++)
 		for (uint32_t k = 0; k < fns[i].nrules; k++)
-			if (rules[fns[i].first_rule + k].fn != i)
+			if (rules[fns[i].first_rule + k].stmt.fn != i)
 				return "function table inconsistent";
 	for (uint32_t i = 0; i < h->nouts; i++) {
 		const struct ms_out *o = &outs[i];

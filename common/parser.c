@@ -91,6 +91,20 @@ const struct ms_fn_meta *ms_spec_meta(const struct ms_spec *spec, unsigned id)
 	return id < spec->ndyn ? spec->dyn[id] : NULL;
 }
 
+uint32_t ms_spec_nstmts(const struct ms_spec *spec)
+{
+	return spec->nrules + spec->nexpects + spec->norders;
+}
+
+const struct ms_stmt *ms_spec_stmt(const struct ms_spec *spec, uint32_t i)
+{
+	if (i < spec->nrules)
+		return &spec->rules[i].stmt;
+	if ((i -= spec->nrules) < spec->nexpects)
+		return &spec->expects[i].stmt;
+	return &spec->orders[i - spec->nexpects].stmt;
+}
+
 uint32_t ms_spec_str(struct ms_spec *spec, const char *s, size_t n)
 {
 	uint32_t off;
@@ -1680,10 +1694,10 @@ static int compile_output(struct parser *ps, const struct ms_fn_meta *m, struct 
 }
 
 static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const struct ms_fn_meta *m,
-			  struct stmt *st, struct arg **pos, unsigned npos, uint32_t in_glob,
-			  uint32_t from_glob);
-static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct stmt *st, int fn,
-			 struct arg **pos, unsigned npos, uint32_t in_glob, uint32_t from_glob);
+			  const struct ms_stmt *hdr, struct arg **pos, unsigned npos);
+static int compile_order(struct parser *ps, const struct stmt_kind *sk, const struct ms_stmt *hdr,
+			 struct arg **pos, unsigned npos);
+static uint32_t stmt_text(struct parser *ps, const struct stmt *st);
 
 static int is_int_class(const struct ms_type *t);
 
@@ -1698,13 +1712,13 @@ static int is_fd_param(const struct ms_param *p)
 
 /* when(...): the statement's conditions, appended to the spec. */
 static int compile_conds(struct parser *ps, const struct stmt *st, const struct ms_fn_meta *m,
-			 uint32_t *first, uint32_t *n)
+			 struct ms_stmt *hdr)
 {
 	struct ms_spec *spec = ps->spec;
 	char list[200];
 
-	*first = spec->nconds;
-	*n = 0;
+	hdr->cond_first = spec->nconds;
+	hdr->ncond = 0;
 	if (!st->has_when)
 		return 0;
 	if (m->handler)
@@ -1836,7 +1850,7 @@ static int compile_conds(struct parser *ps, const struct stmt *st, const struct 
 			return (ps->err = -ENOMEM), -1;
 		spec->conds[spec->nconds++] = c;
 	}
-	*n = st->nconds;
+	hdr->ncond = st->nconds;
 	return 0;
 }
 
@@ -1980,13 +1994,15 @@ static int compile(struct parser *ps, struct stmt *st)
 				fn >= MS_FN_COUNT ? "only catalog functions can"
 						  : "the allocator's functions are not armed under --control");
 
+	/* the header every kind of statement shares: filled in here, once;
+	 * the kinds' own compilers copy it and add their tails */
 	memset(&r, 0, sizeof(r));
-	r.fn = (uint32_t)fn;
+	r.stmt.fn = (uint32_t)fn;
+	r.stmt.count = sk->count;
+	r.stmt.src = ps->src_off;
+	r.stmt.line = st->name.line;
+	r.stmt.col = st->name.col;
 	r.kind = sk->kind;
-	r.count = sk->count;
-	r.src = ps->src_off;
-	r.line = st->name.line;
-	r.col = st->name.col;
 	r.rd_kind = MS_RD_NONE;
 
 	/* Names that are no constant are only a parameter of expect_*. */
@@ -2024,9 +2040,9 @@ static int compile(struct parser *ps, struct stmt *st)
 					       "a system call has none the supervisor can tell; use "
 					       "in= or when()");
 			if (a->key_n == 2)
-				r.in_glob = a->v.str;
+				r.stmt.in_glob = a->v.str;
 			else
-				r.from_glob = a->v.str;
+				r.stmt.from_glob = a->v.str;
 		} else if (sk->type != ST_RULE && !a->deref &&
 			   ((a->key_n == 5 && memcmp(a->key, "errno", 5) == 0) ||
 			    (a->key_n == 5 && memcmp(a->key, "delay", 5) == 0))) {
@@ -2081,22 +2097,15 @@ static int compile(struct parser *ps, struct stmt *st)
 	}
 	if (npos < sk->npos_min || npos > sk->npos_max)
 		return fail_tok(ps, &st->name, "wrong number of arguments: %s", sk->usage);
-	if (compile_conds(ps, st, m, &r.cond_first, &r.ncond))
+	if (compile_conds(ps, st, m, &r.stmt))
 		return -1;
-	if (sk->type == ST_EXPECT) {
-		if (compile_expect(ps, sk, m, st, pos, npos, r.in_glob, r.from_glob))
-			return -1;
-		ps->spec->expects[ps->spec->nexpects - 1].cond_first = r.cond_first;
-		ps->spec->expects[ps->spec->nexpects - 1].ncond = r.ncond;
-		return 0;
-	}
-	if (sk->type == ST_ORDER) {
-		if (compile_order(ps, sk, st, fn, pos, npos, r.in_glob, r.from_glob))
-			return -1;
-		ps->spec->orders[ps->spec->norders - 1].cond_first = r.cond_first;
-		ps->spec->orders[ps->spec->norders - 1].ncond = r.ncond;
-		return 0;
-	}
+	r.stmt.text = stmt_text(ps, st);
+	if (!r.stmt.text)
+		return -1;
+	if (sk->type == ST_EXPECT)
+		return compile_expect(ps, sk, m, &r.stmt, pos, npos);
+	if (sk->type == ST_ORDER)
+		return compile_order(ps, sk, &r.stmt, pos, npos);
 
 	if (m->handler && sk->kind != MS_R_RETURN)
 		return fail_tok(ps, &st->name,
@@ -2107,7 +2116,7 @@ static int compile(struct parser *ps, struct stmt *st)
 		/* mock() pops untyped values: integers, booleans, strings, NULL;
 		 * doubles for mock_double() */
 		value = &pos[0]->v;
-		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
+		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.stmt.count))
 			return -1;
 		if (value->kind == V_STR) {
 			r.flags |= MS_RF_STRVAL;
@@ -2124,7 +2133,7 @@ static int compile(struct parser *ps, struct stmt *st)
 		}
 	} else if (sk->kind == MS_R_RETURN) {
 		value = &pos[0]->v;
-		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
+		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.stmt.count))
 			return -1;
 		if (value->kind == V_PH) {
 			r.flags |= MS_RF_DEFAULT;
@@ -2236,7 +2245,7 @@ static int compile(struct parser *ps, struct stmt *st)
 		if (m->fail_kind == MS_FK_NEVER)
 			return fail_tok(ps, &st->fn, "%s() cannot fail: use will_return(%s, VALUE)",
 					m->name, m->name);
-		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.count))
+		if (sk->count == 0 && parse_count(ps, &pos[1]->v, 1, &r.stmt.count))
 			return -1;
 		if (e && e->kind == V_PH)
 			e = NULL;
@@ -2280,7 +2289,7 @@ static int compile(struct parser *ps, struct stmt *st)
 					return -1;
 			}
 		}
-	} else if (npos == 1 && parse_count(ps, &pos[0]->v, 1, &r.count)) {
+	} else if (npos == 1 && parse_count(ps, &pos[0]->v, 1, &r.stmt.count)) {
 		return -1;
 	}
 	/* Outputs every mocked reply writes, like libc (time's *tloc). */
@@ -2310,11 +2319,6 @@ static int compile(struct parser *ps, struct stmt *st)
 	}
 	r.outs_first = outs_first;
 	r.nouts = ps->spec->nouts - outs_first;
-	r.text = ms_spec_str(ps->spec, st->start, (size_t)(st->stop - st->start));
-	if (!r.text) {
-		ps->err = -ENOMEM;
-		return -1;
-	}
 	if (ms_spec_grow(ps->spec, (void **)&ps->spec->rules, &ps->spec->cap_rules, ps->spec->nrules + 1,
 		 sizeof(r))) {
 		ps->err = -ENOMEM;
@@ -2339,8 +2343,7 @@ static int is_int_class(const struct ms_type *t)
 }
 
 static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const struct ms_fn_meta *m,
-			  struct stmt *st, struct arg **pos, unsigned npos, uint32_t in_glob,
-			  uint32_t from_glob)
+			  const struct ms_stmt *hdr, struct arg **pos, unsigned npos)
 {
 	struct ms_spec *spec = ps->spec;
 	struct ms_expect x;
@@ -2359,13 +2362,12 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 		return fail_at(ps, pv->line, pv->col, "%s() has no parameter '%.*s' (parameters: %s)",
 			       m->name, (int)pv->name_n, pv->name, list);
 	p = &m->params[pi];
-	x.fn = (uint32_t)ms_spec_find(ps->spec, m->name, strlen(m->name));
+	x.stmt = *hdr;
 	x.kind = (uint8_t)sk->kind;
 	x.param = (uint8_t)pi;
 	x.psize = p->type.size == 4 || p->type.size == 2 || p->type.size == 1 ? p->type.size : 8;
 	x.psigned = p->type.tclass == MS_T_INT;
-	x.count = sk->count;
-	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 1, &x.count))
+	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 1, &x.stmt.count))
 		return -1;
 	if (p->type.tclass == MS_T_DOUBLE && sk->kind != MS_X_VALUE && sk->kind != MS_X_NOT_VALUE &&
 	    sk->kind != MS_X_ANY)
@@ -2482,14 +2484,6 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 	default:
 		break;
 	}
-	x.in_glob = in_glob;
-	x.from_glob = from_glob;
-	x.src = ps->src_off;
-	x.line = st->name.line;
-	x.col = st->name.col;
-	x.text = stmt_text(ps, st);
-	if (!x.text)
-		return -1;
 	if (ms_spec_grow(spec, (void **)&spec->expects, &spec->cap_expects, spec->nexpects + 1, sizeof(x))) {
 		ps->err = -ENOMEM;
 		return -1;
@@ -2498,25 +2492,16 @@ static int compile_expect(struct parser *ps, const struct stmt_kind *sk, const s
 	return 0;
 }
 
-static int compile_order(struct parser *ps, const struct stmt_kind *sk, struct stmt *st, int fn,
-			 struct arg **pos, unsigned npos, uint32_t in_glob, uint32_t from_glob)
+static int compile_order(struct parser *ps, const struct stmt_kind *sk, const struct ms_stmt *hdr,
+			 struct arg **pos, unsigned npos)
 {
 	struct ms_spec *spec = ps->spec;
 	struct ms_order o;
 
 	memset(&o, 0, sizeof(o));
-	o.fn = (uint32_t)fn;
+	o.stmt = *hdr;
 	o.kind = sk->kind;
-	o.count = sk->count;
-	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 0, &o.count))
-		return -1;
-	o.in_glob = in_glob;
-	o.from_glob = from_glob;
-	o.src = ps->src_off;
-	o.line = st->name.line;
-	o.col = st->name.col;
-	o.text = stmt_text(ps, st);
-	if (!o.text)
+	if (sk->count == 0 && parse_count(ps, &pos[npos - 1]->v, 0, &o.stmt.count))
 		return -1;
 	if (ms_spec_grow(spec, (void **)&spec->orders, &spec->cap_orders, spec->norders + 1, sizeof(o))) {
 		ps->err = -ENOMEM;

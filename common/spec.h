@@ -99,6 +99,10 @@ const struct ms_struct_desc *ms_spec_struct_find(const struct ms_spec *spec, con
 int ms_spec_find(const struct ms_spec *spec, const char *name, size_t len);
 /* Metadata of a catalog or declared function, or NULL. */
 const struct ms_fn_meta *ms_spec_meta(const struct ms_spec *spec, unsigned id);
+/* Statement i in one numbering of them all: the rules, then the
+ * expectations, then the call-order entries (i < ms_spec_nstmts(spec)). */
+uint32_t ms_spec_nstmts(const struct ms_spec *spec);
+const struct ms_stmt *ms_spec_stmt(const struct ms_spec *spec, uint32_t i);
 
 /*
  * Parses statements from text (len bytes) named src (for reports) and

@@ -48,7 +48,7 @@ static void test_chef_cook(void **state)
 	assert_int_equal(m->outs[0].param, 1);
 	assert_true(m->outs[0].owned);
 	r = rule(state, 0);
-	assert_int_equal(r->fn, MS_FN_COUNT);
+	assert_int_equal(r->stmt.fn, MS_FN_COUNT);
 	assert_int_equal(r->value, 0);
 	o = out(state, r, 0);
 	assert_int_equal(o->kind, MS_O_STRDUP);
@@ -157,7 +157,7 @@ static void test_multiline_and_limits(void **state)
 				  "will_return(six, 1)"),
 			 0);
 	assert_int_equal(declared(state, "six")->nparams, 14);
-	assert_int_equal(rule(state, 0)->line, 5);
+	assert_int_equal(rule(state, 0)->stmt.line, 5);
 }
 
 static void test_errors(void **state)
