@@ -12,6 +12,7 @@
 
 #include "catalog.h"
 #include "spec.h"
+#include "names.h"
 
 static uint64_t align8(uint64_t n)
 {

@@ -683,6 +683,44 @@ static inline void *ms_state_at(const struct ms_state_hdr *st, uint64_t off)
 	return (char *)st + off;
 }
 
+/* Writing a channel: from a compiled spec (spec.h). */
+struct ms_spec;
+/* The channel that carries spec, with room for events_cap events: the
+ * spec's bytes, and the state's. */
+uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
+uint64_t ms_channel_state_size(const struct ms_spec *spec, uint32_t events_cap);
+/* The session's two memfds, made by ms_channel_create(): the spec sealed
+ * and mapped read-only, the state sealed against resizing and mapped
+ * writable, its header written with token. */
+struct ms_chan_pair {
+	int spec_fd, state_fd;	/* close-on-exec */
+	const struct ms_chan_hdr *spec;
+	struct ms_chan_hdr *spec_rw;	/* with room for live statements: the */
+					/* driver's own writable mapping, or NULL */
+	struct ms_state_hdr *state;
+	uint64_t spec_size, state_size;
+};
+/* 0 or -errno (nothing left open then); raw system calls only. */
+int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		      uint64_t token, struct ms_chan_pair *out);
+/* The same for a driver that keeps its own copy of the spec: own
+ * (ms_channel_size() bytes, zeroed) gets the spec, and the memfd is
+ * written from it; out->spec is then NULL (the memfd is not mapped)
+ * unless spec has room for live statements, whose writable mapping stays. */
+int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+			  uint64_t token, void *own, struct ms_chan_pair *out);
+/* Whether memfd fd still holds the size bytes at own: read in pieces, so
+ * that the check maps and copies nothing of a large spec. */
+int ms_channel_same(long fd, const void *own, uint64_t size);
+/* Unmaps both (the descriptors are the caller's to close). */
+void ms_channel_unmap(struct ms_chan_pair *p);
+/* Whether memfd fd carries the seals of the spec (state 0) or the state. */
+uint32_t ms_channel_seals_ok(long fd, int state);
+/* Lays spec out in map (size bytes, zeroed), rules and expectations grouped
+ * by function, call-order entries as declared; flags: enum ms_chan_flags. */
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,
+		      uint32_t events_cap, uint32_t flags);
+
 /* Checks every offset, count and index of a spec of `size` bytes, and
  * the state layout it names.  Returns NULL when it is valid, else a
  * static reason. */

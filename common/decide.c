@@ -19,6 +19,7 @@
 #include "catalog.h"
 #include "decide.h"
 #include "spec.h"
+#include "names.h"
 
 struct ms_dec ms_d = { .log_key = -1 };
 

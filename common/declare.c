@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "ctype.h"
-#include "spec.h"
+#include "declare.h"
+#include "names.h"
 
 #define MAX_DECL_FIELDS 32
 #define MAX_NAME 127		/* of a declared function */

@@ -27,6 +27,7 @@
 #include "channel.h"
 #include "report.h"
 #include "spec.h"
+#include "names.h"
 #include "view.h"
 #include "report_impl.h"
 

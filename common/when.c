@@ -25,6 +25,7 @@
 #include "channel.h"
 #include "decide.h"
 #include "spec.h"
+#include "names.h"
 
 static int64_t cnorm(uint64_t v, const struct ms_cond *c)
 {

@@ -30,6 +30,7 @@
 #include "decide.h"
 #include "shim.h"
 #include "spec.h"
+#include "names.h"
 #include "mockshim/handler.h"
 
 __thread int ms_binding __attribute__((tls_model("initial-exec")));

@@ -26,6 +26,7 @@
 #include "control.h"
 #include "session.h"
 #include "supervise.h"
+#include "parser.h"
 
 #define DEFAULT_EVENTS 8192
 #define KILL_GRACE_MS 2000

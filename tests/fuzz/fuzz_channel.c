@@ -10,6 +10,7 @@
 
 #include "catalog.h"
 #include "spec.h"
+#include "parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

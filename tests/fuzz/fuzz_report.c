@@ -16,6 +16,7 @@
 #include "report.h"
 #include "session.h"
 #include "spec.h"
+#include "parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "channel.h"
 #include "spec.h"
+#include "parser.h"
 
 struct fixture {
 	struct ms_spec spec;
