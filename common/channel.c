@@ -191,17 +191,10 @@ static uint32_t fn_is_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn 
 	return lean;
 }
 
-void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
-		      uint32_t flags)
+/* The header: the spec's layout l, and the state's. */
+static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, const struct layout *l,
+			 uint64_t size, uint32_t events_cap, uint32_t flags)
 {
-	struct ms_chan_hdr *h = map;
-	struct ms_chan_fn *fns;
-	struct ms_rule *rules;
-	struct ms_expect *expects;
-	struct layout l;
-	uint32_t n = 0, x = 0;
-
-	compute(spec, events_cap, &l);
 	h->magic = MS_CHAN_MAGIC;
 	h->abi = MS_CHAN_ABI;
 	h->size = size;
@@ -210,23 +203,23 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->catalog_hash = ms_catalog_hash();
 	h->flags = flags | (spec->trace ? MS_CHAN_TRACE : 0);
 	h->trace_path = spec->trace_path;
-	h->fns_off = (uint32_t)l.fns;
-	h->rules_off = (uint32_t)l.rules;
+	h->fns_off = (uint32_t)l->fns;
+	h->rules_off = (uint32_t)l->rules;
 	h->nrules = spec->nrules;
-	h->outs_off = (uint32_t)l.outs;
+	h->outs_off = (uint32_t)l->outs;
 	h->nouts = spec->nouts;
-	h->expects_off = (uint32_t)l.expects;
+	h->expects_off = (uint32_t)l->expects;
 	h->nexpects = spec->nexpects;
-	h->orders_off = (uint32_t)l.orders;
+	h->orders_off = (uint32_t)l->orders;
 	h->norders = spec->norders;
-	h->conds_off = (uint32_t)l.conds;
+	h->conds_off = (uint32_t)l->conds;
 	h->nconds = spec->nconds;
-	h->ftimes_off = (uint32_t)l.ftimes;
+	h->ftimes_off = (uint32_t)l->ftimes;
 	h->nftimes = spec->nftimes;
 	h->seed = spec->seed;
-	h->dyn_off = (uint32_t)l.dyn;
+	h->dyn_off = (uint32_t)l->dyn;
 	h->ndyn = spec->ndyn;
-	h->pool_off = (uint32_t)l.pool;
+	h->pool_off = (uint32_t)l->pool;
 	/* one NUL more: then every offset inside the pool starts a terminated
 	 * string, and the reader checks strings by their offset alone */
 	h->pool_size = spec->pool_len + 1;
@@ -235,24 +228,26 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	h->live_nouts = spec->nouts;
 	h->live_nconds = spec->nconds;
 	h->live_pool_size = h->pool_size;
-	h->outs_cap = (uint32_t)l.nouts;
-	h->conds_cap = (uint32_t)l.nconds;
-	h->pool_cap = (uint32_t)l.pool_cap;
+	h->outs_cap = (uint32_t)l->nouts;
+	h->conds_cap = (uint32_t)l->nconds;
+	h->pool_cap = (uint32_t)l->pool_cap;
 	h->events_cap = events_cap;
 	h->pids_cap = MS_CHAN_PIDS;
 	h->rec_cap = spec->record_cap;
-	h->state_size = l.st_size;
-	h->st_fns_off = l.st_fns;
-	h->st_rules_off = l.st_rules;
-	h->st_expects_off = l.st_expects;
-	h->st_orders_off = l.st_orders;
-	h->st_events_off = l.st_events;
-	h->st_pids_off = l.st_pids;
-	h->st_rec_off = l.st_rec;
-	h->st_times_off = l.st_times;
-	fns = ms_chan_at(h, h->fns_off);
-	rules = ms_chan_at(h, h->rules_off);
-	expects = ms_chan_at(h, h->expects_off);
+	h->state_size = l->st_size;
+	h->st_fns_off = l->st_fns;
+	h->st_rules_off = l->st_rules;
+	h->st_expects_off = l->st_expects;
+	h->st_orders_off = l->st_orders;
+	h->st_events_off = l->st_events;
+	h->st_pids_off = l->st_pids;
+	h->st_rec_off = l->st_rec;
+	h->st_times_off = l->st_times;
+}
+
+/* The functions outside the catalog (module, declared, SYS_). */
+static void write_dyn(const struct ms_spec *spec, struct ms_chan_hdr *h)
+{
 	for (uint32_t i = 0; i < spec->ndyn; i++) {
 		struct ms_chan_dyn *d = (struct ms_chan_dyn *)ms_chan_at(h, h->dyn_off) + i;
 		const struct ms_fn_meta *m = spec->dyn[i];
@@ -274,6 +269,24 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 				d->dblmask |= (uint16_t)(1u << k);
 		}
 	}
+}
+
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
+		      uint32_t flags)
+{
+	struct ms_chan_hdr *h = map;
+	struct ms_chan_fn *fns;
+	struct ms_rule *rules;
+	struct ms_expect *expects;
+	struct layout l;
+	uint32_t n = 0, x = 0;
+
+	compute(spec, events_cap, &l);
+	write_header(spec, h, &l, size, events_cap, flags);
+	fns = ms_chan_at(h, h->fns_off);
+	rules = ms_chan_at(h, h->rules_off);
+	expects = ms_chan_at(h, h->expects_off);
+	write_dyn(spec, h);
 	/* Grouped by function, declaration order kept within one: counted,
 	 * then placed (one pass over the statements, not one per function) */
 	memset(fns, 0, h->nfns * sizeof(*fns));
@@ -590,17 +603,10 @@ static int range_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t elem)
 	return off <= size && count <= (size - off) / (elem ? elem : 1) && off % 8 == 0;
 }
 
-const char *ms_channel_validate(const void *map, uint64_t size)
+/* The header, and the spec's sections: in bounds, in order, the pool
+terminated. */
+static const char *sections_ok(const struct ms_chan_hdr *h, uint64_t size)
 {
-	const struct ms_chan_hdr *h = map;
-	const struct ms_chan_fn *fns;
-	const struct ms_rule *rules;
-	const struct ms_out *outs;
-	const struct ms_expect *expects;
-	const struct ms_order *orders;
-
-	if (size < sizeof(*h))
-		return "too small";
 	if (h->magic != MS_CHAN_MAGIC)
 		return "bad magic";
 	if (h->abi != MS_CHAN_ABI)
@@ -610,11 +616,11 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	if (h->nfns < MS_FN_COUNT || h->catalog_hash != ms_catalog_hash() ||
 	    h->ndyn != h->nfns - MS_FN_COUNT)
 		return "catalog mismatch (mockrun and libmockshim.so differ)";
-	if (!range_ok(size, h->fns_off, h->nfns, sizeof(*fns)) ||
-	    !range_ok(size, h->rules_off, h->nrules, sizeof(*rules)) ||
-	    !range_ok(size, h->outs_off, h->nouts, sizeof(*outs)) ||
-	    !range_ok(size, h->expects_off, h->nexpects, sizeof(*expects)) ||
-	    !range_ok(size, h->orders_off, h->norders, sizeof(*orders)) ||
+	if (!range_ok(size, h->fns_off, h->nfns, sizeof(struct ms_chan_fn)) ||
+	    !range_ok(size, h->rules_off, h->nrules, sizeof(struct ms_rule)) ||
+	    !range_ok(size, h->outs_off, h->nouts, sizeof(struct ms_out)) ||
+	    !range_ok(size, h->expects_off, h->nexpects, sizeof(struct ms_expect)) ||
+	    !range_ok(size, h->orders_off, h->norders, sizeof(struct ms_order)) ||
 	    !range_ok(size, h->conds_off, h->nconds, sizeof(struct ms_cond)) ||
 	    !range_ok(size, h->ftimes_off, h->nftimes, sizeof(struct ms_ftime)) ||
 	    !range_ok(size, h->dyn_off, h->ndyn, sizeof(struct ms_chan_dyn)) ||
@@ -626,11 +632,11 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	{
 		const uint64_t ends[] = {
 			sizeof(*h),
-			(uint64_t)h->fns_off + (uint64_t)h->nfns * sizeof(*fns),
-			(uint64_t)h->rules_off + (uint64_t)h->nrules * sizeof(*rules),
-			(uint64_t)h->outs_off + (uint64_t)h->nouts * sizeof(*outs),
-			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(*expects),
-			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(*orders),
+			(uint64_t)h->fns_off + (uint64_t)h->nfns * sizeof(struct ms_chan_fn),
+			(uint64_t)h->rules_off + (uint64_t)h->nrules * sizeof(struct ms_rule),
+			(uint64_t)h->outs_off + (uint64_t)h->nouts * sizeof(struct ms_out),
+			(uint64_t)h->expects_off + (uint64_t)h->nexpects * sizeof(struct ms_expect),
+			(uint64_t)h->orders_off + (uint64_t)h->norders * sizeof(struct ms_order),
 			(uint64_t)h->conds_off + (uint64_t)h->nconds * sizeof(struct ms_cond),
 			(uint64_t)h->ftimes_off + (uint64_t)h->nftimes * sizeof(struct ms_ftime),
 			(uint64_t)h->dyn_off + (uint64_t)h->ndyn * sizeof(struct ms_chan_dyn),
@@ -645,6 +651,12 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	}
 	if (((const char *)h + h->pool_off)[h->pool_size - 1] != '\0')
 		return "string pool not terminated";
+	return NULL;
+}
+
+/* The state's layout, and the room for statements added live. */
+static const char *state_layout_ok(const struct ms_chan_hdr *h, uint64_t size)
+{
 	/* The state's layout, in order, each section 8-aligned (the counters
 	 * are atomics) and the per-rule and per-function ones on lines of
 	 * their own. */
@@ -675,21 +687,22 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 	 * section: a shim reads up to live_cap rules there, whatever live_n */
 	if (h->live_first > h->nrules || h->live_n > h->live_cap ||
 	    h->nrules - h->live_first > h->live_cap ||
-	    (uint64_t)h->rules_off + ((uint64_t)h->live_first + h->live_cap) * sizeof(*rules) > h->outs_off ||
+	    (uint64_t)h->rules_off + ((uint64_t)h->live_first + h->live_cap) * sizeof(struct ms_rule) > h->outs_off ||
 	    h->st_rules_off + ((uint64_t)h->live_first + h->live_cap) * sizeof(struct ms_rule_state) >
 		    h->st_expects_off ||
 	    h->outs_cap < h->nouts || h->live_nouts > h->outs_cap ||
-	    (uint64_t)h->outs_off + (uint64_t)h->outs_cap * sizeof(*outs) > h->expects_off ||
+	    (uint64_t)h->outs_off + (uint64_t)h->outs_cap * sizeof(struct ms_out) > h->expects_off ||
 	    h->conds_cap < h->nconds || h->live_nconds > h->conds_cap ||
 	    (uint64_t)h->conds_off + (uint64_t)h->conds_cap * sizeof(struct ms_cond) > h->ftimes_off ||
 	    h->pool_cap < h->pool_size || h->live_pool_size > h->pool_cap ||
 	    (uint64_t)h->pool_off + h->pool_cap > size)
 		return "room for live statements out of bounds";
-	fns = (const void *)((const char *)h + h->fns_off);
-	rules = (const void *)((const char *)h + h->rules_off);
-	outs = (const void *)((const char *)h + h->outs_off);
-	expects = (const void *)((const char *)h + h->expects_off);
-	orders = (const void *)((const char *)h + h->orders_off);
+	return NULL;
+}
+
+/* The trace path, and the functions outside the catalog. */
+static const char *dyns_ok(const struct ms_chan_hdr *h)
+{
 	if (!pool_ok(h, h->trace_path))
 		return "trace path out of bounds";
 	for (uint32_t i = 0; i < h->ndyn; i++) {
@@ -718,6 +731,16 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 				return "bad declared function";
 		}
 	}
+	return NULL;
+}
+
+/* The function table, and the fake_times. */
+static const char *fns_ok(const struct ms_chan_hdr *h)
+{
+	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	const struct ms_expect *expects = ms_chan_at(h, h->expects_off);
+
 	for (uint32_t i = 0; i < h->nfns; i++) {
 		if (fns[i].first_rule > h->nrules || fns[i].nrules > h->nrules - fns[i].first_rule)
 			return "function table out of bounds";
@@ -741,6 +764,15 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		    !pool_ok(h, t->when))
 			return "fake_time string out of bounds";
 	}
+	return NULL;
+}
+
+/* Expectations and call-order entries. */
+static const char *checks_ok(const struct ms_chan_hdr *h)
+{
+	const struct ms_expect *expects = ms_chan_at(h, h->expects_off);
+	const struct ms_order *orders = ms_chan_at(h, h->orders_off);
+
 	for (uint32_t i = 0; i < h->nexpects; i++) {
 		static const struct stmt_why why = { "bad expectation",
 						     "expectation string out of bounds" };
@@ -774,6 +806,16 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		    (o->kind == MS_ORD_CALL && o->stmt.count <= 0))
 			return "bad call-order entry";
 	}
+	return NULL;
+}
+
+/* Rules, and the function table's rules. */
+static const char *rules_ok(const struct ms_chan_hdr *h)
+{
+	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	const struct ms_out *outs = ms_chan_at(h, h->outs_off);
+
 	for (uint32_t i = 0; i < h->nrules; i++) {
 		static const struct stmt_why why = { "bad rule", "rule string out of bounds" };
 		const struct ms_rule *r = &rules[i];
@@ -857,6 +899,14 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 		for (uint32_t k = 0; k < fns[i].nrules; k++)
 			if (rules[fns[i].first_rule + k].stmt.fn != i)
 				return "function table inconsistent";
+	return NULL;
+}
+
+/* Outputs. */
+static const char *outs_ok(const struct ms_chan_hdr *h)
+{
+	const struct ms_out *outs = ms_chan_at(h, h->outs_off);
+
 	for (uint32_t i = 0; i < h->nouts; i++) {
 		const struct ms_out *o = &outs[i];
 
@@ -873,6 +923,20 @@ const char *ms_channel_validate(const void *map, uint64_t size)
 			return "bad output";
 	}
 	return NULL;
+}
+
+const char *ms_channel_validate(const void *map, uint64_t size)
+{
+	const struct ms_chan_hdr *h = map;
+	const char *why;
+
+	if (size < sizeof(*h))
+		return "too small";
+	/* in this order: each check may trust what the ones before it saw */
+	if ((why = sections_ok(h, size)) || (why = state_layout_ok(h, size)) || (why = dyns_ok(h)) ||
+	    (why = fns_ok(h)) || (why = checks_ok(h)) || (why = rules_ok(h)))
+		return why;
+	return outs_ok(h);
 }
 
 const char *ms_state_validate(const struct ms_chan_hdr *h, const void *state, uint64_t size)
