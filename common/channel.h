@@ -721,6 +721,10 @@ uint32_t ms_channel_seals_ok(long fd, int state);
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,
 		      uint32_t events_cap, uint32_t flags);
 
+/* Function f's lean mark (MS_FF_LEAN, MS_FF_LEAN_AIMED) for its rules,
+ * or 0: the writer sets it, the validator checks it. */
+uint32_t ms_fn_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn *f,
+		    const struct ms_rule *rules);
 /* Checks every offset, count and index of a spec of `size` bytes, and
  * the state layout it names.  Returns NULL when it is valid, else a
  * static reason. */
