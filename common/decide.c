@@ -707,6 +707,9 @@ void ms_check_order(unsigned id, const uint64_t *a, uint32_t call, const void *c
 	uint32_t n = ms_d.chan->norders, last = UINT32_MAX, seq;
 	int scoped = 0;
 
+	/* first, before the frame is set up: --trace comes here too */
+	if (!(f->flags & (MS_FF_NO_CALL | MS_FF_ORDERED)))
+		return;
 	if (f->flags & MS_FF_NO_CALL) {
 		for (uint32_t i = 0; i < n; i++) {
 			if (ms_d.orders[i].stmt.fn == id && ms_d.orders[i].kind == MS_ORD_NO_CALL &&
