@@ -257,9 +257,10 @@ enum ms_rule_flags {
  * | Every statement (a rule, an expectation, a call-order entry) opens |
  * | with the same header: the function, the count, the selectors       |
  * | (in=, from=, when()) and where it was written.  Each side handles  |
- * | it once: the parser fills it in (compile), the validator checks it |
- * | (channel.c:stmt_ok), the decision selects by it (decide.c:         |
- * | select_stmt) and the report reads it (report.c:rp_item_at).        |
+ * | it once: the compiler fills it in (compile.c:ms_compile), the      |
+ * | validator checks it (channel.c:stmt_ok), the decision selects by   |
+ * | it (decide.c:select_stmt), the report reads it (report.c:          |
+ * | rp_item_at).                                                       |
  * +--------------------------------------------------------------------+
  */
 struct ms_stmt {
