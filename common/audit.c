@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "catalog.h"
+#include "report_impl.h"
 #include "view.h"
 
 static void tamper(struct ms_report_in *s, int32_t pid, const char *fmt, ...)
@@ -48,7 +49,7 @@ static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
 		return e->rule < h->nftimes;
 	case MS_EV_CONSUME:
 		return e->rule < h->nrules &&
-		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].fn == e->fn;
+		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].stmt.fn == e->fn;
 	case MS_EV_FAIL:
 		switch (e->kind) {
 		case MS_FAIL_OUTPUT_NULL:
@@ -138,26 +139,16 @@ static void audit(struct ms_report_in *s, uint64_t token)
 		tamper(s, 0, "%u processes announced, but the count says %u", attaches, st->attached);
 	if (st->order_cursor > h->norders && st->order_cursor != MS_ORDER_BROKEN)
 		tamper(s, 0, "the call-order cursor is past its end");
-	for (uint32_t i = 0; i < h->nrules; i++) {
-		const struct ms_rule *r = rule_at(s, i);
+	/* a statement's turns never pass its count (an ignored or forbidden
+	 * call-order entry counts calls, not turns) */
+	for (uint32_t i = 0, items = rp_nitems(s); i < items; i++) {
+		static const char *const taken[] = { "turns", "checks", "calls" };
+		struct item it = rp_item_at(s, i);
 
-		if (r->count > 0 && rule_consumed(s, i) > (uint32_t)r->count)
-			tamper(s, 0, "%s:%u: %u turns taken of a count of %d", str(s, r->src), r->line,
-			       rule_consumed(s, i), r->count);
-	}
-	for (uint32_t i = 0; i < h->nexpects; i++) {
-		const struct ms_expect *x = expect_at(s, i);
-
-		if (x->count > 0 && expect_consumed(s, i) > (uint32_t)x->count)
-			tamper(s, 0, "%s:%u: %u checks taken of a count of %d", str(s, x->src), x->line,
-			       expect_consumed(s, i), x->count);
-	}
-	for (uint32_t i = 0; i < h->norders; i++) {
-		const struct ms_order *o = order_at(s, i);
-
-		if (o->kind == MS_ORD_CALL && order_consumed(s, i) > (uint32_t)o->count)
-			tamper(s, 0, "%s:%u: %u calls taken of a count of %d", str(s, o->src), o->line,
-			       order_consumed(s, i), o->count);
+		if ((it.table != IT_ORDER || it.kind == MS_ORD_CALL) && it.stmt.count > 0 &&
+		    it.consumed > (uint32_t)it.stmt.count)
+			tamper(s, 0, "%s:%u: %u %s taken of a count of %d", str(s, it.stmt.src),
+			       it.stmt.line, it.consumed, taken[it.table], it.stmt.count);
 	}
 }
 

@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 18u
+#define MS_CHAN_ABI 19u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -252,27 +252,42 @@ enum ms_rule_flags {
 #define MS_COUNT_MAYBE (-2)
 #define MS_NONE8 0xffu
 
+/*
+ * +--------------------------------------------------------------------+
+ * | Every statement (a rule, an expectation, a call-order entry) opens |
+ * | with the same header: the function, the count, the selectors       |
+ * | (in=, from=, when()) and where it was written.  Each side handles  |
+ * | it once: the compiler fills it in (compile.c:ms_compile), the      |
+ * | validator checks it (channel.c:stmt_ok), the decision selects by   |
+ * | it (decide.c:select_stmt), the report reads it (report.c:          |
+ * | rp_item_at).                                                       |
+ * +--------------------------------------------------------------------+
+ */
+struct ms_stmt {
+	uint32_t fn;		/* catalog id */
+	int32_t count;		/* > 0, MS_COUNT_ALWAYS, MS_COUNT_MAYBE */
+	uint32_t in_glob;	/* pool: basename glob of the executable, 0 = any */
+	uint32_t from_glob;	/* pool: basename glob of the calling object */
+	uint32_t src;		/* pool: source name ("-e#1", "spec.mock") */
+	uint32_t line, col;
+	uint32_t text;		/* pool: the statement as written */
+	uint32_t cond_first;	/* when(): conds[cond_first .. +ncond) all hold */
+	uint32_t ncond;
+};
+
 /* What every call of the function reads; its counters are the state's
  * struct ms_rule_state of the same index. */
 struct ms_rule {
-	uint32_t fn;		/* catalog id */
+	struct ms_stmt stmt;
 	uint16_t kind;		/* enum ms_rule_kind */
 	uint16_t flags;		/* enum ms_rule_flags */
-	int32_t count;		/* > 0, MS_COUNT_ALWAYS, MS_COUNT_MAYBE */
 	int32_t err;
 	int64_t value;
 	uint32_t value_str;
 	uint32_t outs_first, nouts;	/* outs[outs_first .. +nouts) */
 	uint8_t rd_kind, rd_param, rd_div;	/* `_`: enum ms_ret_default */
 	uint8_t lean;		/* ms_rule_lean(): the shim's fast path may answer */
-	uint32_t in_glob;	/* pool: basename glob of the executable, 0 = any */
-	uint32_t from_glob;	/* pool: basename glob of the calling object */
-	uint32_t src;		/* pool: source name ("-e#1", "spec.mock") */
-	uint32_t line, col;
-	uint32_t text;		/* pool: the statement as written */
 	uint64_t delay_ns;
-	uint32_t cond_first;	/* when(): conds[cond_first .. +ncond) all hold */
-	uint32_t ncond;
 	uint32_t prob;		/* probability=P: P * 2^32 (P < 1), 0: every call */
 	uint8_t reserved[44];
 };
@@ -348,18 +363,14 @@ enum ms_expect_kind {
 
 /* expect_*(FN, PARAM, ...): checked against every call of FN. */
 struct ms_expect {
-	uint32_t fn;
+	struct ms_stmt stmt;
 	uint8_t kind;		/* enum ms_expect_kind */
 	uint8_t param;		/* argument index */
 	uint8_t psize;		/* bytes of an integer parameter (4 or 8) */
 	uint8_t psigned;
-	int32_t count;		/* > 0, MS_COUNT_ALWAYS, MS_COUNT_MAYBE */
 	uint32_t reserved0;
 	int64_t lo, hi;		/* VALUE: lo; RANGE: lo..hi */
 	uint32_t data, len;	/* STRING/MEMORY: pool bytes; SET: len int64s */
-	uint32_t in_glob, from_glob;
-	uint32_t src, line, col, text;
-	uint32_t cond_first, ncond;	/* when() */
 };
 
 enum ms_order_kind {
@@ -374,13 +385,9 @@ enum ms_order_kind {
 #define MS_ORDER_BROKEN UINT32_MAX
 
 struct ms_order {
-	uint32_t fn;
+	struct ms_stmt stmt;
 	uint16_t kind;		/* enum ms_order_kind */
 	uint16_t reserved0;
-	int32_t count;		/* MS_ORD_CALL: > 0 */
-	uint32_t in_glob, from_glob;
-	uint32_t src, line, col, text;
-	uint32_t cond_first, ncond;	/* when() */
 };
 
 /*
@@ -628,7 +635,8 @@ _Static_assert(sizeof(struct ms_rule_state) == 64 && sizeof(struct ms_fn_state) 
 	       "state layout: a cache line per rule and per function");
 _Static_assert(sizeof(struct ms_chan_hdr) % 8 == 0 && sizeof(struct ms_state_hdr) % 64 == 0,
 	       "header layout");
-_Static_assert(sizeof(struct ms_expect) % 8 == 0, "expect layout");
+_Static_assert(sizeof(struct ms_stmt) == 40 && sizeof(struct ms_expect) == 72 &&
+	       sizeof(struct ms_order) == 44, "statement layout");
 
 /* A rule with nothing but a value (and errno) to give: no outputs or
  * delay, not will_call_real. */
@@ -642,7 +650,7 @@ static inline int ms_rule_plain(const struct ms_rule *r)
  * this, the validator checks it. */
 static inline uint8_t ms_rule_lean(const struct ms_rule *r)
 {
-	return ms_rule_plain(r) && !r->in_glob && !r->from_glob && !r->ncond;
+	return ms_rule_plain(r) && !r->stmt.in_glob && !r->stmt.from_glob && !r->stmt.ncond;
 }
 
 static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)
@@ -655,11 +663,69 @@ static inline const char *ms_chan_str(const struct ms_chan_hdr *h, uint32_t off)
 	return off ? (const char *)h + h->pool_off + off : NULL;
 }
 
+/* Statement i of spec h in one numbering of them all: the rules, then
+ * the expectations, then the call-order entries (i < ms_chan_nstmts(h)). */
+static inline uint32_t ms_chan_nstmts(const struct ms_chan_hdr *h)
+{
+	return h->nrules + h->nexpects + h->norders;
+}
+
+static inline const struct ms_stmt *ms_chan_stmt(const struct ms_chan_hdr *h, uint32_t i)
+{
+	if (i < h->nrules)
+		return &((const struct ms_rule *)ms_chan_at(h, h->rules_off))[i].stmt;
+	if ((i -= h->nrules) < h->nexpects)
+		return &((const struct ms_expect *)ms_chan_at(h, h->expects_off))[i].stmt;
+	return &((const struct ms_order *)ms_chan_at(h, h->orders_off))[i - h->nexpects].stmt;
+}
+
 static inline void *ms_state_at(const struct ms_state_hdr *st, uint64_t off)
 {
 	return (char *)st + off;
 }
 
+/* Writing a channel: from a compiled spec (spec.h). */
+struct ms_spec;
+/* The channel that carries spec, with room for events_cap events: the
+ * spec's bytes, and the state's. */
+uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap);
+uint64_t ms_channel_state_size(const struct ms_spec *spec, uint32_t events_cap);
+/* The session's two memfds, made by ms_channel_create(): the spec sealed
+ * and mapped read-only, the state sealed against resizing and mapped
+ * writable, its header written with token. */
+struct ms_chan_pair {
+	int spec_fd, state_fd;	/* close-on-exec */
+	const struct ms_chan_hdr *spec;
+	struct ms_chan_hdr *spec_rw;	/* with room for live statements: the */
+					/* driver's own writable mapping, or NULL */
+	struct ms_state_hdr *state;
+	uint64_t spec_size, state_size;
+};
+/* 0 or -errno (nothing left open then); raw system calls only. */
+int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		      uint64_t token, struct ms_chan_pair *out);
+/* The same for a driver that keeps its own copy of the spec: own
+ * (ms_channel_size() bytes, zeroed) gets the spec, and the memfd is
+ * written from it; out->spec is then NULL (the memfd is not mapped)
+ * unless spec has room for live statements, whose writable mapping stays. */
+int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+			  uint64_t token, void *own, struct ms_chan_pair *out);
+/* Whether memfd fd still holds the size bytes at own: read in pieces, so
+ * that the check maps and copies nothing of a large spec. */
+int ms_channel_same(long fd, const void *own, uint64_t size);
+/* Unmaps both (the descriptors are the caller's to close). */
+void ms_channel_unmap(struct ms_chan_pair *p);
+/* Whether memfd fd carries the seals of the spec (state 0) or the state. */
+uint32_t ms_channel_seals_ok(long fd, int state);
+/* Lays spec out in map (size bytes, zeroed), rules and expectations grouped
+ * by function, call-order entries as declared; flags: enum ms_chan_flags. */
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size,
+		      uint32_t events_cap, uint32_t flags);
+
+/* Function f's lean mark (MS_FF_LEAN, MS_FF_LEAN_AIMED) for its rules,
+ * or 0: the writer sets it, the validator checks it. */
+uint32_t ms_fn_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn *f,
+		    const struct ms_rule *rules);
 /* Checks every offset, count and index of a spec of `size` bytes, and
  * the state layout it names.  Returns NULL when it is valid, else a
  * static reason. */

@@ -20,6 +20,7 @@
 #include "catalog.h"
 #include "decide.h"
 #include "spec.h"
+#include "names.h"
 
 struct ms_dec ms_d = { .log_key = -1 };
 
@@ -237,13 +238,13 @@ static __thread uint64_t t_passby;
  * statement no call matched: a typo shows).
  */
 static __attribute__((noinline)) int passes(unsigned table, uint32_t i, unsigned id,
-					    uint32_t first, uint32_t n, const uint64_t *a)
+					    const struct ms_stmt *s, const uint64_t *a)
 {
 	struct ms_passby why;
 	uint32_t *passed;
 	struct ms_event *e;
 
-	if (ms_conds_hold(ms_d.chan, first, n, a, &why))
+	if (ms_conds_hold(ms_d.chan, s, a, &why))
 		return 1;
 	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
 		t_passby = (uint64_t)id << 32 | (i + 1);
@@ -283,21 +284,55 @@ static __attribute__((noinline)) int draw(uint32_t ri)
 	if ((uint32_t)(z >> 32) < ms_d.rules[ri].prob)
 		return 1;
 	__atomic_fetch_add(&ms_d.rst[ri].declined, 1, __ATOMIC_RELAXED);
-	if (ms_d.fns[ms_d.rules[ri].fn].flags & MS_FF_TRACED)
-		t_passby = (uint64_t)ms_d.rules[ri].fn << 32 | (ri + 1);
+	if (ms_d.fns[ms_d.rules[ri].stmt.fn].flags & MS_FF_TRACED)
+		t_passby = (uint64_t)ms_d.rules[ri].stmt.fn << 32 | (ri + 1);
 	return 0;
 }
 
-#define AIMED_AT(table, i, id, s, a)                                  \
-	(!(s)->ncond || ms_ints_hold((s)->cond_first, (s)->ncond, a) || \
-	 passes(table, i, id, (s)->cond_first, (s)->ncond, a))
-
-
-int ms_in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller)
+int ms_in_scope(const struct ms_stmt *s, const void *caller)
 {
-	if (in_glob && !ms_in_here(in_glob))
+	if (s->in_glob && !ms_in_here(s->in_glob))
 		return 0;
-	return !from_glob || ms_hook_from(from_glob, caller);
+	return !s->from_glob || ms_hook_from(s->from_glob, caller);
+}
+
+/* What a statement's selectors say of a call. */
+enum sel {
+	SEL_OUT = 0,	/* in= or from= names other programs or objects */
+	SEL_PASSED,	/* in scope, but when() (or probability=) passed it by */
+	SEL_FOR,	/* the call is for it */
+};
+
+/* A table of statements for select_stmt() whose pass-bys were counted
+ * already (the same call, looked at again): none counted or logged. */
+#define SEL_QUIET 3u
+
+/*
+ * The one selection of every statement (a rule, an expectation, a
+ * call-order entry, index i of table): in= and from=, then when().
+ * The integer conditions that hold are tested inline; anything else is
+ * passes()' (which counts and logs a pass-by), or, for SEL_QUIET, the
+ * plain test.
+ */
+static inline enum sel select_stmt(const struct ms_stmt *s, unsigned table, uint32_t i,
+				   unsigned id, const uint64_t *a, const void *caller)
+{
+	if (!ms_in_scope(s, caller))
+		return SEL_OUT;
+	if (!s->ncond || ms_ints_hold(s, a))
+		return SEL_FOR;
+	if (table == SEL_QUIET ? ms_conds_hold(ms_d.chan, s, a, NULL) : passes(table, i, id, s, a))
+		return SEL_FOR;
+	return SEL_PASSED;
+}
+
+/* ... and of rule ri, probability= after when(). */
+static inline enum sel select_rule(uint32_t ri, unsigned id, const uint64_t *a, const void *caller)
+{
+	const struct ms_rule *r = &ms_d.rules[ri];
+	enum sel k = select_stmt(&r->stmt, 0, ri, id, a, caller);
+
+	return k == SEL_FOR && r->prob && !draw(ri) ? SEL_PASSED : k;
 }
 
 
@@ -606,11 +641,10 @@ void ms_check_param(unsigned id, uint8_t param, uint64_t value, const uint64_t *
 			continue;
 		last = f->first_expect + j;
 		/* (check_params counted this call's pass-bys already) */
-		if (!ms_in_scope(y->in_glob, y->from_glob, caller) ||
-		    (y->ncond && !ms_conds_hold(ms_d.chan, y->cond_first, y->ncond, args, NULL)))
+		if (select_stmt(&y->stmt, SEL_QUIET, 0, id, args, caller) != SEL_FOR)
 			continue;
 		scoped = 1;
-		if (ms_claim_turn(&ms_d.xst[f->first_expect + j].consumed, y->count)) {
+		if (ms_claim_turn(&ms_d.xst[f->first_expect + j].consumed, y->stmt.count)) {
 			taken = f->first_expect + j;
 			break;
 		}
@@ -653,10 +687,9 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 		const struct ms_expect *y = &ms_d.expects[xi];
 		uint32_t bit = 1u << y->param;
 
-		if ((done & bit) || !ms_in_scope(y->in_glob, y->from_glob, caller) ||
-		    !AIMED_AT(1, xi, id, y, a))
+		if ((done & bit) || select_stmt(&y->stmt, 1, xi, id, a, caller) != SEL_FOR)
 			continue;
-		if (!ms_claim_turn(&ms_d.xst[xi].consumed, y->count)) {
+		if (!ms_claim_turn(&ms_d.xst[xi].consumed, y->stmt.count)) {
 			missing |= bit;
 			continue;
 		}
@@ -674,7 +707,8 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 static int order_done(uint32_t i)
 {
 	return ms_d.orders[i].kind != MS_ORD_CALL ||
-	       __atomic_load_n(&ms_d.ost[i].consumed, __ATOMIC_RELAXED) >= (uint32_t)ms_d.orders[i].count;
+	       __atomic_load_n(&ms_d.ost[i].consumed, __ATOMIC_RELAXED) >=
+		       (uint32_t)ms_d.orders[i].stmt.count;
 }
 
 /* The position in the expected sequence of entry c's next call. */
@@ -684,7 +718,7 @@ static uint32_t expected_position(uint32_t c)
 
 	for (uint32_t i = 0; i < c; i++)
 		if (ms_d.orders[i].kind == MS_ORD_CALL)
-			p += (uint32_t)ms_d.orders[i].count;
+			p += (uint32_t)ms_d.orders[i].stmt.count;
 	return p + __atomic_load_n(&ms_d.ost[c].consumed, __ATOMIC_RELAXED);
 }
 
@@ -699,11 +733,13 @@ void ms_check_order(unsigned id, const uint64_t *a, uint32_t call, const void *c
 	uint32_t n = ms_d.chan->norders, last = UINT32_MAX, seq;
 	int scoped = 0;
 
+	/* first, before the frame is set up: --trace comes here too */
+	if (!(f->flags & (MS_FF_NO_CALL | MS_FF_ORDERED)))
+		return;
 	if (f->flags & MS_FF_NO_CALL) {
 		for (uint32_t i = 0; i < n; i++) {
-			if (ms_d.orders[i].fn == id && ms_d.orders[i].kind == MS_ORD_NO_CALL &&
-			    ms_in_scope(ms_d.orders[i].in_glob, ms_d.orders[i].from_glob, caller) &&
-			    AIMED_AT(2, i, id, &ms_d.orders[i], a)) {
+			if (ms_d.orders[i].stmt.fn == id && ms_d.orders[i].kind == MS_ORD_NO_CALL &&
+			    select_stmt(&ms_d.orders[i].stmt, 2, i, id, a, caller) == SEL_FOR) {
 				struct ms_failure fl = { .kind = MS_FAIL_NO_CALL };
 
 				__atomic_fetch_add(&ms_d.ost[i].consumed, 1, __ATOMIC_RELAXED);
@@ -715,10 +751,9 @@ void ms_check_order(unsigned id, const uint64_t *a, uint32_t call, const void *c
 	if (!(f->flags & MS_FF_ORDERED))
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		if (ms_d.orders[i].fn == id && ms_d.orders[i].kind == MS_ORD_CALL) {
+		if (ms_d.orders[i].stmt.fn == id && ms_d.orders[i].kind == MS_ORD_CALL) {
 			last = i;
-			scoped |= ms_in_scope(ms_d.orders[i].in_glob, ms_d.orders[i].from_glob, caller) &&
-				  AIMED_AT(2, i, id, &ms_d.orders[i], a);
+			scoped |= select_stmt(&ms_d.orders[i].stmt, 2, i, id, a, caller) == SEL_FOR;
 		}
 	}
 	if (!scoped)
@@ -746,9 +781,8 @@ void ms_check_order(unsigned id, const uint64_t *a, uint32_t call, const void *c
 			return;
 		}
 		o = &ms_d.orders[c];
-		if (o->fn == id && ms_in_scope(o->in_glob, o->from_glob, caller) &&
-		    (!o->ncond || ms_conds_hold(ms_d.chan, o->cond_first, o->ncond, a, NULL))) {
-			if (ms_claim_turn(&ms_d.ost[c].consumed, o->count))
+		if (o->stmt.fn == id && select_stmt(&o->stmt, SEL_QUIET, 0, id, a, caller) == SEL_FOR) {
+			if (ms_claim_turn(&ms_d.ost[c].consumed, o->stmt.count))
 				return;
 			continue; /* someone took the last turn: look again */
 		}
@@ -947,8 +981,8 @@ static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const ui
 static void rule_where(const struct ms_rule *r, char *by)
 {
 	size_t n = 0;
-	const char *src = ms_d.pool + r->src;
-	uint32_t line = r->line;
+	const char *src = ms_d.pool + r->stmt.src;
+	uint32_t line = r->stmt.line;
 	char digits[12];
 	int k = 0;
 
@@ -1051,7 +1085,7 @@ static void rewrite(const struct ms_rule *r, uint64_t *a)
 			break;
 		}
 	}
-	ms_rewrote = (int)r->fn + 1;
+	ms_rewrote = (int)r->stmt.fn + 1;
 }
 
 /* A turn of rule ri (of function rules[ri].fn), claimed. */
@@ -1059,7 +1093,7 @@ __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t 
 					    const void *caller, uint32_t call)
 {
 	const struct ms_rule *r = &ms_d.rules[ri];
-	unsigned id = r->fn;
+	unsigned id = r->stmt.fn;
 	int traced = ms_d.fns[id].flags & MS_FF_TRACED, after = ms_d.fns[id].flags & MS_FF_AFTER,
 	    saved = errno;
 	int64_t v = r->value;
@@ -1107,14 +1141,15 @@ __attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uin
 
 	for (uint32_t end = f->first_rule + f->nrules; ri < end; ri++) {
 		const struct ms_rule *r = &ms_d.rules[ri];
+		enum sel k = select_rule(ri, id, a, caller);
 
-		if (!ms_in_scope(r->in_glob, r->from_glob, caller))
+		if (k == SEL_OUT)
 			continue;
 		/* an aimed rule may be for a later call of this site */
 		scoped = 1;
-		if (!AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
+		if (k != SEL_FOR)
 			continue;
-		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->count)) {
+		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->stmt.count)) {
 			/* numbered where something shows the number */
 			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects ||
 				      (ms_d.chan->flags & MS_CHAN_LOG_CALLS)))
@@ -1145,10 +1180,9 @@ static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a,
 		uint32_t ri = ms_d.chan->live_first + j;
 		const struct ms_rule *r = &ms_d.rules[ri];
 
-		if (r->fn != id || !ms_in_scope(r->in_glob, r->from_glob, caller) ||
-		    !AIMED_AT(0, ri, id, r, a) || (r->prob && !draw(ri)))
+		if (r->stmt.fn != id || select_rule(ri, id, a, caller) != SEL_FOR)
 			continue;
-		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->count))
+		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->stmt.count))
 			return (ms_d.fns[id].flags & MS_FF_TRACED) || !ms_rule_plain(r)
 				       ? ms_answer(ri, a, ret, caller, call)
 				       : ms_take(id, r, ret, caller, call);
@@ -1184,9 +1218,9 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 	/* the checks keep errno: ms_record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
 	if (!f->flags && f->nexpects == 1 &&
-	    (y = &ms_d.expects[f->first_expect], !(y->in_glob | y->from_glob | y->ncond)) &&
+	    (y = &ms_d.expects[f->first_expect], !(y->stmt.in_glob | y->stmt.from_glob | y->stmt.ncond)) &&
 	    y->kind == MS_X_VALUE) {
-		if (!ms_claim_turn(&ms_d.xst[f->first_expect].consumed, y->count))
+		if (!ms_claim_turn(&ms_d.xst[f->first_expect].consumed, y->stmt.count))
 			ms_check_param(id, y->param, a[y->param], a, call, caller);
 		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
 			check_taken(id, f->first_expect, y->param, a[y->param], call, caller);

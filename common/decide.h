@@ -108,7 +108,8 @@ MS_DEC_HIDDEN void ms_copy_str(char *dst, size_t cap, const char *src);
 MS_DEC_HIDDEN int ms_in_here(uint32_t in_glob);
 /* Forgets the in= answers: the supervisor's next call is another process's. */
 MS_DEC_HIDDEN void ms_in_here_reset(void);
-MS_DEC_HIDDEN int ms_in_scope(uint32_t in_glob, uint32_t from_glob, const void *caller);
+/* in= and from= of statement s: whether the call from caller is in its scope. */
+MS_DEC_HIDDEN int ms_in_scope(const struct ms_stmt *s, const void *caller);
 MS_DEC_HIDDEN void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *caller,
 				     const struct ms_failure *f);
 MS_DEC_HIDDEN void ms_check_param(unsigned id, uint8_t param, uint64_t value, const uint64_t *args,
@@ -121,15 +122,15 @@ MS_DEC_HIDDEN size_t ms_read_user(void *dst, const void *src, size_t n);
 /* Writes n bytes into the calling program's memory: 0, or -1 (a fault). */
 MS_DEC_HIDDEN int ms_write_user(void *dst, const void *src, size_t n);
 
-/* when(): whether the conditions [first, +n) of spec h hold for a call
- * with arguments a; when one does not and why is given, what it saw. */
+/* when(): whether the conditions of statement s of spec h hold for a
+ * call with arguments a; when one does not and why is given, what it saw. */
 struct ms_passby {
 	uint8_t param;
 	uint8_t is_text;	/* text (a string, path or address), else value */
 	int64_t value;
 	char text[96];		/* MS_EV_TEXT */
 };
-MS_DEC_HIDDEN int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n,
+MS_DEC_HIDDEN int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s,
 				const uint64_t *a, struct ms_passby *why);
 
 /* ---- the hooks: each side defines these ---- */
@@ -191,11 +192,11 @@ static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
 /* The common case inline: integer conditions that hold.  1 when they
  * all do; 0 when one does not or needs more than the value (passes()
  * decides then, and logs). */
-static inline int ms_ints_hold(uint32_t first, uint32_t n, const uint64_t *a)
+static inline int ms_ints_hold(const struct ms_stmt *s, const uint64_t *a)
 {
-	const struct ms_cond *c = ms_d.conds + first;
+	const struct ms_cond *c = ms_d.conds + s->cond_first;
 
-	for (const struct ms_cond *end = c + n; c < end; c++) {
+	for (const struct ms_cond *end = c + s->ncond; c < end; c++) {
 		int64_t v;
 
 		if (c->arg != MS_CA_INT || (c->psize != 4 && c->psize != 8))
@@ -260,7 +261,7 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 	if (ms_likely(f->flags == MS_FF_LEAN)) {
 		for (r = ms_d.rules + f->first_rule, end = r + f->nrules, rs = ms_d.rst + f->first_rule;
 		     r < end; r++, rs++)
-			if (ms_claim_turn(&rs->consumed, r->count))
+			if (ms_claim_turn(&rs->consumed, r->stmt.count))
 				return ms_take(id, r, ret, caller, 0);
 		return 0;
 	}
@@ -269,9 +270,9 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 		 * not hold, is decide_from's (which counts a pass-by) */
 		for (r = ms_d.rules + f->first_rule, end = r + f->nrules, rs = ms_d.rst + f->first_rule;
 		     r < end; r++, rs++) {
-			if (r->ncond && !ms_ints_hold(r->cond_first, r->ncond, a))
+			if (r->stmt.ncond && !ms_ints_hold(&r->stmt, a))
 				return ms_decide_from(id, (uint32_t)(r - ms_d.rules), a, ret, caller, 0);
-			if (ms_claim_turn(&rs->consumed, r->count))
+			if (ms_claim_turn(&rs->consumed, r->stmt.count))
 				return ms_take(id, r, ret, caller, 0);
 		}
 		return 0;
@@ -283,24 +284,24 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 	for (r = ms_d.rules + f->first_rule, end = r + f->nrules, rs = ms_d.rst + f->first_rule; r < end;
 	     r++, rs++) {
 		if (ms_likely(r->lean)) {
-			if (ms_claim_turn(&rs->consumed, r->count))
+			if (ms_claim_turn(&rs->consumed, r->stmt.count))
 				return ms_take(id, r, ret, caller, ms_number_call(id));
 			continue;
 		}
-		if (r->in_glob | r->from_glob | r->prob)
+		if (r->stmt.in_glob | r->stmt.from_glob | r->prob)
 			return ms_decide_from(id, (uint32_t)(r - ms_d.rules), a, ret, caller, 0);
-		if (r->ncond) {
+		if (r->stmt.ncond) {
 			/* aimed by integers that hold: answered here; anything
 			 * else is decide_from's (which counts a pass-by) */
-			if (!ms_ints_hold(r->cond_first, r->ncond, a))
+			if (!ms_ints_hold(&r->stmt, a))
 				return ms_decide_from(id, (uint32_t)(r - ms_d.rules), a, ret, caller, 0);
 			if (ms_rule_plain(r)) {
-				if (ms_claim_turn(&rs->consumed, r->count))
+				if (ms_claim_turn(&rs->consumed, r->stmt.count))
 					return ms_take(id, r, ret, caller, 0);
 				continue;
 			}
 		}
-		if (ms_claim_turn(&rs->consumed, r->count))
+		if (ms_claim_turn(&rs->consumed, r->stmt.count))
 			return ms_answer((uint32_t)(r - ms_d.rules), a, ret, caller, ms_number_call(id));
 	}
 	return 0;

@@ -20,7 +20,8 @@
 #include <string.h>
 
 #include "ctype.h"
-#include "spec.h"
+#include "declare.h"
+#include "names.h"
 
 #define MAX_DECL_FIELDS 32
 #define MAX_NAME 127		/* of a declared function */
@@ -215,17 +216,101 @@ static int out_of(const struct ms_ctype *ct, unsigned param, struct ms_out_desc 
 	return 1;
 }
 
+/* The function of a `mock` prototype, with its normalised declaration:
+ * "int" "chef_cook" "(const char *order, ...)".  0, -ENOMEM, or dfail()'s. */
+static int mock_fn(struct ms_spec *spec, struct dscan *d, const char *open, const struct ms_ctype *ret,
+		   const char *name, size_t name_n, const struct ms_ctype *ct, const char **pnames,
+		   const size_t *pnames_n, unsigned n, struct ms_fn_meta **m)
+{
+	char params[MS_MAX_PARAMS * 70];
+	size_t off = 0;
+
+	params[0] = '\0';
+	for (unsigned k = 0; k < n; k++) {
+		const char *t = ct[k].t.text;
+		size_t tl = strlen(t);
+
+		off += (size_t)snprintf(params + off, sizeof(params) - off, "%s%s%s%.*s",
+					k ? ", " : "", t,
+					tl && t[tl - 1] == '*' ? "" : " ", (int)pnames_n[k],
+					pnames[k]);
+	}
+	if (off >= sizeof(params))
+		return dfail(d, open, "prototype too long");
+	*m = dyn_new(spec, ret->t.text, strlen(ret->t.text), name, name_n, params, off);
+	return *m ? 0 : -ENOMEM;
+}
+
+/* The parameters of a `mock` prototype, between open and close: their
+ * types, names and number *n.  0, or dfail()'s. */
+static int mock_params(struct dscan *d, const char *open, const char *close, struct ms_ctype *ct,
+		       const char **pnames, size_t *pnames_n, unsigned *np)
+{
+	unsigned nint = 0, ndbl = 0, n = 0;
+	const char *p;
+	int r;
+
+	p = skip_ws(open + 1, close);
+	if (p < close) {
+		const char *q = p;
+		int only_void = 0;
+
+		{
+			const char *v = skip_ws(p, close);
+
+			only_void = close - v >= 4 && memcmp(v, "void", 4) == 0 &&
+				    skip_ws(v + 4, close) == close;
+		}
+		while (!only_void && q <= close) {
+			const char *comma = memchr(q, ',', (size_t)(close - q));
+			const char *pe = comma ? comma : close;
+
+			q = skip_ws(q, pe);
+
+			if (n == MS_MAX_PARAMS)
+				return dfail(d, q, "too many parameters (at most 6 integer or pointer "
+						    "and 8 double ones)");
+			pnames[n] = "";
+			r = parse_ctype(d, q, pe, &ct[n], &pnames[n], &pnames_n[n], NULL);
+			if (r)
+				return r;
+			if (ct[n].t.tclass == MS_T_VOID)
+				return dfail(d, q, "a parameter cannot be void");
+			if (pnames_n[n] >= sizeof(((struct ms_param *)0)->name))
+				return dfail(d, pnames[n], "parameter name too long");
+			for (unsigned k = 0; k < n; k++)
+				if (pnames_n[k] == pnames_n[n] &&
+				    memcmp(pnames[k], pnames[n], pnames_n[n]) == 0)
+					return dfail(d, pnames[n], "parameter '%.*s' given twice",
+						     (int)pnames_n[n], pnames[n]);
+			if (ct[n].t.tclass == MS_T_DOUBLE ? ++ndbl > 8 : ++nint > 6)
+				return dfail(d, q,
+					     ct[n].t.tclass == MS_T_DOUBLE
+						     ? "more than 8 double parameters: the 9th is passed "
+						       "on the stack, which the stubs do not read"
+						     : "more than 6 integer or pointer parameters: the 7th "
+						       "is passed on the stack, which the stubs do not read");
+			n++;
+			if (!comma)
+				break;
+			q = comma + 1;
+		}
+	}
+	*np = n;
+	return 0;
+}
+
 int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, size_t cap,
 		 size_t *at)
 {
 	struct dscan d = { text, msg, cap, at };
 	const char *e = text + len, *open, *close, *name, *p;
 	size_t name_n;
-	unsigned nint = 0, ndbl = 0, n = 0;
+	unsigned n = 0;
 	struct ms_ctype ret, ct[MS_MAX_PARAMS];
 	const char *pnames[MS_MAX_PARAMS];
 	size_t pnames_n[MS_MAX_PARAMS];
-	struct ms_fn_meta *m;
+	struct ms_fn_meta *m = NULL;
 	int id, r;
 
 	open = memchr(text, '(', len);
@@ -267,73 +352,12 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 		return dfail(&d, name, "too many declared functions (at most %d in a session)",
 			     MS_DECL_MAX);
 	/* PARAMS */
-	p = skip_ws(open + 1, close);
-	if (p < close) {
-		const char *q = p;
-		int only_void = 0;
-
-		{
-			const char *v = skip_ws(p, close);
-
-			only_void = close - v >= 4 && memcmp(v, "void", 4) == 0 &&
-				    skip_ws(v + 4, close) == close;
-		}
-		while (!only_void && q <= close) {
-			const char *comma = memchr(q, ',', (size_t)(close - q));
-			const char *pe = comma ? comma : close;
-
-			q = skip_ws(q, pe);
-
-			if (n == MS_MAX_PARAMS)
-				return dfail(&d, q, "too many parameters (at most 6 integer or pointer "
-						    "and 8 double ones)");
-			pnames[n] = "";
-			r = parse_ctype(&d, q, pe, &ct[n], &pnames[n], &pnames_n[n], NULL);
-			if (r)
-				return r;
-			if (ct[n].t.tclass == MS_T_VOID)
-				return dfail(&d, q, "a parameter cannot be void");
-			if (pnames_n[n] >= sizeof(((struct ms_param *)0)->name))
-				return dfail(&d, pnames[n], "parameter name too long");
-			for (unsigned k = 0; k < n; k++)
-				if (pnames_n[k] == pnames_n[n] &&
-				    memcmp(pnames[k], pnames[n], pnames_n[n]) == 0)
-					return dfail(&d, pnames[n], "parameter '%.*s' given twice",
-						     (int)pnames_n[n], pnames[n]);
-			if (ct[n].t.tclass == MS_T_DOUBLE ? ++ndbl > 8 : ++nint > 6)
-				return dfail(&d, q,
-					     ct[n].t.tclass == MS_T_DOUBLE
-						     ? "more than 8 double parameters: the 9th is passed "
-						       "on the stack, which the stubs do not read"
-						     : "more than 6 integer or pointer parameters: the 7th "
-						       "is passed on the stack, which the stubs do not read");
-			n++;
-			if (!comma)
-				break;
-			q = comma + 1;
-		}
-	}
-	{
-		/* the normalised declaration: "int" "chef_cook" "(const char *order, ...)" */
-		char params[MS_MAX_PARAMS * 70];
-		size_t off = 0;
-
-		params[0] = '\0';
-		for (unsigned k = 0; k < n; k++) {
-			const char *t = ct[k].t.text;
-			size_t tl = strlen(t);
-
-			off += (size_t)snprintf(params + off, sizeof(params) - off, "%s%s%s%.*s",
-						k ? ", " : "", t,
-						tl && t[tl - 1] == '*' ? "" : " ", (int)pnames_n[k],
-						pnames[k]);
-		}
-		if (off >= sizeof(params))
-			return dfail(&d, open, "prototype too long");
-		m = dyn_new(spec, ret.t.text, strlen(ret.t.text), name, name_n, params, off);
-	}
-	if (!m)
-		return -ENOMEM;
+	r = mock_params(&d, open, close, ct, pnames, pnames_n, &n);
+	if (r)
+		return r;
+	r = mock_fn(spec, &d, open, &ret, name, name_n, ct, pnames, pnames_n, n, &m);
+	if (r)
+		return r;
 	if (id >= 0) {
 		/* declared again (another spec file, say): the same way only */
 		const struct ms_fn_meta *o = spec->dyn[id - MS_FN_COUNT];
@@ -369,6 +393,68 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 
 /* ---- struct declarations ---- */
 
+/* A field of type ct (not an array): its kind, size and range. */
+static void field_of(const struct ms_ctype *ct, struct ms_field_desc *f)
+{
+	f->size = ct->t.size;
+	switch (ct->t.tclass) {
+	case MS_T_DOUBLE:
+		f->kind = MS_FD_DOUBLE;
+		break;
+	case MS_T_STR:
+		f->kind = MS_FD_STR;
+		break;
+	case MS_T_PTR:
+		f->kind = MS_FD_PTR;
+		break;
+	case MS_T_INT:
+		f->kind = MS_FD_INT;
+		f->min = ct->t.size == 8 ? INT64_MIN : -((int64_t)1 << (8 * ct->t.size - 1));
+		f->max = ct->t.size == 8 ? INT64_MAX : ((int64_t)1 << (8 * ct->t.size - 1)) - 1;
+		break;
+	default:
+		f->kind = MS_FD_UINT;
+		f->min = ct->t.size == 8 ? INT64_MIN : 0;
+		f->max = ct->t.size == 8 ? INT64_MAX : ((int64_t)1 << (8 * ct->t.size)) - 1;
+		if (ct->is_bool)
+			f->max = 1;
+		break;
+	}
+}
+
+/* The struct tag (tag_n bytes) of size bytes with fields (names), into
+ * the spec as one block: the description, its fields, then the names.
+ * 0 or -ENOMEM. */
+static int struct_add(struct ms_spec *spec, const char *tag, size_t tag_n, uint32_t size,
+		      const struct ms_field_desc *fields, char (*names)[24], unsigned nf)
+{
+	struct ms_struct_desc *sd;
+	char *strings;
+
+	sd = spec->realloc_fn(NULL, sizeof(*sd) + nf * sizeof(*fields) + tag_n + 1 + nf * 24);
+	if (!sd)
+		return -ENOMEM;
+	memcpy(sd + 1, fields, nf * sizeof(*fields));
+	strings = (char *)((struct ms_field_desc *)(sd + 1) + nf);
+	memcpy(strings, tag, tag_n);
+	strings[tag_n] = '\0';
+	sd->name = strings;
+	sd->size = size;
+	sd->fields = (const struct ms_field_desc *)(sd + 1);
+	sd->nfields = nf;
+	strings += tag_n + 1;
+	for (unsigned k = 0; k < nf; k++) {
+		memcpy(strings + 24 * k, names[k], 24);
+		((struct ms_field_desc *)(sd + 1))[k].name = strings + 24 * k;
+	}
+	if (ms_spec_add(spec, (void **)&spec->structs, &spec->nstructs, &spec->cap_structs, &sd,
+			sizeof(sd))) {
+		spec->free_fn(sd);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg, size_t cap,
 		   size_t *at)
 {
@@ -379,8 +465,6 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 	unsigned nf = 0;
 	uint32_t off = 0, align = 1;
 	size_t tag_n;
-	struct ms_struct_desc *sd;
-	char *strings;
 
 	while (p < e && is_id(*p))
 		p++;
@@ -452,31 +536,8 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 		} else if (ct.t.tclass == MS_T_VOID) {
 			return dfail(&d, p, "a field cannot be void");
 		} else {
-			f->size = ct.t.size;
+			field_of(&ct, f);
 			fa = ct.t.size;
-			switch (ct.t.tclass) {
-			case MS_T_DOUBLE:
-				f->kind = MS_FD_DOUBLE;
-				break;
-			case MS_T_STR:
-				f->kind = MS_FD_STR;
-				break;
-			case MS_T_PTR:
-				f->kind = MS_FD_PTR;
-				break;
-			case MS_T_INT:
-				f->kind = MS_FD_INT;
-				f->min = ct.t.size == 8 ? INT64_MIN : -((int64_t)1 << (8 * ct.t.size - 1));
-				f->max = ct.t.size == 8 ? INT64_MAX : ((int64_t)1 << (8 * ct.t.size - 1)) - 1;
-				break;
-			default:
-				f->kind = MS_FD_UINT;
-				f->min = ct.t.size == 8 ? INT64_MIN : 0;
-				f->max = ct.t.size == 8 ? INT64_MAX : ((int64_t)1 << (8 * ct.t.size)) - 1;
-				if (ct.is_bool)
-					f->max = 1;
-				break;
-			}
 		}
 		off = (off + fa - 1) / fa * fa;
 		if (fa > align)
@@ -492,30 +553,7 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 	if (!nf)
 		return dfail(&d, body, "struct %.*s has no fields", (int)tag_n, tag);
 	off = (off + align - 1) / align * align;
-	/* one block: the description, its fields, then the names */
-	sd = spec->realloc_fn(NULL, sizeof(*sd) + nf * sizeof(*fields) + tag_n + 1 + nf * 24);
-	if (!sd)
-		return -ENOMEM;
-	memcpy(sd + 1, fields, nf * sizeof(*fields));
-	strings = (char *)((struct ms_field_desc *)(sd + 1) + nf);
-	memcpy(strings, tag, tag_n);
-	strings[tag_n] = '\0';
-	sd->name = strings;
-	sd->size = off;
-	sd->fields = (const struct ms_field_desc *)(sd + 1);
-	sd->nfields = nf;
-	strings += tag_n + 1;
-	for (unsigned k = 0; k < nf; k++) {
-		memcpy(strings + 24 * k, names[k], 24);
-		((struct ms_field_desc *)(sd + 1))[k].name = strings + 24 * k;
-	}
-	if (ms_spec_grow(spec, (void **)&spec->structs, &spec->cap_structs, spec->nstructs + 1,
-		       sizeof(*spec->structs))) {
-		spec->free_fn(sd);
-		return -ENOMEM;
-	}
-	spec->structs[spec->nstructs++] = sd;
-	return 0;
+	return struct_add(spec, tag, tag_n, off, fields, names, nf);
 }
 
 const struct ms_struct_desc *ms_spec_struct_find(const struct ms_spec *spec, const char *name)

@@ -19,7 +19,8 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-#include "spec.h"
+#include "names.h"
+#include "channel.h"
 
 struct named {
 	const char *name;

@@ -220,34 +220,38 @@ uint32_t rp_nitems(const struct ms_report_in *s)
 struct item rp_item_at(const struct ms_report_in *s, uint32_t i)
 {
 	const struct ms_chan_hdr *h = hdr(s);
+	const struct ms_count_state *cs;
+	const struct ms_stmt *st;
 	struct item it;
 
 	memset(&it, 0, sizeof(it));
+	it.index = i;
 	if (i < h->nrules) {
-		const struct ms_rule *r = rule_at(s, i);
+		const struct ms_rule_state *rs = ms_state_at(live(s), h->st_rules_off);
 
-		it = (struct item){ IT_RULE, i, r->fn, r->count, rule_consumed(s, i),
-				    r->src, r->line, r->col, r->text, r->kind,
-				    r->cond_first, r->ncond,
-				    ((const struct ms_rule_state *)ms_state_at(live(s), h->st_rules_off))[i].passed,
-				    ((const struct ms_rule_state *)ms_state_at(live(s), h->st_rules_off))[i].declined };
-	} else if ((i -= h->nrules) < h->nexpects) {
-		const struct ms_expect *x = expect_at(s, i);
-
-		it = (struct item){ IT_EXPECT, i, x->fn, x->count, expect_consumed(s, i),
-				    x->src, x->line, x->col, x->text, x->kind,
-				    x->cond_first, x->ncond,
-				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_expects_off))[i].passed,
-				    0 };
+		it.table = IT_RULE;
+		st = &rule_at(s, i)->stmt;
+		it.kind = rule_at(s, i)->kind;
+		it.consumed = rule_consumed(s, i);
+		it.passed = rs[i].passed;
+		it.declined = rs[i].declined;
+	} else if ((it.index = i -= h->nrules) < h->nexpects) {
+		cs = ms_state_at(live(s), h->st_expects_off);
+		it.table = IT_EXPECT;
+		st = &expect_at(s, i)->stmt;
+		it.kind = expect_at(s, i)->kind;
+		it.consumed = expect_consumed(s, i);
+		it.passed = cs[i].passed;
 	} else {
-		const struct ms_order *o = order_at(s, i -= h->nexpects);
-
-		it = (struct item){ IT_ORDER, i, o->fn, o->count, order_consumed(s, i),
-				    o->src, o->line, o->col, o->text, o->kind,
-				    o->cond_first, o->ncond,
-				    ((const struct ms_count_state *)ms_state_at(live(s), h->st_orders_off))[i].passed,
-				    0 };
+		cs = ms_state_at(live(s), h->st_orders_off);
+		it.index = i -= h->nexpects;
+		it.table = IT_ORDER;
+		st = &order_at(s, i)->stmt;
+		it.kind = order_at(s, i)->kind;
+		it.consumed = order_consumed(s, i);
+		it.passed = cs[i].passed;
 	}
+	it.stmt = *st;
 	return it;
 }
 
@@ -256,22 +260,22 @@ int rp_item_cmp(const void *a, const void *b)
 {
 	const struct item *x = a, *y = b;
 
-	if (x->src != y->src)
-		return x->src < y->src ? -1 : 1;
-	if (x->line != y->line)
-		return x->line < y->line ? -1 : 1;
-	return x->col < y->col ? -1 : x->col > y->col;
+	if (x->stmt.src != y->stmt.src)
+		return x->stmt.src < y->stmt.src ? -1 : 1;
+	if (x->stmt.line != y->stmt.line)
+		return x->stmt.line < y->stmt.line ? -1 : 1;
+	return x->stmt.col < y->stmt.col ? -1 : x->stmt.col > y->stmt.col;
 }
 
 int rp_leftover(const struct ms_report_in *s, const struct item *it)
 {
 	/* a broken sequence is one failure, its rest is not checked */
 	if (it->table == IT_ORDER)
-		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->count &&
+		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->stmt.count &&
 		       live(s)->order_cursor != MS_ORDER_BROKEN;
-	if (it->count > 0)
-		return it->consumed < (uint32_t)it->count;
-	return it->count == MS_COUNT_ALWAYS && it->consumed == 0;
+	if (it->stmt.count > 0)
+		return it->consumed < (uint32_t)it->stmt.count;
+	return it->stmt.count == MS_COUNT_ALWAYS && it->consumed == 0;
 }
 
 uint32_t rp_failure_events(const struct ms_report_in *s)
@@ -349,12 +353,12 @@ void rp_count_str(char *buf, size_t n, const struct item *it)
 
 	if (it->table == IT_ORDER && it->kind != MS_ORD_CALL)
 		snprintf(buf, n, "called %u %s", it->consumed, times);
-	else if (it->count == MS_COUNT_ALWAYS)
+	else if (it->stmt.count == MS_COUNT_ALWAYS)
 		snprintf(buf, n, "%s %u %s (always)", verb, it->consumed, times);
-	else if (it->count == MS_COUNT_MAYBE)
+	else if (it->stmt.count == MS_COUNT_MAYBE)
 		snprintf(buf, n, "%s %u %s (maybe)", verb, it->consumed, times);
 	else
-		snprintf(buf, n, "%u of %d %s", it->consumed, it->count, verb);
+		snprintf(buf, n, "%u of %d %s", it->consumed, it->stmt.count, verb);
 }
 
 /* n with thousands separators: "1,234". */

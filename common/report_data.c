@@ -142,13 +142,13 @@ static void json_statements(FILE *out, struct ms_report_in *s, const struct case
 		const struct item *it = &c->items[i];
 
 		fprintf(out, "%s{\"kind\":\"%s\",\"source\":", i ? "," : "", tables[it->table]);
-		ms_json_text(out, str(s, it->src));
-		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->line, it->col);
-		ms_json_text(out, str(s, it->text));
+		ms_json_text(out, str(s, it->stmt.src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->stmt.line, it->stmt.col);
+		ms_json_text(out, str(s, it->stmt.text));
 		fprintf(out, ",\"function\":");
-		ms_json_text(out, rp_stmt_fn_name(s, it->fn, it->text));
+		ms_json_text(out, rp_stmt_fn_name(s, it->stmt.fn, it->stmt.text));
 		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
-			it->count, it->consumed, rp_leftover(s, it) ? "true" : "false", c->nfail[i]);
+			it->stmt.count, it->consumed, rp_leftover(s, it) ? "true" : "false", c->nfail[i]);
 	}
 	fputc(']', out);
 }
@@ -195,8 +195,8 @@ static void json_failures(FILE *out, struct ms_report_in *s, const struct cases 
 		ms_json_text(out, rp_fn_name(s, e->fn));
 		if (k < c->n) {
 			fprintf(out, ",\"source\":");
-			ms_json_text(out, str(s, c->items[k].src));
-			fprintf(out, ",\"line\":%u,\"col\":%u", c->items[k].line, c->items[k].col);
+			ms_json_text(out, str(s, c->items[k].stmt.src));
+			fprintf(out, ",\"line\":%u,\"col\":%u", c->items[k].stmt.line, c->items[k].stmt.col);
 		}
 		fprintf(out, ",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":", e->call, e->pid, e->tid);
 		ms_json_text(out, rp_exe_of(s, e->pid, i));
@@ -219,10 +219,10 @@ static void json_failures(FILE *out, struct ms_report_in *s, const struct cases 
 		rp_leftover_text(m, s, it, "    ");
 		fclose(m);
 		fprintf(out, "%s{\"kind\":\"leftover\",\"function\":", first ? "" : ",");
-		ms_json_text(out, rp_fn_name(s, it->fn));
+		ms_json_text(out, rp_fn_name(s, it->stmt.fn));
 		fprintf(out, ",\"source\":");
-		ms_json_text(out, str(s, it->src));
-		fprintf(out, ",\"line\":%u,\"col\":%u,\"message\":", it->line, it->col);
+		ms_json_text(out, str(s, it->stmt.src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"message\":", it->stmt.line, it->stmt.col);
 		ms_json_text(out, msg);
 		fputc('}', out);
 		free(msg);
@@ -398,9 +398,9 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 		const struct item *it = &c.items[i];
 		char name[512];
 
-		snprintf(name, sizeof(name), "%u:%u: %s", it->line, it->col, rp_stmt_text(s, it->text));
+		snprintf(name, sizeof(name), "%u:%u: %s", it->stmt.line, it->stmt.col, rp_stmt_text(s, it->stmt.text));
 		fprintf(out, "    <testcase classname=\"");
-		ms_junit_classname(out, str(s, it->src));
+		ms_junit_classname(out, str(s, it->stmt.src));
 		fprintf(out, "\" name=\"");
 		ms_xml_text(out, name);
 		fprintf(out, "\" time=\"0.000\">");

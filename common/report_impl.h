@@ -28,12 +28,9 @@ enum item_table { IT_RULE, IT_EXPECT, IT_ORDER };
 struct item {
 	enum item_table table;
 	uint32_t index;
-	unsigned fn;
-	int32_t count;
+	struct ms_stmt stmt;	/* its header: function, count, position, text, ... */
 	uint32_t consumed;
-	uint32_t src, line, col, text;
 	int kind;		/* the table's own kind */
-	uint32_t cond_first, ncond;	/* when() */
 	uint32_t passed;	/* calls its when() passed by */
 	uint32_t declined;	/* draws of its probability= that passed it by */
 };

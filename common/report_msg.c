@@ -27,6 +27,7 @@
 #include "channel.h"
 #include "report.h"
 #include "spec.h"
+#include "names.h"
 #include "view.h"
 #include "report_impl.h"
 
@@ -153,8 +154,8 @@ static void put_hexbytes(FILE *f, const unsigned char *p, size_t n)
 
 static void put_int(FILE *f, const struct ms_report_in *s, int64_t v, const struct ms_expect *x)
 {
-	const struct ms_fn_meta *m = ms_catalog_get(x->fn);
-	const struct ms_chan_dyn *d = rp_dyn_at(s, x->fn);
+	const struct ms_fn_meta *m = ms_catalog_get(x->stmt.fn);
+	const struct ms_chan_dyn *d = rp_dyn_at(s, x->stmt.fn);
 	int is_ptr = m ? x->param < m->nparams && m->params[x->param].type.tclass >= MS_T_PTR
 		       : d && x->param < 16 && (d->ptrmask & (1u << x->param));
 
@@ -231,7 +232,7 @@ static void check_message(FILE *f, const struct ms_report_in *s, const struct ms
 {
 	const unsigned char *want = (const unsigned char *)ms_chan_at(hdr(s), hdr(s)->pool_off + x->data);
 
-	fprintf(f, "parameter %s: ", rp_param_name(s, x->fn, x->param));
+	fprintf(f, "parameter %s: ", rp_param_name(s, x->stmt.fn, x->param));
 	switch (x->kind) {
 	case MS_X_VALUE:
 	case MS_X_NOT_VALUE:
@@ -301,7 +302,7 @@ static struct item failure_item(const struct ms_report_in *s, const struct ms_ev
 	struct item none;
 
 	memset(&none, 0, sizeof(none));
-	none.fn = e->fn;
+	none.stmt.fn = e->fn;
 	switch (e->kind) {
 	case MS_FAIL_OUTPUT_NULL:
 	case MS_FAIL_MOCK_EMPTY:
@@ -322,8 +323,8 @@ void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_even
 	const struct ms_chan_hdr *h = hdr(s);
 	struct item it = failure_item(s, e);
 
-	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.src), it.line, it.col,
-		it.text && it.fn == e->fn ? rp_stmt_fn_name(s, e->fn, it.text) : rp_fn_name(s, e->fn));
+	fprintf(f, "%s:%u:%u: error: %s()", str(s, it.stmt.src), it.stmt.line, it.stmt.col,
+		it.stmt.text && it.stmt.fn == e->fn ? rp_stmt_fn_name(s, e->fn, it.stmt.text) : rp_fn_name(s, e->fn));
 	if (e->call)
 		fprintf(f, " call %u", e->call);
 	fprintf(f, " in %s[%d]: ", rp_exe_of(s, e->pid, i), e->pid);
@@ -351,7 +352,7 @@ void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_even
 	case MS_FAIL_ORDER:
 		fprintf(f, "called out of order: call #%lld of the sequence should be %s() (%s:%u), "
 			   "but %s() came (call #%u); the rest of the sequence is not checked",
-			(long long)e->value, rp_fn_name(s, it.fn), str(s, it.src), it.line,
+			(long long)e->value, rp_fn_name(s, it.stmt.fn), str(s, it.stmt.src), it.stmt.line,
 			rp_fn_name(s, e->fn), e->seq);
 		break;
 	case MS_FAIL_ORDER_EXTRA:
@@ -369,7 +370,7 @@ void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_even
 	default:
 		fputs("failed", f);
 	}
-	fprintf(f, "\n%s%s\n", indent, rp_stmt_text(s, it.text));
+	fprintf(f, "\n%s%s\n", indent, rp_stmt_text(s, it.stmt.text));
 	if (e->caller[0])
 		fprintf(f, "%scalled from %s+%#llx%s%s%s\n", indent, rp_safe(e->caller),
 			(unsigned long long)e->caller_off, e->sym[0] ? " (" : "", rp_safe(e->sym),
@@ -425,18 +426,18 @@ static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item 
 		       const char *indent)
 {
 	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(hdr(s), hdr(s)->conds_off) +
-				  it->cond_first;
+				  it->stmt.cond_first;
 	const struct ms_event *pick[3] = { NULL, NULL, NULL };
 	size_t score[3] = { 0, 0, 0 };
 	unsigned seen = 0;
 
 	if (it->consumed)
 		return;
-	fprintf(f, "%snote: no call of %s() had ", indent, rp_fn_name(s, it->fn));
-	for (uint32_t k = 0; k < it->ncond; k++) {
+	fprintf(f, "%snote: no call of %s() had ", indent, rp_fn_name(s, it->stmt.fn));
+	for (uint32_t k = 0; k < it->stmt.ncond; k++) {
 		if (k)
 			fputs(" and ", f);
-		put_cond(f, s, &c[k], it->fn);
+		put_cond(f, s, &c[k], it->stmt.fn);
 	}
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
@@ -448,7 +449,7 @@ static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item 
 		    e->rule != it->index)
 			continue;
 		seen++;
-		for (uint32_t k = 0; k < it->ncond && !which; k++)
+		for (uint32_t k = 0; k < it->stmt.ncond && !which; k++)
 			if (c[k].param == e->param)
 				which = &c[k];
 		for (int k = 0; k < 3; k++)
@@ -475,7 +476,7 @@ static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item 
 		const struct ms_event *e = pick[k];
 
 		fprintf(f, "%s%s ", k ? ", " : "; the closest of the calls it passed by had ",
-			rp_param_name(s, it->fn, e->param));
+			rp_param_name(s, it->stmt.fn, e->param));
 		if (e->flags & MS_EVF_TEXT)
 			rp_put_escaped(f, (const unsigned char *)e->text, strnlen(e->text, MS_EV_TEXT));
 		else
@@ -484,16 +485,8 @@ static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item 
 	if (it->passed > 1)
 		fprintf(f, " (%u calls passed it by)", it->passed);
 	else if (!seen)
-		fprintf(f, "; it passed no call by either (is %s() called at all?)", rp_fn_name(s, it->fn));
+		fprintf(f, "; it passed no call by either (is %s() called at all?)", rp_fn_name(s, it->stmt.fn));
 	fputc('\n', f);
-}
-
-/* A statement's in= glob, or 0. */
-static uint32_t in_glob_of(const struct ms_report_in *s, const struct item *it)
-{
-	return it->table == IT_RULE	  ? rule_at(s, it->index)->in_glob
-	       : it->table == IT_EXPECT ? expect_at(s, it->index)->in_glob
-					: order_at(s, it->index)->in_glob;
 }
 
 /*
@@ -503,7 +496,7 @@ static uint32_t in_glob_of(const struct ms_report_in *s, const struct item *it)
  */
 static void in_text(FILE *f, const struct ms_report_in *s, const struct item *it, const char *indent)
 {
-	uint32_t glob = in_glob_of(s, it), shown = 0;
+	uint32_t glob = it->stmt.in_glob, shown = 0;
 	const char *names[8];
 
 	if (!glob)
@@ -533,17 +526,17 @@ void rp_leftover_text(FILE *f, const struct ms_report_in *s, const struct item *
 	char count[80];
 
 	rp_count_str(count, sizeof(count), it);
-	fprintf(f, "%s:%u:%u: error: ", str(s, it->src), it->line, it->col);
+	fprintf(f, "%s:%u:%u: error: ", str(s, it->stmt.src), it->stmt.line, it->stmt.col);
 	if (it->table == IT_RULE)
-		fprintf(f, "%s() has remaining non-returned values", rp_stmt_fn_name(s, it->fn, it->text));
+		fprintf(f, "%s() has remaining non-returned values", rp_stmt_fn_name(s, it->stmt.fn, it->stmt.text));
 	else if (it->table == IT_EXPECT)
 		fprintf(f, "%s(): `%s` parameter still has values that haven't been checked",
-			rp_stmt_fn_name(s, it->fn, it->text), rp_param_name(s, it->fn, expect_at(s, it->index)->param));
+			rp_stmt_fn_name(s, it->stmt.fn, it->stmt.text), rp_param_name(s, it->stmt.fn, expect_at(s, it->index)->param));
 	else
-		fprintf(f, "%s() was expected to be called but was not", rp_stmt_fn_name(s, it->fn, it->text));
+		fprintf(f, "%s() was expected to be called but was not", rp_stmt_fn_name(s, it->stmt.fn, it->stmt.text));
 	fprintf(f, " (%s)\n%s%s\n%snote: remaining item was declared here: %s:%u\n", count, indent,
-		rp_stmt_text(s, it->text), indent, str(s, it->src), it->line);
-	if (it->ncond)
+		rp_stmt_text(s, it->stmt.text), indent, str(s, it->stmt.src), it->stmt.line);
+	if (it->stmt.ncond)
 		aimed_text(f, s, it, indent);
 	if (it->consumed == 0)
 		in_text(f, s, it, indent);

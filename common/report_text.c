@@ -78,8 +78,8 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 			buf[0] = '\0';
 			if (items[i].table == IT_RULE)
 				rp_consumers(s, MS_EV_CONSUME, items[i].index, buf, sizeof(buf));
-			fprintf(out, "  %s:%u:%u: %s: %s%s%s", str(s, items[i].src), items[i].line,
-				items[i].col, rp_stmt_text(s, items[i].text), status, buf[0] ? ", by " : "",
+			fprintf(out, "  %s:%u:%u: %s: %s%s%s", str(s, items[i].stmt.src), items[i].stmt.line,
+				items[i].stmt.col, rp_stmt_text(s, items[i].stmt.text), status, buf[0] ? ", by " : "",
 				buf);
 			if (items[i].passed)
 				fprintf(out, "; %u call%s passed it by", items[i].passed,
@@ -121,7 +121,7 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 			if (e->call)
 				fprintf(out, " call %u", e->call);
 			fprintf(out, " in %s[%d] (thread %d): %s:%u: %s %lld\n",
-				rp_exe_of(s, e->pid, i), e->pid, e->tid, str(s, r->src), r->line,
+				rp_exe_of(s, e->pid, i), e->pid, e->tid, str(s, r->stmt.src), r->stmt.line,
 				r->kind == MS_R_REAL ? "passed to the real function" : "returned",
 				(long long)e->value);
 		} else if (e->type == MS_EV_FAIL) {
@@ -283,9 +283,9 @@ void rp_report_tap(struct ms_report_in *s, FILE *out, int version)
 
 		rp_count_str(status, sizeof(status), it);
 		fprintf(out, "%s %u - ", bad ? "not ok" : "ok", ++k);
-		ms_tap_text(out, str(s, it->src)); /* "-e#1": a '#' */
-		fprintf(out, ":%u: ", it->line);
-		ms_tap_text(out, rp_stmt_text(s, it->text));
+		ms_tap_text(out, str(s, it->stmt.src)); /* "-e#1": a '#' */
+		fprintf(out, ":%u: ", it->stmt.line);
+		ms_tap_text(out, rp_stmt_text(s, it->stmt.text));
 		fprintf(out, " (%s", status);
 		if (c.nfail[i])
 			fprintf(out, ", %u failed check%s", c.nfail[i], c.nfail[i] == 1 ? "" : "s");
@@ -294,7 +294,7 @@ void rp_report_tap(struct ms_report_in *s, FILE *out, int version)
 			continue;
 		fprintf(out, "  ---\n");
 		yaml_block(out, "message", msg);
-		fprintf(out, "  at: \"%s:%u:%u\"\n  ...\n", str(s, it->src), it->line, it->col);
+		fprintf(out, "  at: \"%s:%u:%u\"\n  ...\n", str(s, it->stmt.src), it->stmt.line, it->stmt.col);
 		free(msg);
 	}
 	rp_describe_status(s, status, sizeof(status));

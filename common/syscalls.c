@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "arch.h"
 #include "catalog.h"
 
 static const struct sys_row {
@@ -37,7 +38,7 @@ static const struct ms_fn_meta *row(unsigned i)
 	if (!__atomic_compare_exchange_n(&state[i], &expect, 1, 0, __ATOMIC_ACQUIRE,
 					 __ATOMIC_ACQUIRE)) {
 		while (__atomic_load_n(&state[i], __ATOMIC_ACQUIRE) != 2)
-			__builtin_ia32_pause();
+			ms_cpu_relax();
 		return m->nparams == 0xff ? NULL : m;
 	}
 	memcpy(names[i], "SYS_", 4);

@@ -25,6 +25,7 @@
 #include "channel.h"
 #include "decide.h"
 #include "spec.h"
+#include "names.h"
 
 static int64_t cnorm(uint64_t v, const struct ms_cond *c)
 {
@@ -308,10 +309,11 @@ static __attribute__((noinline)) int texts_hold(const struct ms_chan_hdr *h,
 	return 1;
 }
 
-int ms_conds_hold(const struct ms_chan_hdr *h, uint32_t first, uint32_t n, const uint64_t *a,
+int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s, const uint64_t *a,
 		  struct ms_passby *why)
 {
-	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + first;
+	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + s->cond_first;
+	uint32_t n = s->ncond;
 	int saved = errno, texts = 0, r = 1;
 
 	for (uint32_t i = 0; i < n; i++) {

@@ -37,6 +37,7 @@
 #include "decide.h"
 #include "shim.h"
 #include "spec.h"
+#include "names.h"
 #include "mockshim/handler.h"
 
 __thread int ms_binding __attribute__((tls_model("initial-exec")));
@@ -402,13 +403,13 @@ int ms_applies_here(unsigned fn)
 	if (f->flags & (MS_FF_AFTER | MS_FF_EXEC | MS_FF_COUNTED))
 		return 1;
 	for (uint32_t k = 0; k < f->nrules; k++)
-		if (ms_in_here(ms_d.rules[f->first_rule + k].in_glob))
+		if (ms_in_here(ms_d.rules[f->first_rule + k].stmt.in_glob))
 			return 1;
 	for (uint32_t k = 0; k < f->nexpects; k++)
-		if (ms_in_here(ms_d.expects[f->first_expect + k].in_glob))
+		if (ms_in_here(ms_d.expects[f->first_expect + k].stmt.in_glob))
 			return 1;
 	for (uint32_t k = 0; (f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) && k < ms_d.chan->norders; k++)
-		if (ms_d.orders[k].fn == fn && ms_in_here(ms_d.orders[k].in_glob))
+		if (ms_d.orders[k].stmt.fn == fn && ms_in_here(ms_d.orders[k].stmt.in_glob))
 			return 1;
 	return 0;
 }
@@ -424,15 +425,15 @@ static void fast_fill(unsigned fn)
 	__atomic_store_n(&s->open, 0, __ATOMIC_RELAXED);
 	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) ||
 	    (ms_d.chan->flags & MS_CHAN_LOG_CALLS) || !ms_rule_plain(r) || (r->flags & MS_RF_DOUBLE) ||
-	    r->from_glob || r->ncond || (r->in_glob && !ms_in_here(r->in_glob)) || r->count == 0)
+	    r->stmt.from_glob || r->stmt.ncond || !ms_in_here(r->stmt.in_glob) || r->stmt.count == 0)
 		return;
-	s->count = r->count;
+	s->count = r->stmt.count;
 	s->err = r->err;
 	s->value = r->value;
 	s->consumed = &ms_d.rst[f->first_rule].consumed;
 	s->logged_pid = &ms_d.rst[f->first_rule].logged_pid;
 	__atomic_store_n(&s->kind,
-			 (r->count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE) + !!(r->flags & MS_RF_ERRNO),
+			 (r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE) + !!(r->flags & MS_RF_ERRNO),
 			 __ATOMIC_RELEASE);
 }
 

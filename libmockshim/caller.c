@@ -19,7 +19,7 @@
 #include "channel.h"
 #include "decide.h"
 #include "shim.h"
-#include "spec.h"
+#include "names.h"
 
 static const char *basename_of(const char *p)
 {

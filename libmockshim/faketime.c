@@ -32,6 +32,7 @@
 #include "channel.h"
 #include "shim.h"
 #include "spec.h"
+#include "names.h"
 
 static const struct ms_ftime *ft;	/* this process's fake_time, or NULL */
 static struct ms_time_state *ts;	/* its anchor */

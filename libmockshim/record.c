@@ -23,6 +23,7 @@
 #include "channel.h"
 #include "shim.h"
 #include "spec.h"
+#include "names.h"
 
 #define MAX_ADDRS 64		/* addresses of a getaddrinfo list kept */
 #define MAX_BYTES MS_REC_MAX_BYTES	/* bytes of one output kept */

@@ -27,6 +27,7 @@
 #include "report.h"
 #include "shim.h"
 #include "spec.h"
+#include "parser.h"
 
 #define STANDALONE_EVENTS 4096
 #define FD_FLOOR 500	/* the channel's descriptor stays out of the program's way */

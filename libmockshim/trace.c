@@ -20,6 +20,7 @@
 #include "channel.h"
 #include "shim.h"
 #include "spec.h"
+#include "names.h"
 
 #define LINE 1024
 #define STR_CUT 64

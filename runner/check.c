@@ -381,15 +381,9 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 			p, script);
 		p = script;
 	}
-	for (uint32_t i = 0; i < s->spec.nrules; i++)
-		if (s->spec.rules[i].fn < MS_FN_COUNT)
-			used[s->spec.rules[i].fn] = 1;
-	for (uint32_t i = 0; i < s->spec.nexpects; i++)
-		if (s->spec.expects[i].fn < MS_FN_COUNT)
-			used[s->spec.expects[i].fn] = 1;
-	for (uint32_t i = 0; i < s->spec.norders; i++)
-		if (s->spec.orders[i].fn < MS_FN_COUNT)
-			used[s->spec.orders[i].fn] = 1;
+	for (uint32_t i = 0; i < ms_spec_nstmts(&s->spec); i++)
+		if (ms_spec_stmt(&s->spec, i)->fn < MS_FN_COUNT)
+			used[ms_spec_stmt(&s->spec, i)->fn] = 1;
 	kind = has_interp(p) == 0 ? "static binary" : is_go(p) ? "a Go program: its runtime makes "
 								 "system calls itself" : NULL;
 	if (kind) {

@@ -28,6 +28,8 @@
 #include "channel.h"
 #include "control.h"
 #include "session.h"
+#include "datetime.h"
+#include "parser.h"
 
 #define PROTO "mockshim-ctl 1"
 #define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)

@@ -8,6 +8,7 @@
 #include "catalog.h"
 #include "mockshim/driver.h"
 #include "spec.h"
+#include "names.h"
 
 static void fail_convention(const struct ms_fn_meta *m, char *buf, size_t n)
 {

@@ -17,6 +17,7 @@
 #include "catalog.h"
 #include "elfread.h"
 #include "session.h"
+#include "declare.h"
 
 #define MOCK_MAGIC "mockshim1"
 

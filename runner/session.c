@@ -10,6 +10,7 @@
 
 #include "control.h"
 #include "session.h"
+#include "parser.h"
 
 #define DEFAULT_EVENTS 8192
 /* --control: rules mockrun ctl may add in a run */

@@ -227,17 +227,10 @@ struct ms_sup *ms_sup_prepare(const struct ms_chan_hdr *spec, struct ms_state_hd
 	for (uint32_t i = 0; i < spec->ndyn; i++)
 		if (dyn[i].kind == MS_DYN_SYSCALL && dyn[i].sysnr < MS_SYS_NR_MAX)
 			s->fn_of[dyn[i].sysnr] = MS_FN_COUNT + i;
-	{
-		const struct ms_rule *r = ms_chan_at(spec, spec->rules_off);
-		const struct ms_expect *x = ms_chan_at(spec, spec->expects_off);
-		const struct ms_order *o = ms_chan_at(spec, spec->orders_off);
+	for (uint32_t i = 0; i < ms_chan_nstmts(spec); i++) {
+		const struct ms_stmt *st = ms_chan_stmt(spec, i);
 
-		for (uint32_t i = 0; i < spec->nrules; i++)
-			s->need_exe |= r[i].fn >= MS_FN_COUNT && r[i].in_glob;
-		for (uint32_t i = 0; i < spec->nexpects; i++)
-			s->need_exe |= x[i].fn >= MS_FN_COUNT && x[i].in_glob;
-		for (uint32_t i = 0; i < spec->norders; i++)
-			s->need_exe |= o[i].fn >= MS_FN_COUNT && o[i].in_glob;
+		s->need_exe |= st->fn >= MS_FN_COUNT && st->in_glob;
 	}
 	s->spec = spec;
 	s->state = state;

@@ -14,6 +14,10 @@
 
 #include "catalog.h"
 #include "spec.h"
+#include "names.h"
+#include "parser.h"
+#include "lexer.h"
+#include "datetime.h"
 #include "expand.h"
 #include "mockshim/driver.h"
 #include "tfile.h"

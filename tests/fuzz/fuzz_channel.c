@@ -10,6 +10,7 @@
 
 #include "catalog.h"
 #include "spec.h"
+#include "parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,8 +59,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 				for (uint32_t o = 0; o < r->nouts; o++)
 					sum += (unsigned char)((const char *)h + h->pool_off)[outs[r->outs_first + o].data];
-				if (r->text)
-					sum += (unsigned)strlen(ms_chan_str(h, r->text));
+				if (r->stmt.text)
+					sum += (unsigned)strlen(ms_chan_str(h, r->stmt.text));
 			}
 		if (sum == 0xdeadbeef)
 			abort(); /* keeps the reads */

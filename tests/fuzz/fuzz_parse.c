@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "spec.h"
+#include "parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "session.h"
 #include "spec.h"
+#include "parser.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -90,7 +91,7 @@ static void make(void)
 	st = (struct ms_state_hdr *)base;
 	ms_state_init(h, base, 42);
 	add(st, MS_EV_ATTACH, 0, UINT32_MAX, 0, "prog");
-	add(st, MS_EV_CONSUME, 0, 0, ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[0].fn, "");
+	add(st, MS_EV_CONSUME, 0, 0, ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[0].stmt.fn, "");
 	add(st, MS_EV_FAIL, MS_FAIL_CHECK, 0, MS_ID_open, "/etc/passwd");
 	add(st, MS_EV_FAIL, MS_FAIL_CHECK, 1, MS_ID_write, "abd");
 	add(st, MS_EV_FAIL, MS_FAIL_NO_EXPECT, 2, MS_ID_read, "");

@@ -192,7 +192,7 @@ int main(int argc, char **argv)
 		       m == MAP_FAILED ? strerrorname_np(em) : "mapped",
 		       pfd < 0 || !r ? strerrorname_np(eo) : "mapped", ep ? strerrorname_np(ep) : "writable");
 		if (r)
-			r[0].count = 1;
+			r[0].stmt.count = 1;
 		printf("getpid: %d\n", getpid() == 5);
 	} else if (strcmp(cmd, "spec-write-mem") == 0) {
 		/* --control: mockrun's own writable mapping of the spec,
@@ -215,7 +215,7 @@ int main(int argc, char **argv)
 		mem = open(path, O_RDWR);
 		if (!lo || mem < 0 ||
 		    pwrite(mem, &one, sizeof(one),
-			   (off_t)(lo + spec->rules_off + offsetof(struct ms_rule, count))) != sizeof(one))
+			   (off_t)(lo + spec->rules_off + offsetof(struct ms_rule, stmt.count))) != sizeof(one))
 			printf("mem: %s\n", !lo ? "no writable mapping" : strerrorname_np(errno));
 		else
 			printf("mem: written\n");

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "catalog.h"
+#include "parser.h"
 #include "spec.h"
 
 struct fixture {

@@ -13,6 +13,7 @@
 #include "channel.h"
 #include "report.h"
 #include "spec.h"
+#include "parser.h"
 
 #define TOKEN 0x1234abcdull
 

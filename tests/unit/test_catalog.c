@@ -11,6 +11,7 @@
 #include "catalog.h"
 #include "ctype.h"
 #include "spec.h"
+#include "names.h"
 
 /* A row's number of parameters is its (args)' length. */
 static void test_nargs(void **state)

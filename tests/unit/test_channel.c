@@ -13,6 +13,7 @@
 #include "catalog.h"
 #include "channel.h"
 #include "spec.h"
+#include "parser.h"
 
 struct fixture {
 	struct ms_spec spec;
@@ -71,7 +72,7 @@ static void test_valid(void **state)
 	assert_int_equal(rules[fns[MS_ID_getuid].first_rule].value, 7);
 	assert_int_equal(rules[fns[MS_ID_getuid].first_rule + 1].value, 8);
 	assert_int_equal(fns[MS_ID_write].nrules, 0);
-	assert_string_equal(ms_chan_str(h, rules[fns[MS_ID_open].first_rule].in_glob), "cat");
+	assert_string_equal(ms_chan_str(h, rules[fns[MS_ID_open].first_rule].stmt.in_glob), "cat");
 	assert_int_equal(h->events_cap, 16);
 	assert_true(h->st_events_off + 16 * sizeof(struct ms_event) <= h->state_size);
 	assert_int_equal(h->st_rules_off % 64, 0);
@@ -181,13 +182,13 @@ static void test_rule_checks(void **state)
 	struct ms_rule *r = ms_chan_at(h, h->rules_off);
 	struct ms_rule saved = *r;
 
-	r->fn = MS_FN_COUNT;
+	r->stmt.fn = MS_FN_COUNT;
 	assert_non_null(ms_channel_validate(f->map, f->size));
 	*r = saved;
-	r->count = 0;
+	r->stmt.count = 0;
 	assert_non_null(ms_channel_validate(f->map, f->size));
 	*r = saved;
-	r->text = h->pool_size + 5;
+	r->stmt.text = h->pool_size + 5;
 	assert_non_null(ms_channel_validate(f->map, f->size));
 	*r = saved;
 	r->nouts = 1000;

@@ -2,6 +2,8 @@
 /* Declared prototypes and struct declarations: what they compile to, and
  * every refusal with its position. */
 #include "parse_fixture.h"
+#include "declare.h"
+#include "names.h"
 
 static const struct ms_fn_meta *declared(void **state, const char *name)
 {
@@ -48,7 +50,7 @@ static void test_chef_cook(void **state)
 	assert_int_equal(m->outs[0].param, 1);
 	assert_true(m->outs[0].owned);
 	r = rule(state, 0);
-	assert_int_equal(r->fn, MS_FN_COUNT);
+	assert_int_equal(r->stmt.fn, MS_FN_COUNT);
 	assert_int_equal(r->value, 0);
 	o = out(state, r, 0);
 	assert_int_equal(o->kind, MS_O_STRDUP);
@@ -157,7 +159,7 @@ static void test_multiline_and_limits(void **state)
 				  "will_return(six, 1)"),
 			 0);
 	assert_int_equal(declared(state, "six")->nparams, 14);
-	assert_int_equal(rule(state, 0)->line, 5);
+	assert_int_equal(rule(state, 0)->stmt.line, 5);
 }
 
 static void test_errors(void **state)

@@ -22,14 +22,14 @@ static void test_will_return(void **state)
 
 	assert_int_equal(parse(f, "will_return(geteuid, 4242)"), 0);
 	r = rule(state, 0);
-	assert_int_equal(r->fn, MS_ID_geteuid);
+	assert_int_equal(r->stmt.fn, MS_ID_geteuid);
 	assert_int_equal(r->kind, MS_R_RETURN);
-	assert_int_equal(r->count, 1);
+	assert_int_equal(r->stmt.count, 1);
 	assert_int_equal(r->value, 4242);
-	assert_int_equal(r->line, 1);
-	assert_int_equal(r->col, 1);
-	assert_string_equal(pool(state, r->text), "will_return(geteuid, 4242)");
-	assert_string_equal(pool(state, r->src), "t.mock");
+	assert_int_equal(r->stmt.line, 1);
+	assert_int_equal(r->stmt.col, 1);
+	assert_string_equal(pool(state, r->stmt.text), "will_return(geteuid, 4242)");
+	assert_string_equal(pool(state, r->stmt.src), "t.mock");
 }
 
 static void test_counts(void **state)
@@ -41,12 +41,12 @@ static void test_counts(void **state)
 				  "will_return_count(getpid, 7, -2)"),
 			 0);
 	assert_int_equal(f->spec.nrules, 5);
-	assert_int_equal(rule(state, 0)->count, 3);
-	assert_int_equal(rule(state, 1)->count, MS_COUNT_ALWAYS);
-	assert_int_equal(rule(state, 2)->count, MS_COUNT_MAYBE);
-	assert_int_equal(rule(state, 2)->line, 2);
-	assert_int_equal(rule(state, 3)->count, MS_COUNT_ALWAYS);
-	assert_int_equal(rule(state, 4)->count, MS_COUNT_MAYBE);
+	assert_int_equal(rule(state, 0)->stmt.count, 3);
+	assert_int_equal(rule(state, 1)->stmt.count, MS_COUNT_ALWAYS);
+	assert_int_equal(rule(state, 2)->stmt.count, MS_COUNT_MAYBE);
+	assert_int_equal(rule(state, 2)->stmt.line, 2);
+	assert_int_equal(rule(state, 3)->stmt.count, MS_COUNT_ALWAYS);
+	assert_int_equal(rule(state, 4)->stmt.count, MS_COUNT_MAYBE);
 }
 
 static void test_integers(void **state)
@@ -85,7 +85,7 @@ static void test_will_fail(void **state)
 	/* getaddrinfo returns its error code and leaves errno alone */
 	assert_int_equal(rule(state, 2)->value, -3 /* EAI_AGAIN */);
 	assert_false(rule(state, 2)->flags & MS_RF_ERRNO);
-	assert_int_equal(rule(state, 3)->count, 2);
+	assert_int_equal(rule(state, 3)->stmt.count, 2);
 	assert_int_equal(rule(state, 3)->err, EACCES);
 	assert_int_equal(rule(state, 4)->value, 0);
 	assert_int_equal(rule(state, 4)->err, ENOMEM);
@@ -107,9 +107,9 @@ static void test_call_real(void **state)
 
 	assert_int_equal(parse(f, "will_call_real(read); will_call_real(read, 2, in=\"cat\")"), 0);
 	assert_int_equal(rule(state, 0)->kind, MS_R_REAL);
-	assert_int_equal(rule(state, 0)->count, 1);
-	assert_int_equal(rule(state, 1)->count, 2);
-	assert_string_equal(pool(state, rule(state, 1)->in_glob), "cat");
+	assert_int_equal(rule(state, 0)->stmt.count, 1);
+	assert_int_equal(rule(state, 1)->stmt.count, 2);
+	assert_string_equal(pool(state, rule(state, 1)->stmt.in_glob), "cat");
 }
 
 static void test_options(void **state)
@@ -121,8 +121,8 @@ static void test_options(void **state)
 			 0);
 	assert_true(rule(state, 0)->flags & MS_RF_ERRNO);
 	assert_int_equal(rule(state, 0)->err, EINTR);
-	assert_string_equal(pool(state, rule(state, 0)->in_glob), "c*");
-	assert_string_equal(pool(state, rule(state, 0)->from_glob), "libfoo.so*");
+	assert_string_equal(pool(state, rule(state, 0)->stmt.in_glob), "c*");
+	assert_string_equal(pool(state, rule(state, 0)->stmt.from_glob), "libfoo.so*");
 	assert_int_equal(rule(state, 0)->delay_ns, 250000000);
 	assert_int_equal(rule(state, 1)->delay_ns, 2000000000);
 	assert_int_equal(rule(state, 2)->delay_ns, 10000);
@@ -289,12 +289,12 @@ static void test_aliases_and_comments(void **state)
 				  "will_fail(__read_chk);;\nwill_return(\n\tgetuid,\n\t0\n)\n"),
 			 0);
 	assert_int_equal(f->spec.nrules, 3);
-	assert_int_equal(rule(state, 0)->fn, MS_ID_open);
-	assert_int_equal(rule(state, 0)->line, 3);
-	assert_int_equal(rule(state, 0)->col, 3);
-	assert_int_equal(rule(state, 1)->fn, MS_ID_read);
-	assert_int_equal(rule(state, 2)->fn, MS_ID_getuid);
-	assert_int_equal(rule(state, 2)->line, 5);
+	assert_int_equal(rule(state, 0)->stmt.fn, MS_ID_open);
+	assert_int_equal(rule(state, 0)->stmt.line, 3);
+	assert_int_equal(rule(state, 0)->stmt.col, 3);
+	assert_int_equal(rule(state, 1)->stmt.fn, MS_ID_read);
+	assert_int_equal(rule(state, 2)->stmt.fn, MS_ID_getuid);
+	assert_int_equal(rule(state, 2)->stmt.line, 5);
 }
 
 static void test_errors(void **state)
@@ -369,16 +369,16 @@ static void test_expectations(void **state)
 	assert_int_equal(f->spec.nexpects, 7);
 	assert_int_equal(f->spec.nrules, 0);
 	x = expect(state, 0);
-	assert_int_equal(x->fn, MS_ID_read);
+	assert_int_equal(x->stmt.fn, MS_ID_read);
 	assert_int_equal(x->kind, MS_X_VALUE);
 	assert_int_equal(x->param, 0);
 	assert_int_equal(x->psize, 4);
 	assert_true(x->psigned);
 	assert_int_equal(x->lo, 3);
-	assert_int_equal(x->count, 1);
+	assert_int_equal(x->stmt.count, 1);
 	x = expect(state, 1);
 	assert_int_equal(x->kind, MS_X_STRING);
-	assert_int_equal(x->count, MS_COUNT_ALWAYS);
+	assert_int_equal(x->stmt.count, MS_COUNT_ALWAYS);
 	assert_int_equal(x->len, 13);
 	assert_string_equal(pool(state, x->data), "/etc/hostname");
 	x = expect(state, 2);
@@ -393,18 +393,18 @@ static void test_expectations(void **state)
 	assert_int_equal(x->hi, 4096);
 	x = expect(state, 4);
 	assert_int_equal(x->kind, MS_X_NOT_SET);
-	assert_int_equal(x->count, 2);
+	assert_int_equal(x->stmt.count, 2);
 	assert_int_equal(x->len, 3);
 	memcpy(set, pool(state, x->data), sizeof(set));
 	assert_int_equal(set[0], 2);
 	assert_int_equal(set[1], 10);
 	assert_int_equal(set[2], 1);
-	assert_string_equal(pool(state, x->in_glob), "curl");
+	assert_string_equal(pool(state, x->stmt.in_glob), "curl");
 	assert_int_equal(expect(state, 5)->kind, MS_X_ANY);
 	assert_int_equal(expect(state, 6)->kind, MS_X_NOT_VALUE);
 	assert_int_equal(expect(state, 6)->lo, 0);
-	assert_int_equal(expect(state, 6)->line, 6);
-	assert_int_equal(expect(state, 6)->col, 26);
+	assert_int_equal(expect(state, 6)->stmt.line, 6);
+	assert_int_equal(expect(state, 6)->stmt.col, 26);
 }
 
 static void test_call_order(void **state)
@@ -415,13 +415,13 @@ static void test_call_order(void **state)
 				  "ignore_function_calls(close); expect_no_call(unlink)"),
 			 0);
 	assert_int_equal(f->spec.norders, 4);
-	assert_int_equal(f->spec.orders[0].fn, MS_ID_open);
+	assert_int_equal(f->spec.orders[0].stmt.fn, MS_ID_open);
 	assert_int_equal(f->spec.orders[0].kind, MS_ORD_CALL);
-	assert_int_equal(f->spec.orders[0].count, 1);
-	assert_int_equal(f->spec.orders[1].count, 3);
+	assert_int_equal(f->spec.orders[0].stmt.count, 1);
+	assert_int_equal(f->spec.orders[1].stmt.count, 3);
 	assert_int_equal(f->spec.orders[2].kind, MS_ORD_IGNORE);
 	assert_int_equal(f->spec.orders[3].kind, MS_ORD_NO_CALL);
-	assert_int_equal(f->spec.orders[3].line, 2);
+	assert_int_equal(f->spec.orders[3].stmt.line, 2);
 }
 
 static void test_expectation_errors(void **state)

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Making the channel (channel.h): the layout of a compiled spec, its
+ * bytes, the state's header and fake_time anchors, and the two sealed
+ * memfds.  Its reader's checks are channel.c's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog.h"
+#include "spec.h"
+
+static uint64_t align8(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
+/* --control's room for statements added live: per rule slot, outputs
+ * and conditions; and pool bytes */
+#define LIVE_OUTS_PER_RULE 8
+#define LIVE_CONDS_PER_RULE 8
+#define LIVE_POOL (64u << 10)
+
+struct layout {
+	uint64_t nrules, nouts, nconds, pool_cap;	/* with the live room */
+	uint64_t fns, rules, outs, expects, orders, conds, ftimes, dyn, pool, size;
+	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_times,
+		st_size;
+};
+
+static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
+{
+	uint64_t nfns = (uint64_t)MS_FN_COUNT + spec->ndyn, live = spec->live_cap;
+
+	l->nrules = spec->nrules + live;
+	l->nouts = spec->nouts + live * LIVE_OUTS_PER_RULE;
+	l->nconds = spec->nconds + live * LIVE_CONDS_PER_RULE;
+	l->pool_cap = spec->pool_len + 1 + (live ? LIVE_POOL : 0);
+	l->fns = align8(sizeof(struct ms_chan_hdr));
+	l->rules = (l->fns + nfns * sizeof(struct ms_chan_fn) + 63) & ~(uint64_t)63;
+	l->outs = align8(l->rules + l->nrules * sizeof(struct ms_rule));
+	l->expects = align8(l->outs + l->nouts * sizeof(struct ms_out));
+	l->orders = align8(l->expects + (uint64_t)spec->nexpects * sizeof(struct ms_expect));
+	l->conds = align8(l->orders + (uint64_t)spec->norders * sizeof(struct ms_order));
+	l->ftimes = align8(l->conds + l->nconds * sizeof(struct ms_cond));
+	l->dyn = align8(l->ftimes + (uint64_t)spec->nftimes * sizeof(struct ms_ftime));
+	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
+	l->size = align8(l->pool + l->pool_cap);
+	/* the state: counters on lines of their own (64-aligned), so that a
+	 * thread taking turns of one rule never writes a line another reads */
+	l->st_fns = sizeof(struct ms_state_hdr);
+	l->st_rules = l->st_fns + nfns * sizeof(struct ms_fn_state);
+	l->st_expects = l->st_rules + l->nrules * sizeof(struct ms_rule_state);
+	l->st_orders = align8(l->st_expects + (uint64_t)spec->nexpects * sizeof(struct ms_count_state));
+	l->st_events = (l->st_orders + (uint64_t)spec->norders * sizeof(struct ms_count_state) + 63) &
+		       ~(uint64_t)63;
+	l->st_pids = l->st_events + (uint64_t)events_cap * sizeof(struct ms_event);
+	l->st_rec = align8(l->st_pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
+	l->st_times = align8(l->st_rec + spec->record_cap);
+	l->st_size = l->st_times + (uint64_t)spec->nftimes * sizeof(struct ms_time_state);
+}
+
+uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
+{
+	struct layout l;
+
+	compute(spec, events_cap, &l);
+	return l.size;
+}
+
+uint64_t ms_channel_state_size(const struct ms_spec *spec, uint32_t events_cap)
+{
+	struct layout l;
+
+	compute(spec, events_cap, &l);
+	return l.st_size;
+}
+
+void ms_state_init(const struct ms_chan_hdr *h, void *state, uint64_t token)
+{
+	struct ms_state_hdr *st = state;
+
+	st->token = token;
+	st->magic = MS_STATE_MAGIC;
+	st->abi = MS_CHAN_ABI;
+	st->size = h->state_size;
+	ms_time_anchor(h, state);
+}
+
+/* The real time of a slot's clock, by the system call (no trampoline, no
+ * vDSO: this runs once per session, in mockrun or a standalone shim). */
+static int64_t real_ns(unsigned slot)
+{
+	static const clockid_t ids[MS_TC_N] = {
+		[MS_TC_REALTIME] = CLOCK_REALTIME, [MS_TC_TAI] = CLOCK_TAI,
+		[MS_TC_MONOTONIC] = CLOCK_MONOTONIC, [MS_TC_MONO_RAW] = CLOCK_MONOTONIC_RAW,
+		[MS_TC_BOOTTIME] = CLOCK_BOOTTIME,
+	};
+	struct timespec ts = { 0, 0 };
+
+	syscall(SYS_clock_gettime, (long)ids[slot], &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void ms_time_anchor(const struct ms_chan_hdr *h, void *state)
+{
+	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
+	const struct ms_ftime *ft = ms_chan_at(h, h->ftimes_off);
+
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		int64_t wall;
+
+		for (unsigned k = 0; k < MS_TC_N; k++)
+			ts[i].r0[k] = real_ns(k);
+		wall = ft[i].flags & MS_FT_OFFSET ? ft[i].when_ns
+						  : ft[i].when_ns - ts[i].r0[MS_TC_REALTIME];
+		for (unsigned k = 0; k < MS_TC_N; k++)
+			ts[i].off[k] = (MS_TC_WALL >> k & 1) ? wall : 0;
+		memcpy(&ts[i].rate_bits, &ft[i].rate, sizeof(double));
+		/* even and never 0, which is a thread's "no anchor read yet" */
+		ts[i].seq = 2;
+	}
+}
+
+void ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
+		  double rate)
+{
+	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
+
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		struct ms_time_now n;
+		int64_t shift = 0;
+		uint32_t q;
+
+		ms_time_read(&ts[i], &n);
+		if (op != MS_TIME_RATE)
+			memcpy(&rate, &n.rate, sizeof(double));
+		/* odd while it is written: readers retry, and each thread's
+		 * cached anchor goes stale with the seq */
+		q = __atomic_load_n(&ts[i].seq, __ATOMIC_RELAXED) | 1;
+		__atomic_store_n(&ts[i].seq, q, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		for (unsigned k = 0; k < MS_TC_N; k++) {
+			int64_t now = real_ns(k), shows = ms_time_fake(&n, k, now);
+
+			if (k == MS_TC_REALTIME && op == MS_TIME_SET)
+				shift = value - shows;
+			else if (k == MS_TC_REALTIME && op == MS_TIME_ADVANCE)
+				shift = value;
+			/* each clock goes on from what it shows; the wall
+			 * clocks (REALTIME first) jump by the shift */
+			__atomic_store_n(&ts[i].r0[k], now, __ATOMIC_RELAXED);
+			__atomic_store_n(&ts[i].off[k], shows - now + ((MS_TC_WALL >> k & 1) ? shift : 0),
+					 __ATOMIC_RELAXED);
+		}
+		{
+			uint64_t bits;
+
+			memcpy(&bits, &rate, sizeof(bits));
+			__atomic_store_n(&ts[i].rate_bits, bits, __ATOMIC_RELAXED);
+		}
+		__atomic_fetch_add(&ts[i].moves, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&ts[i].seq, q + 1, __ATOMIC_RELEASE);
+	}
+}
+
+/* The header: the spec's layout l, and the state's. */
+static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, const struct layout *l,
+			 uint64_t size, uint32_t events_cap, uint32_t flags)
+{
+	h->magic = MS_CHAN_MAGIC;
+	h->abi = MS_CHAN_ABI;
+	h->size = size;
+	h->hdr_size = sizeof(*h);
+	h->nfns = MS_FN_COUNT + spec->ndyn;
+	h->catalog_hash = ms_catalog_hash();
+	h->flags = flags | (spec->trace ? MS_CHAN_TRACE : 0);
+	h->trace_path = spec->trace_path;
+	h->fns_off = (uint32_t)l->fns;
+	h->rules_off = (uint32_t)l->rules;
+	h->nrules = spec->nrules;
+	h->outs_off = (uint32_t)l->outs;
+	h->nouts = spec->nouts;
+	h->expects_off = (uint32_t)l->expects;
+	h->nexpects = spec->nexpects;
+	h->orders_off = (uint32_t)l->orders;
+	h->norders = spec->norders;
+	h->conds_off = (uint32_t)l->conds;
+	h->nconds = spec->nconds;
+	h->ftimes_off = (uint32_t)l->ftimes;
+	h->nftimes = spec->nftimes;
+	h->seed = spec->seed;
+	h->dyn_off = (uint32_t)l->dyn;
+	h->ndyn = spec->ndyn;
+	h->pool_off = (uint32_t)l->pool;
+	/* one NUL more: then every offset inside the pool starts a terminated
+	 * string, and the reader checks strings by their offset alone */
+	h->pool_size = spec->pool_len + 1;
+	h->live_first = spec->nrules;
+	h->live_cap = spec->live_cap;
+	h->live_nouts = spec->nouts;
+	h->live_nconds = spec->nconds;
+	h->live_pool_size = h->pool_size;
+	h->outs_cap = (uint32_t)l->nouts;
+	h->conds_cap = (uint32_t)l->nconds;
+	h->pool_cap = (uint32_t)l->pool_cap;
+	h->events_cap = events_cap;
+	h->pids_cap = MS_CHAN_PIDS;
+	h->rec_cap = spec->record_cap;
+	h->state_size = l->st_size;
+	h->st_fns_off = l->st_fns;
+	h->st_rules_off = l->st_rules;
+	h->st_expects_off = l->st_expects;
+	h->st_orders_off = l->st_orders;
+	h->st_events_off = l->st_events;
+	h->st_pids_off = l->st_pids;
+	h->st_rec_off = l->st_rec;
+	h->st_times_off = l->st_times;
+}
+
+/* The functions outside the catalog (module, declared, SYS_). */
+static void write_dyn(const struct ms_spec *spec, struct ms_chan_hdr *h)
+{
+	for (uint32_t i = 0; i < spec->ndyn; i++) {
+		struct ms_chan_dyn *d = (struct ms_chan_dyn *)ms_chan_at(h, h->dyn_off) + i;
+		const struct ms_fn_meta *m = spec->dyn[i];
+
+		d->name = m->pool_name;
+		d->params = m->pool_params;
+		d->proto = m->pool_decl;
+		d->nparams = m->nparams;
+		d->kind = m->syscall ? MS_DYN_SYSCALL : m->declared ? MS_DYN_DECLARED : MS_DYN_MODULE;
+		d->sysnr = m->syscall ? m->sysnr : 0;
+		/* a handler module's doubles are its own C code's business: only
+		 * the generic stubs of declared functions pass them in SSE */
+		d->ret = m->declared && m->ret.tclass == MS_T_DOUBLE ? MS_DYN_RET_DOUBLE
+								      : MS_DYN_RET_INT;
+		for (unsigned k = 0; k < m->nparams; k++) {
+			if (m->params[k].type.tclass >= MS_T_PTR)
+				d->ptrmask |= (uint16_t)(1u << k);
+			if (m->declared && m->params[k].type.tclass == MS_T_DOUBLE)
+				d->dblmask |= (uint16_t)(1u << k);
+		}
+	}
+}
+
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
+		      uint32_t flags)
+{
+	struct ms_chan_hdr *h = map;
+	struct ms_chan_fn *fns;
+	struct ms_rule *rules;
+	struct ms_expect *expects;
+	struct layout l;
+	uint32_t n = 0, x = 0;
+
+	compute(spec, events_cap, &l);
+	write_header(spec, h, &l, size, events_cap, flags);
+	fns = ms_chan_at(h, h->fns_off);
+	rules = ms_chan_at(h, h->rules_off);
+	expects = ms_chan_at(h, h->expects_off);
+	write_dyn(spec, h);
+	/* Grouped by function, declaration order kept within one: counted,
+	 * then placed (one pass over the statements, not one per function) */
+	memset(fns, 0, h->nfns * sizeof(*fns));
+	for (uint32_t i = 0; i < spec->nrules; i++)
+		fns[spec->rules[i].stmt.fn].nrules++;
+	for (uint32_t i = 0; i < spec->nexpects; i++)
+		fns[spec->expects[i].stmt.fn].nexpects++;
+	for (uint32_t fn = 0; fn < h->nfns; fn++) {
+		fns[fn].first_rule = n;
+		fns[fn].first_expect = x;
+		n += fns[fn].nrules;
+		x += fns[fn].nexpects;
+		fns[fn].nrules = fns[fn].nexpects = 0;
+	}
+	for (uint32_t i = 0; i < spec->nrules; i++) {
+		struct ms_chan_fn *c = &fns[spec->rules[i].stmt.fn];
+		struct ms_rule *r = &rules[c->first_rule + c->nrules++];
+
+		*r = spec->rules[i];
+		r->lean = ms_rule_lean(r);
+	}
+	for (uint32_t i = 0; i < spec->nexpects; i++) {
+		struct ms_chan_fn *c = &fns[spec->expects[i].stmt.fn];
+
+		expects[c->first_expect + c->nexpects++] = spec->expects[i];
+	}
+	for (uint32_t i = 0; i < spec->ndyn; i++)
+		if (spec->dyn[i]->declared && spec->dyn[i]->traced)
+			fns[MS_FN_COUNT + i].flags |= MS_FF_TRACED;
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
+		if (spec->traced[fn])
+			fns[fn].flags |= MS_FF_TRACED;
+		if (spec->recorded[fn] && spec->record_cap)
+			fns[fn].flags |= MS_FF_RECORD;
+		if (spec->counted[fn])
+			fns[fn].flags |= MS_FF_COUNTED;
+	}
+	for (uint32_t i = 0; i < spec->norders; i++) {
+		const struct ms_order *o = &spec->orders[i];
+
+		fns[o->stmt.fn].flags |= o->kind == MS_ORD_CALL     ? MS_FF_ORDERED
+				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
+							       : MS_FF_NO_CALL;
+	}
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
+		if (ms_exec_row(fn))
+			fns[fn].flags |= MS_FF_EXEC;
+	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
+		if (ms_fn_lean(h, &fns[fn], rules))
+			fns[fn].flags = ms_fn_lean(h, &fns[fn], rules);
+	if (spec->norders)
+		memcpy(ms_chan_at(h, h->orders_off), spec->orders,
+		       spec->norders * sizeof(struct ms_order));
+	if (spec->nouts)
+		memcpy(ms_chan_at(h, h->outs_off), spec->outs, spec->nouts * sizeof(struct ms_out));
+	if (spec->nconds)
+		memcpy(ms_chan_at(h, h->conds_off), spec->conds, spec->nconds * sizeof(struct ms_cond));
+	if (spec->nftimes)
+		memcpy(ms_chan_at(h, h->ftimes_off), spec->ftimes,
+		       spec->nftimes * sizeof(struct ms_ftime));
+	if (spec->pool_len)
+		memcpy(ms_chan_at(h, h->pool_off), spec->pool, spec->pool_len);
+	((char *)ms_chan_at(h, h->pool_off))[spec->pool_len] = '\0';
+}
+
+/*
+ * The two memfds, by raw system calls only: the shim makes them too (in
+ * standalone mode), and must not enter its own trampolines.
+ */
+static long memfd_sized(const char *name, uint64_t size)
+{
+	long fd = syscall(SYS_memfd_create, name, (long)(MFD_CLOEXEC | MFD_ALLOW_SEALING));
+
+	if (fd < 0)
+		return -errno;
+	if (syscall(SYS_ftruncate, fd, (long)size) != 0) {
+		long e = -errno;
+
+		syscall(SYS_close, fd);
+		return e;
+	}
+	return fd;
+}
+
+/* All of buf (n bytes) into fd from offset 0: 0, or -1 with errno set. */
+static int write_all(long fd, const char *buf, uint64_t n)
+{
+	uint64_t done = 0;
+
+	while (done < n) {
+		long k = syscall(SYS_pwrite64, fd, buf + done, (long)(n - done), (long)done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (uint64_t)k;
+	}
+	return 0;
+}
+
+static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		  uint64_t token, void *own, struct ms_chan_pair *out)
+{
+	uint64_t size = ms_channel_size(spec, events_cap),
+		 state_size = ms_channel_state_size(spec, events_cap);
+	void *map = MAP_FAILED, *state = MAP_FAILED;
+	long sfd, tfd = -1, r;
+
+	memset(out, 0, sizeof(*out));
+	out->spec_fd = out->state_fd = -1;
+	sfd = memfd_sized("mockshim-spec", size);
+	if (sfd < 0)
+		return (int)sfd;
+	if (own && !spec->live_cap) {
+		/* The driver's copy is the one it reads: the memfd is written
+		 * from it and never mapped here, so that a large spec is in
+		 * this process's memory once, not twice. */
+		ms_channel_write(spec, own, size, events_cap, flags);
+		if (write_all(sfd, own, size) != 0 ||
+		    syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+		goto state;
+	}
+	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)(PROT_READ | PROT_WRITE),
+			      (long)MAP_SHARED, sfd, 0L);
+	if (map == MAP_FAILED)
+		goto fail;
+	ms_channel_write(spec, map, size, events_cap, flags);
+	if (own)
+		memcpy(own, map, size);
+	if (spec->live_cap) {
+		/* live statements: this mapping stays the only writable one */
+		out->spec_rw = map;
+		map = MAP_FAILED;
+		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+	} else {
+		/* no writable mapping may exist when the write seal goes on */
+		syscall(SYS_munmap, map, (long)size);
+		map = MAP_FAILED;
+		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+	}
+	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)PROT_READ, (long)MAP_SHARED, sfd, 0L);
+	if (map == MAP_FAILED)
+		goto fail;
+state:
+	tfd = memfd_sized("mockshim-state", state_size);
+	if (tfd < 0) {
+		errno = (int)-tfd;
+		tfd = -1;
+		goto fail;
+	}
+	if (syscall(SYS_fcntl, tfd, (long)F_ADD_SEALS,
+		    (long)(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		goto fail;
+	state = (void *)syscall(SYS_mmap, NULL, (long)state_size, (long)(PROT_READ | PROT_WRITE),
+				(long)MAP_SHARED, tfd, 0L);
+	if (state == MAP_FAILED)
+		goto fail;
+	ms_state_init(map != MAP_FAILED ? map : own, state, token);
+	out->spec_fd = (int)sfd;
+	out->state_fd = (int)tfd;
+	out->spec = map != MAP_FAILED ? map : NULL;
+	out->state = state;
+	out->spec_size = size;
+	out->state_size = state_size;
+	return 0;
+fail:
+	r = -errno;
+	if (map != MAP_FAILED)
+		syscall(SYS_munmap, map, (long)size);
+	if (out->spec_rw)
+		syscall(SYS_munmap, out->spec_rw, (long)size);
+	out->spec_rw = NULL;
+	syscall(SYS_close, sfd);
+	if (tfd >= 0)
+		syscall(SYS_close, tfd);
+	return (int)(r ? r : -EIO);
+}
+
+int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+		      uint64_t token, struct ms_chan_pair *out)
+{
+	return create(spec, events_cap, flags, token, NULL, out);
+}
+
+int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
+			  uint64_t token, void *own, struct ms_chan_pair *out)
+{
+	return create(spec, events_cap, flags, token, own, out);
+}
+
+int ms_channel_same(long fd, const void *own, uint64_t size)
+{
+	char buf[65536];
+	uint64_t off = 0;
+
+	while (off < size) {
+		uint64_t want = size - off < sizeof(buf) ? size - off : sizeof(buf);
+		long k = syscall(SYS_pread64, fd, buf, (long)want, (long)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0 || memcmp(buf, (const char *)own + off, (size_t)k) != 0)
+			return 0;
+		off += (uint64_t)k;
+	}
+	return 1;
+}
+
+void ms_channel_unmap(struct ms_chan_pair *p)
+{
+	if (p->spec_rw)
+		syscall(SYS_munmap, p->spec_rw, (long)p->spec_size);
+	p->spec_rw = NULL;
+	if (p->spec)
+		syscall(SYS_munmap, p->spec, (long)p->spec_size);
+	if (p->state)
+		syscall(SYS_munmap, p->state, (long)p->state_size);
+	p->spec = NULL;
+	p->state = NULL;
+}
+
+uint32_t ms_channel_seals_ok(long fd, int state)
+{
+	long seals = syscall(SYS_fcntl, fd, (long)F_GET_SEALS);
+	long want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+
+	/* the spec: no write at all, or (--control) none but through the
+	 * one mapping mockrun made before the seal */
+	return seals >= 0 && (seals & want) == want &&
+	       (state || (seals & (F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)));
+}
