@@ -23,6 +23,14 @@
  * and before the reply (the caller may have died, its pid reused), then
  * the reply: -errno, a value, or SECCOMP_USER_NOTIF_FLAG_CONTINUE for the
  * real call.
+ *
+ * --trace=SYS_NAME: a traced system call is notified as an armed one is,
+ * and the supervisor writes its line (tracefmt.h's format, the shim's
+ * destination) before it replies.  A call it continues is run by the
+ * kernel after the reply, and user notification never tells the
+ * supervisor what it returned (seccomp_unotify(2): CONTINUE is the whole
+ * answer): that line's result is "= ? (continued)", as strace writes
+ * "= ?" for a result it did not see.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +60,7 @@
 #include "channel.h"
 #include "decide.h"
 #include "supervise.h"
+#include "tracefmt.h"
 
 /* Linux 6.6: the caller and the supervisor are woken on one CPU, which
  * halves a notification's cost (shared/NOTES.md); older kernels refuse
@@ -85,7 +94,13 @@ struct ms_sup {
 	int execd;		/* the child's exec is done (set by the thread) */
 	int listener;
 	int thread_on, stopping;
-	int need_exe;		/* in= on a SYS_ statement: the executable at every call */
+	int need_exe;		/* in= on a SYS_ statement, or --trace=SYS_: the
+				 * executable at every call */
+	/* --trace=SYS_NAME: the lines' file (the program's stderr or
+	 * --trace-file), -1: none; chrome's timed lines; the call's start */
+	int trace_fd, timed, unseen;
+	uint64_t t_start;
+	int32_t last_ppid;
 	pthread_t thread;
 	/* the last caller: its thread, thread group and executable */
 	pid_t last_tid;
@@ -137,12 +152,74 @@ int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v)
 	return v;
 }
 
-/* --trace and --record do not reach system calls (yet): their flags are
- * never set on a SYS_ function. */
+/* ---- --trace=SYS_NAME ---- */
+
+/* The supervisor of the run (one at a time: ms_d is the decision's one
+ * state), for the trace hook. */
+static struct ms_sup *tracing;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The syscall.def row of function id, NULL for any other. */
+static const struct ms_fn_meta *sys_row(unsigned id)
+{
+	const struct ms_chan_dyn *d;
+
+	if (id < MS_FN_COUNT || id - MS_FN_COUNT >= ms_d.chan->ndyn)
+		return NULL;
+	d = (const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT);
+	return d->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(d->sysnr) : NULL;
+}
+
+/*
+ * A traced system call's line, in the shim's format (its timed prefix for
+ * --trace-format chrome, the calling process's pid and executable): its
+ * result when a statement answered it, "= ? (continued)" when the kernel
+ * runs it after the reply (tracing->unseen).
+ */
 void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
 		   const char *passed_by)
 {
-	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by;
+	const struct ms_fn_meta *m = sys_row(id);
+	struct ms_sup *s = tracing;
+	struct ms_tline o;
+	int saved = errno;
+
+	if (!s || s->trace_fd < 0 || !m)
+		return;
+	o.n = 0;
+	if (s->timed) {
+		uint64_t end = now_ns();
+
+		ms_tl_c(&o, '@');
+		ms_tl_u(&o, s->t_start && s->t_start <= end ? s->t_start : end, 10);
+		ms_tl_c(&o, ' ');
+		ms_tl_u(&o, end, 10);
+		ms_tl_c(&o, ' ');
+		ms_tl_i(&o, ms_d.remote_tid);
+		ms_tl_c(&o, ' ');
+		ms_tl_i(&o, s->last_ppid);
+		ms_tl_c(&o, ' ');
+	}
+	ms_tl_i(&o, s->last_tgid);
+	ms_tl_c(&o, ' ');
+	ms_tl_put(&o, ms_d.exe_name);
+	ms_tl_put(&o, ": ");
+	ms_tl_call(&o, m, a, !s->unseen && ms_tl_ok(m, ret, err));
+	if (s->unseen)
+		ms_tl_put(&o, " = ? (continued)");
+	else
+		ms_tl_result(&o, m, ret, err);
+	ms_tl_end(&o, by, passed_by);
+	if (write(s->trace_fd, o.buf, o.n) != (ssize_t)o.n)
+		__atomic_fetch_add(&ms_d.st->trace_lost, 1, __ATOMIC_RELAXED);
+	errno = saved;
 }
 
 void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
@@ -238,10 +315,14 @@ struct ms_sup *ms_sup_prepare(const struct ms_chan_hdr *spec, struct ms_state_hd
 			s->need_exe |= x[i].fn >= MS_FN_COUNT && x[i].in_glob;
 		for (uint32_t i = 0; i < spec->norders; i++)
 			s->need_exe |= o[i].fn >= MS_FN_COUNT && o[i].in_glob;
+		/* a traced line names the program the caller runs now */
+		s->need_exe |= (spec->flags & MS_CHAN_TRACE) != 0;
 	}
 	s->spec = spec;
 	s->state = state;
 	s->listener = -1;
+	s->trace_fd = -1;
+	s->timed = (spec->flags & MS_CHAN_TRACE_TIMED) != 0;
 	s->shared = mmap(NULL, sizeof(*s->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			 -1, 0);
 	if (s->shared == MAP_FAILED) {
@@ -301,11 +382,14 @@ static void caller_of(struct ms_sup *s, pid_t tid, int fresh)
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 		f = fopen(path, "re");
 		if (f) {
-			while (fgets(buf, sizeof(buf), f))
-				if (strncmp(buf, "Tgid:", 5) == 0) {
+			while (fgets(buf, sizeof(buf), f)) {
+				if (strncmp(buf, "Tgid:", 5) == 0)
 					tgid = (int32_t)strtol(buf + 5, NULL, 10);
-					break;
+				if (strncmp(buf, "PPid:", 5) == 0) {
+					s->last_ppid = (int32_t)strtol(buf + 5, NULL, 10);
+					break; /* after Tgid */
 				}
+			}
 			fclose(f);
 		}
 		s->last_tgid = tgid;
@@ -427,6 +511,12 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	errno = 0;
 	k = ms_decide(id, a, &ret, (const void *)(uintptr_t)req->data.instruction_pointer);
 	e = errno;
+	if (k == 2) {
+		/* traced, and continued: the kernel's result is never seen */
+		s->unseen = 1;
+		ms_trace_after(id, a, 0);
+		s->unseen = 0;
+	}
 	if (k != 1)
 		return;
 	resp->flags = 0;
@@ -467,6 +557,8 @@ static void *serve(void *arg)
 			break;
 		}
 		ms_d.touched = 0;
+		if (s->timed)
+			s->t_start = now_ns();
 		answer(s, &req, &resp);
 		/* what the decision read came from the caller if it is still
 		 * the one that made this call (its pid may have been reused);
@@ -505,6 +597,10 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 	if (pidfd >= 0) {
 		s->listener = (int)syscall(SYS_pidfd_getfd, (int)pidfd, s->shared->listener, 0);
 		r = errno;
+		/* --trace without --trace-file: the program's stderr, where
+		 * the shim's lines go (as its own descriptor: they interleave) */
+		if (s->listener >= 0 && (s->spec->flags & MS_CHAN_TRACE) && !s->spec->trace_path)
+			s->trace_fd = (int)syscall(SYS_pidfd_getfd, (int)pidfd, 2, 0);
 		close((int)pidfd);
 	} else {
 		r = errno;
@@ -521,6 +617,10 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 	ms_d.chan = s->spec;
 	ms_d.st = s->state;
 	ms_d.my_pid = 0;
+	if ((s->spec->flags & MS_CHAN_TRACE) && s->spec->trace_path)
+		s->trace_fd = open(ms_d.pool + s->spec->trace_path,
+				   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	tracing = s;
 	{
 		struct sigaction sa = { .sa_handler = stop_handler };
 
@@ -570,6 +670,10 @@ void ms_sup_stop(struct ms_sup *s)
 	}
 	if (s->listener >= 0)
 		close(s->listener);
+	if (s->trace_fd >= 0)
+		close(s->trace_fd);
+	if (tracing == s)
+		tracing = NULL;
 	if (s->shared)
 		munmap(s->shared, sizeof(*s->shared));
 	free(s->filter);

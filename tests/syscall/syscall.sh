@@ -200,8 +200,49 @@ run "$M" -e 'will_fail(SYS_read, EIO, from="libc.so*")' true
 want_rc 125; want_err_has "a system call has none the supervisor can tell"
 run "$M" -e 'will_call_real(SYS_openat, pathname="x")' true
 want_rc 125; want_err_has "cannot replace an argument of a system call"
-run "$M" --trace=SYS_openat -e 'will_return_maybe(SYS_getppid, 1)' true
-want_rc 125; want_err_has "the syscall tier does not trace system calls yet"; done_t
+run "$M" --trace=SYS_bogus "$P" ppid 1
+want_rc 125; want_out ""
+want_err_has "mockrun: --trace: 'SYS_bogus' is not a system call the syscall tier knows"; done_t
+
+t "--trace=SYS_openat: a static program's openat, its path read from the caller, continued"
+run "$M" --trace=SYS_openat "$P" cat in.txt
+want_rc 0; want_out_has "first line"
+printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_openat\(AT_FDCWD, "in\.txt", O_RDONLY\) = \? \(continued\)$' ||
+	problem "no openat line with its path: [$err]"
+want_err_lacks "SYS_read("; done_t
+
+t "--trace=SYS_: a call a statement answered shows the reply, and which statement"
+run "$M" --trace=SYS_openat,SYS_read -e 'will_return(SYS_read, _, buf="mocked")' "$P" cat in.txt
+want_rc 0; want_out "6:mocked"
+printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_read\(3, 0x[0-9a-f]+, 64\) = 6 \(mocked: -e#1:1\)$' ||
+	problem "no mocked read line: [$err]"
+run "$M" --trace=SYS_openat -e 'will_fail(SYS_openat, EACCES, when(pathname ~ "*in.txt"))' "$P" cat in.txt
+want_rc 1
+want_err_has 'sysprobe: SYS_openat(AT_FDCWD, "in.txt", O_RDONLY) = -1 EACCES (mocked: -e#1:1)'
+run "$M" --trace=SYS_read -e 'will_return(SYS_read, -5)' "$P" cat in.txt
+want_rc 1; want_out "read: Input/output error"
+want_err_has ", 64) = -1 EIO (mocked: -e#1:1)"
+run "$M" --trace=SYS_getppid --trace-format chrome --trace-file tr.json \
+	-e 'will_return(SYS_getppid, 5)' "$P" ppid 2
+want_rc 0
+grep -q '"name":"SYS_getppid","cat":"mocked".*"result":"5","mocked_by":"-e#1:1"' tr.json ||
+	problem "no mocked SYS_getppid slice: [$(cat tr.json)]"
+grep -q '"name":"SYS_getppid","cat":"real".*"result":"? (continued)"' tr.json ||
+	problem "no continued SYS_getppid slice: [$(cat tr.json)]"; done_t
+
+if [ -n "$DYN" ]; then
+t "--trace=read,SYS_read: both tiers in one trace file; the system call's line comes first"
+run "$M" --trace=read,SYS_read --trace-file tr.txt cat in.txt
+want_rc 0; want_out "$(cat in.txt)"
+# cat's read of the file, then the system call it made, on the line before
+lib=$(grep -E '^[0-9]+ cat: read\([0-9]+, 0x[0-9a-f]+, [0-9]+\) = 23$' tr.txt)
+call=${lib#* cat: read}; call=${call% = 23}
+[ -n "$lib" ] || problem "no read line: [$(cat tr.txt)]"
+grep -B1 -xF "$lib" tr.txt | head -1 | grep -qxF "${lib%% *} cat: SYS_read$call = ? (continued)" ||
+	problem "the SYS_read$call line is not just before [$lib]: [$(cat tr.txt)]"; done_t
+else
+	skip_t "--trace=read,SYS_read" "the sanitizer shim cannot load in uninstrumented dynamic programs"
+fi
 
 t "setuid under the filter: without CAP_SYS_ADMIN it runs without its privilege, and says so"
 if [ "$(id -u)" -ne 0 ] || ! command -v setpriv >/dev/null; then
