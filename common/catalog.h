@@ -206,6 +206,9 @@ const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len);
 const struct ms_fn_meta *ms_syscall_by_nr(unsigned nr);
 /* The table's rows one by one (--list): NULL after the last. */
 const struct ms_fn_meta *ms_syscall_at(unsigned i);
+/* Whether SYS_NAME (len bytes) is a system call of another architecture
+ * only (open, stat, fork, ... on aarch64): 1, and why in msg. */
+int ms_syscall_absent(const char *name, size_t len, char *msg, size_t cap);
 #define MS_SYS_NR_MAX 512	/* numbers the filter and the table take */
 
 /*

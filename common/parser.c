@@ -1954,11 +1954,15 @@ static int compile(struct parser *ps, struct stmt *st)
 		return fail_tok(ps, &st->name, "missing function name: %s", sk->usage);
 	fn = ms_spec_find(ps->spec, st->fn.s, st->fn.n);
 	if (fn < 0 && st->fn.n > 4 && memcmp(st->fn.s, "SYS_", 4) == 0) {
+		char why[192];
+
 		fn = ms_spec_syscall(ps->spec, st->fn.s, st->fn.n);
 		if (fn == -ENOMEM) {
 			ps->err = -ENOMEM;
 			return -1;
 		}
+		if (fn < 0 && ms_syscall_absent(st->fn.s, st->fn.n, why, sizeof(why)))
+			return fail_tok(ps, &st->fn, "%s", why);
 		if (fn < 0)
 			return fail_tok(ps, &st->fn,
 					"unknown system call '%.*s': the syscall tier answers those "

@@ -226,9 +226,15 @@ int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, cons
 			if (id < 0 && n > 4 && strncmp(p, "SYS_", 4) == 0) {
 				/* a system call: the supervisor traces it */
 				int k = ms_spec_syscall(&s->spec, p, n);
+				char why[192];
 
 				if (k == -ENOMEM)
 					return -ENOMEM;
+				if (k < 0 && ms_syscall_absent(p, n, why, sizeof(why))) {
+					snprintf(s->error, sizeof(s->error), "--trace: %s\n", why);
+					s->spec.trace = 0;
+					return -EINVAL;
+				}
 				if (k < 0) {
 					snprintf(s->error, sizeof(s->error),
 						 "--trace: '%.*s' is not a system call the syscall tier "
@@ -939,7 +945,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 	}
 	setpgid(child, child);
 	if (sup && ms_sup_attach(sup, child, s->error, sizeof(s->error)) < 0)
-		fprintf(stderr, "mockrun: %s", s->error); /* the child exits 126 */
+		fprintf(stderr, "mockrun: %s\n", s->error); /* the child exits 126 */
 	close(errpipe[1]);
 	errpipe[1] = -1;
 	/* keep only our ends: the program's ends close when it is done */

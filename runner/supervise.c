@@ -56,6 +56,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "catalog.h"
 #include "channel.h"
 #include "decide.h"
@@ -72,8 +73,6 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
 #endif
 
-#define X32_SYSCALL_BIT 0x40000000u
-#define NR_EXECVE 59
 
 /* The page parent and child share across the fork. */
 struct handoff {
@@ -251,26 +250,35 @@ static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *t
 	return syscall(SYS_futex, addr, op, val, t, NULL, 0);
 }
 
-/* Notifies the armed numbers of x86-64 system calls; allows everything
- * else, other ABIs (i386's int 0x80, x32) included: their numbers mean
- * other calls, which no statement names. */
+/* Notifies the armed numbers of this architecture's system calls (arch.h:
+ * x86-64, aarch64); allows everything else, other ABIs (i386's int 0x80,
+ * x32, arm32) included: their numbers mean other calls, which no
+ * statement names. */
 static int build_filter(struct ms_sup *s, const unsigned *nrs, unsigned n)
 {
-	unsigned k = 0, allow = 4 + n, notify = 5 + n;
+#ifdef MS_ARCH_SYS_ABI_BIT
+	const unsigned abi_check = 1;
+#else
+	const unsigned abi_check = 0;
+#endif
+	unsigned k = 0, allow = 3 + abi_check + n, notify = allow + 1;
 	struct sock_filter *f = calloc(n + 6, sizeof(*f));
 
 	if (!f)
 		return -ENOMEM;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, arch));
-	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0,
+	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MS_ARCH_AUDIT, 0,
 					    (uint8_t)(allow - k - 1));
 	k++;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
-	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT,
+#ifdef MS_ARCH_SYS_ABI_BIT
+	/* x32's calls are x86-64's numbers with this bit: another ABI */
+	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, MS_ARCH_SYS_ABI_BIT,
 					    (uint8_t)(allow - k - 1), 0);
 	k++;
+#endif
 	for (unsigned i = 0; i < n; i++, k++)
 		f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
 						    (uint8_t)(notify - k - 1), 0);
@@ -496,9 +504,9 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	memset(resp, 0, sizeof(*resp));
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (!id || req->data.arch != AUDIT_ARCH_X86_64)
+	if (!id || req->data.arch != MS_ARCH_AUDIT)
 		return;
-	if (req->data.nr == NR_EXECVE && own_exec(s, req))
+	if (req->data.nr == SYS_execve && own_exec(s, req))
 		return;
 	caller_of(s, (pid_t)req->pid, s->need_exe);
 	ms_d.remote = s->last_tgid;
@@ -589,8 +597,11 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 		futex(&s->shared->state, FUTEX_WAIT, 0, &t);
 	}
 	if (st == 3) {
-		snprintf(msg, cap, "cannot install the syscall filter (seccomp): %s",
-			 strerror(s->shared->err));
+		snprintf(msg, cap, "cannot install the syscall filter (seccomp): %s%s",
+			 strerror(s->shared->err),
+			 s->shared->err == ENOSYS ? " (the kernel has no seccomp filters, or an "
+						    "emulator such as qemu-user does not provide them)"
+						  : "");
 		return -s->shared->err;
 	}
 	pidfd = syscall(SYS_pidfd_open, child, 0);
@@ -682,7 +693,7 @@ void ms_sup_stop(struct ms_sup *s)
 	free(s);
 }
 
-int ms_sup_elf_x86_64(const char *path)
+int ms_sup_elf_native(const char *path)
 {
 	unsigned char h[20];
 	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
@@ -693,8 +704,9 @@ int ms_sup_elf_x86_64(const char *path)
 	close(fd);
 	if (n < (int)sizeof(h) || memcmp(h, "\177ELF", 4) != 0)
 		return -1;
-	/* EI_CLASS 2 (64-bit) and e_machine 62 (x86-64); x32 is 32-bit x86-64 */
-	return h[4] == 2 && h[18] == 62 && h[19] == 0;
+	/* EI_CLASS 2 (64-bit) and this e_machine (little-endian): x32 is
+	 * 32-bit x86-64, ILP32 32-bit aarch64 */
+	return h[4] == ELFCLASS64 && (h[18] | h[19] << 8) == MS_ARCH_ELF_MACHINE;
 }
 
 int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
@@ -707,7 +719,7 @@ int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
 		if (strncmp(*e, "PATH=", 5) == 0)
 			path = *e + 5;
 	if (strchr(prog, '/')) {
-		abi = ms_sup_elf_x86_64(prog);
+		abi = ms_sup_elf_native(prog);
 	} else {
 		for (const char *p = path; abi < 0 && *p;) {
 			const char *c = strchr(p, ':');
@@ -715,13 +727,14 @@ int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
 
 			if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", prog) <
 			    (int)sizeof(buf) && access(buf, X_OK) == 0)
-				abi = ms_sup_elf_x86_64(buf);
+				abi = ms_sup_elf_native(buf);
 			p += n + (c != NULL);
 		}
 	}
 	if (abi == 0) {
-		snprintf(msg, cap, "SYS_ statements answer x86-64 system calls only: %s is a program "
-				   "of another ABI (i386 or x32), whose system calls have other numbers\n",
+		snprintf(msg, cap, "SYS_ statements answer 64-bit " MS_ARCH_NAME " system calls only: "
+				   "%s is a program of another ABI (" MS_ARCH_OTHER_ABIS ") or "
+				   "architecture, whose system calls have other numbers\n",
 			 prog);
 		return -ENOEXEC;
 	}
