@@ -199,6 +199,8 @@ const char *ms_sym_name_of(const char *name);
  */
 enum ms_sys_flags {
 	MS_SYSF_VDSO = 1u << 0,	/* the vDSO answers it: the kernel seldom sees it */
+	MS_SYSF_NOFAIL = 1u << 1,	/* never fails: a negative result is a value
+					 * (libc passes it on), not -errno */
 };
 /* Metadata of SYS_name (name without the SYS_), or NULL. */
 const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len);

@@ -367,7 +367,7 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
 {
 	if (m->syscall)
-		return !err && (ret >= 0 || ret < -4095);
+		return !err && (ret >= 0 || ret < -4095 || (m->sys_flags & MS_SYSF_NOFAIL));
 	if (m->ret.tclass >= MS_T_PTR)
 		return ret != 0;
 	if (m->fail_kind == MS_FK_RC)
@@ -401,7 +401,7 @@ void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, i
 
 	if (m->ret.tclass == MS_T_VOID)
 		return;
-	if (m->syscall && !err && ret < 0 && ret >= -4095) {
+	if (m->syscall && !(m->sys_flags & MS_SYSF_NOFAIL) && !err && ret < 0 && ret >= -4095) {
 		/* the kernel's -errno: what the caller's libc makes of it */
 		err = (int)-ret;
 		ret = -1;

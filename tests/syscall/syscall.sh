@@ -254,6 +254,9 @@ want_err_has 'sysprobe: SYS_openat(AT_FDCWD, "in.txt", O_RDONLY) = -1 EACCES (mo
 run "$M" --trace=SYS_read -e 'will_return(SYS_read, -5)' "$P" cat in.txt
 want_rc 1; want_out "read: Input/output error"
 want_err_has ", 64) = -1 EIO (mocked: -e#1:1)"
+# getppid never fails: glibc passes -5 on, and so does the line (strace too)
+run "$M" --trace=SYS_getppid -e 'will_return(SYS_getppid, -5)' "$P" ppid 1
+want_rc 0; want_out "-5"; want_err_has "sysprobe: SYS_getppid() = -5 (mocked: -e#1:1)"
 run "$M" --trace=SYS_getppid --trace-format chrome --trace-file tr.json \
 	-e 'will_return(SYS_getppid, 5)' "$P" ppid 2
 want_rc 0
