@@ -1124,11 +1124,35 @@ SYS_ROWS = [
      'will_return_always(SYS_getppid, 42)', ['-e', 'inject=getppid:retval=42']),
     ('read_buf', 'SYS_read, 1 byte: `will_return_always(SYS_read, _, buf="x", when(fd == 100))`',
      'read', 'will_return_always(SYS_read, _, buf="x", when(fd == 100))',
-     ['-e', 'inject=read:retval=1:when=3+']),
+     ['-e', 'inject=read:retval=1:when={first}..{last}']),
     ('read_real', 'SYS_read: `will_call_real(SYS_read, -1)` (the real call: CONTINUE)', 'read',
      'will_call_real(SYS_read, -1)', ['-e', 'trace=read']),
 ]
 SYS_N = {'plain': 200000, 'sys': 20000, 'strace': 2000}
+BENCH_FD = 100  # bench.c's /dev/zero, which its read loop reads
+BENCH_WARMUP = 64  # bench.c's WARMUP
+
+
+def loader_reads(b):
+    """
+    How many read calls bench makes before its loop's first (on fd
+    BENCH_FD): the loader's, of each library's ELF header, whose number
+    changes with the libraries bench loads.  strace -e inject counts every
+    read, so its when= must start after them (an injected loader read is
+    "invalid ELF header").  None when it cannot be told.
+    """
+    with tempfile.NamedTemporaryFile(prefix='bench-strace.') as log:
+        try:
+            subprocess.run(['strace', '-f', '-o', log.name, '-e', 'trace=read',
+                            b.a.bench, 'read', '1', '1', '0'],
+                           capture_output=True, timeout=60, check=True)
+        except (OSError, subprocess.SubprocessError):
+            return None
+        with open(log.name) as f:
+            for k, line in enumerate(l for l in f if re.match(r'\d+ +read\(', l)):
+                if re.match(r'\d+ +read\(%d,' % BENCH_FD, line):
+                    return k
+    return None
 
 
 def syscall_tier(b):
@@ -1143,16 +1167,22 @@ def syscall_tier(b):
     unarmed_stmt = 'will_return_maybe(getegid, 0)'
     cells = {}
     t0 = time.time()
+    before = loader_reads(b) if b.have['strace'] else None
     for r in range(rounds):
         for key, _, op, stmt, strace_args in SYS_ROWS:
             runs = [('plain', [], SYS_N['plain'])]
             runs.append(('sys', [a.mockrun, '-q', '-e', stmt], SYS_N['sys']))
-            if b.have['strace']:
-                runs.append(('strace', ['strace', '-f', '-o', os.devnull] + strace_args,
-                             SYS_N['strace']))
-            for variant, prefix, n in runs:
-                if a.quick:
-                    n = max(n // 10, 10)
+            ns = {v: max(n // 10, 10) if a.quick else n for v, n in SYS_N.items()}
+            if b.have['strace'] and (before is not None or
+                                     not any('{first}' in x for x in strace_args)):
+                # bench's own reads only: after the loader's, its warm-up
+                # and 3 repetitions of the loop (not its /proc reads after)
+                runs.append(('strace', ['strace', '-f', '-o', os.devnull] +
+                             [x.format(first=(before or 0) + 1,
+                                       last=(before or 0) + BENCH_WARMUP + 3 * ns['strace'])
+                              for x in strace_args], SYS_N['strace']))
+            for variant, prefix, _ in runs:
+                n = ns[variant]
                 res = b.run(prefix + [a.bench, op, str(n), '3'], {})
                 cells.setdefault((key, variant), []).append(res['ns'] if res else None)
         # an unarmed system call (getpid) under the filter, beside the same
@@ -1185,9 +1215,12 @@ def syscall_tier(b):
            'Median over %d rounds (each the fastest of 3 repetitions) of wall time per call '
            'of bench\'s loop, the variants interleaved in each round; µs per call, and the '
            'ratio to plain and to strace in the same run.  strace -f -e inject=FN:retval=V '
-           'cannot write the 1-byte buffer: its row injects the return value only, from the '
-           'third read on (when=3+: the loader reads the libraries first; the SYS_ row aims at '
-           'bench\'s fd 100 with when()); for the real call it is -e trace=read.' % rounds, '',
+           'cannot write the 1-byte buffer: its row injects the return value only, into '
+           'bench\'s own reads (when=%s: strace counts every read, and the loader reads %s '
+           'libraries\' headers first, counted before the rounds; the SYS_ row aims at '
+           'bench\'s fd 100 with when()); for the real call it is -e trace=read.' % (
+               rounds, '%d..' % (before + 1) if before is not None else '?',
+               before if before is not None else 'its'), '',
            '| call | plain µs | SYS_ statement µs | × plain | strace -f µs | strace / SYS_ |',
            '|---|---:|---:|---:|---:|---:|']
     for key, label, _, _, _ in SYS_ROWS:

@@ -25,6 +25,15 @@
 /* va_list is a struct (five fields), passed by reference */
 #define MS_ARCH_VA_LIST_STRUCT 1
 
+/* The syscall tier (runner/supervise.c): the filter's architecture, the
+ * ELF machine of a program it answers, the number column of
+ * common/syscall.def (the kernel's generic table).  Another ABI (arm32
+ * compat) has another AUDIT_ARCH: the filter lets its calls through. */
+#define MS_ARCH_AUDIT AUDIT_ARCH_AARCH64
+#define MS_ARCH_ELF_MACHINE EM_AARCH64
+#define MS_ARCH_SYS_NR(x86_64, aarch64) (aarch64)
+#define MS_ARCH_OTHER_ABIS "arm32 or ILP32"
+
 /* The frame the common stub saves at sp + 16, above x29 and x30 (its
  * layout is the assembly's below). */
 struct ms_decl_frame {

@@ -14,6 +14,15 @@
 #define MS_ARCH_R_GLOB_DAT R_X86_64_GLOB_DAT
 #define MS_ARCH_INT_ARGS 6
 
+/* The syscall tier (runner/supervise.c): the filter's architecture, the
+ * ELF machine of a program it answers, the number column of
+ * common/syscall.def; x32's calls are x86-64's with this bit set. */
+#define MS_ARCH_AUDIT AUDIT_ARCH_X86_64
+#define MS_ARCH_ELF_MACHINE EM_X86_64
+#define MS_ARCH_SYS_NR(x86_64, aarch64) (x86_64)
+#define MS_ARCH_SYS_ABI_BIT 0x40000000u
+#define MS_ARCH_OTHER_ABIS "i386 or x32"
+
 /* The frame the common stub saves (its layout is the assembly's below). */
 struct ms_decl_frame {
 	uint64_t gpr[6];	/* rdi, rsi, rdx, rcx, r8, r9: the arguments array, */

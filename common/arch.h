@@ -27,6 +27,15 @@
  *                                declared.c for what they do
  *   MS_ARCH_VFORK_ASM            vfork's entry: see trampolines_hand.c
  *   ms_cpu_relax()               the spin-wait hint (pause, yield)
+ *   MS_ARCH_AUDIT                the syscall tier's: the seccomp filter's
+ *                                AUDIT_ARCH_*, MS_ARCH_ELF_MACHINE the
+ *                                EM_* of the programs it answers,
+ *   MS_ARCH_SYS_NR(x86_64, aarch64)  which of syscall.def's number
+ *                                columns is this architecture's (a port
+ *                                adds a column), MS_ARCH_OTHER_ABIS the
+ *                                ABIs it refuses, by name, and where the
+ *                                CPU has one, MS_ARCH_SYS_ABI_BIT: the
+ *                                number bit of another ABI (x32)
  * The C the stubs call: ms_decl_dispatch, ms_consult, ms_decl_after,
  * ms_vfork_prepare, with the caller's return address for from=.
  */

@@ -199,6 +199,8 @@ const char *ms_sym_name_of(const char *name);
  */
 enum ms_sys_flags {
 	MS_SYSF_VDSO = 1u << 0,	/* the vDSO answers it: the kernel seldom sees it */
+	MS_SYSF_NOFAIL = 1u << 1,	/* never fails: a negative result is a value
+					 * (libc passes it on), not -errno */
 };
 /* Metadata of SYS_name (name without the SYS_), or NULL. */
 const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len);
@@ -206,6 +208,9 @@ const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len);
 const struct ms_fn_meta *ms_syscall_by_nr(unsigned nr);
 /* The table's rows one by one (--list): NULL after the last. */
 const struct ms_fn_meta *ms_syscall_at(unsigned i);
+/* Whether SYS_NAME (len bytes) is a system call of another architecture
+ * only (open, stat, fork, ... on aarch64): 1, and why in msg. */
+int ms_syscall_absent(const char *name, size_t len, char *msg, size_t cap);
 #define MS_SYS_NR_MAX 512	/* numbers the filter and the table take */
 
 /*

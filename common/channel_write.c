@@ -293,7 +293,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		expects[c->first_expect + c->nexpects++] = spec->expects[i];
 	}
 	for (uint32_t i = 0; i < spec->ndyn; i++)
-		if (spec->dyn[i]->declared && spec->dyn[i]->traced)
+		if ((spec->dyn[i]->declared || spec->dyn[i]->syscall) && spec->dyn[i]->traced)
 			fns[MS_FN_COUNT + i].flags |= MS_FF_TRACED;
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++) {
 		if (spec->traced[fn])

@@ -143,11 +143,15 @@ static int resolve_fn(struct ms_parser *ps, struct ms_compiling *c)
 	int fn = ms_spec_find(ps->spec, st->fn.s, st->fn.n);
 
 	if (fn < 0 && st->fn.n > 4 && memcmp(st->fn.s, "SYS_", 4) == 0) {
+		char why[192];
+
 		fn = ms_spec_syscall(ps->spec, st->fn.s, st->fn.n);
 		if (fn == -ENOMEM) {
 			ps->lx.err = -ENOMEM;
 			return -1;
 		}
+		if (fn < 0 && ms_syscall_absent(st->fn.s, st->fn.n, why, sizeof(why)))
+			return ms_fail_tok(&ps->lx, &st->fn, "%s", why);
 		if (fn < 0)
 			return ms_fail_tok(&ps->lx, &st->fn,
 					   "unknown system call '%.*s': the syscall tier answers those "

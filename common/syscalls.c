@@ -7,18 +7,21 @@
  * this from the validator, at attach.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
 #include "catalog.h"
 
+/* The rows of every architecture; nr < 0: not a system call of this one. */
 static const struct sys_row {
-	unsigned nr;
+	int nr;
 	const char *name, *proto, *outs;
 	int err;
 	unsigned flags;
 } rows[] = {
-#define MS_SYS(nr, name, proto, outs, err, flags) { nr, #name, "(" proto ")", outs, err, flags },
+#define MS_SYS(x86_64, aarch64, name, proto, outs, err, flags) \
+	{ MS_ARCH_SYS_NR(x86_64, aarch64), #name, "(" proto ")", outs, err, flags },
 #include "syscall.def"
 #undef MS_SYS
 };
@@ -55,10 +58,15 @@ static const struct ms_fn_meta *row(unsigned i)
 	return m->nparams == 0xff || m->nouts == 0xff ? NULL : m;
 }
 
+static int named(unsigned i, const char *name, size_t len)
+{
+	return strlen(rows[i].name) == len && memcmp(rows[i].name, name, len) == 0;
+}
+
 const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len)
 {
 	for (unsigned i = 0; i < NROWS; i++)
-		if (strlen(rows[i].name) == len && memcmp(rows[i].name, name, len) == 0)
+		if (rows[i].nr >= 0 && named(i, name, len))
 			return row(i);
 	return NULL;
 }
@@ -66,12 +74,52 @@ const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len)
 const struct ms_fn_meta *ms_syscall_by_nr(unsigned nr)
 {
 	for (unsigned i = 0; i < NROWS; i++)
-		if (rows[i].nr == nr)
+		if (rows[i].nr >= 0 && (unsigned)rows[i].nr == nr)
 			return row(i);
 	return NULL;
 }
 
 const struct ms_fn_meta *ms_syscall_at(unsigned i)
 {
-	return i < NROWS ? row(i) : NULL;
+	for (unsigned k = 0; k < NROWS; k++)
+		if (rows[k].nr >= 0 && i-- == 0)
+			return row(k);
+	return NULL;
+}
+
+/* What libc calls in place of a system call that the kernel's generic
+ * table (aarch64's) lacks. */
+static const char *const instead[][2] = {
+	{ "open", "openat" },	  { "stat", "newfstatat" },	{ "lstat", "newfstatat" },
+	{ "access", "faccessat" }, { "dup2", "dup3" },		{ "rename", "renameat" },
+	{ "mkdir", "mkdirat" },	  { "rmdir", "unlinkat" },	{ "unlink", "unlinkat" },
+	{ "readlink", "readlinkat" }, { "chmod", "fchmodat" },	{ "chown", "fchownat" },
+	{ "poll", "ppoll" },	  { "select", "pselect6" },	{ "epoll_wait", "epoll_pwait" },
+	{ "fork", "clone" },	  { "vfork", "clone" },
+};
+
+int ms_syscall_absent(const char *name, size_t len, char *msg, size_t cap)
+{
+	const char *use = NULL;
+
+	if (len <= 4 || memcmp(name, "SYS_", 4) != 0)
+		return 0;
+	name += 4;
+	len -= 4;
+	for (unsigned i = 0; i < NROWS; i++)
+		if (named(i, name, len) && rows[i].nr >= 0)
+			return 0;
+	for (unsigned i = 0; i < NROWS; i++) {
+		if (!named(i, name, len))
+			continue;
+		for (unsigned k = 0; k < sizeof(instead) / sizeof(instead[0]); k++)
+			if (strcmp(instead[k][0], rows[i].name) == 0)
+				use = instead[k][1];
+		snprintf(msg, cap,
+			 "SYS_%s does not exist on " MS_ARCH_NAME
+			 ": its kernel has the generic system call table, without it%s%s%s",
+			 rows[i].name, use ? " (libc calls SYS_" : "", use ? use : "", use ? ")" : "");
+		return 1;
+	}
+	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch.h"
 #include "catalog.h"
 #include "mockshim/driver.h"
 #include "spec.h"
@@ -157,7 +158,7 @@ int mockshim_catalog_list(FILE *out, const char *fn)
 	if (m->syscall)
 		fprintf(out, "  failure: returns -errno, the kernel's way (default %s); libc then "
 			     "returns -1 and sets errno\n"
-			     "  answered by: the syscall tier (x86-64 system call %u), for every "
+			     "  answered by: the syscall tier (" MS_ARCH_NAME " system call %u), for every "
 			     "process of the tree, static ones too\n",
 			ms_errno_name(m->fail_errno), (unsigned)m->sysnr);
 	else

@@ -623,7 +623,7 @@ static int start(struct mockshim_session *s, struct run *r, char *const argv[], 
 		child_exec(s, r, argv);
 	setpgid(r->child, r->child);
 	if (r->sup && ms_sup_attach(r->sup, r->child, s->error, sizeof(s->error)) < 0)
-		fprintf(stderr, "mockrun: %s", s->error); /* the child exits 126 */
+		fprintf(stderr, "mockrun: %s\n", s->error); /* the child exits 126 */
 	close(r->errpipe[1]);
 	r->errpipe[1] = -1;
 	/* keep only our ends: the program's ends close when it is done */

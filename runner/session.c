@@ -10,6 +10,7 @@
 
 #include "control.h"
 #include "session.h"
+#include "declare.h"
 #include "parser.h"
 
 #define DEFAULT_EVENTS 8192
@@ -202,12 +203,28 @@ int mockshim_session_set_trace(struct mockshim_session *s, const char *fns, cons
 				continue;
 			}
 			if (id < 0 && n > 4 && strncmp(p, "SYS_", 4) == 0) {
-				snprintf(s->error, sizeof(s->error),
-					 "--trace: '%.*s': the syscall tier does not trace system calls "
-					 "yet (strace -f does)\n",
-					 (int)n, p);
-				s->spec.trace = 0;
-				return -EINVAL;
+				/* a system call: the supervisor traces it */
+				int k = ms_spec_syscall(&s->spec, p, n);
+				char why[192];
+
+				if (k == -ENOMEM)
+					return -ENOMEM;
+				if (k < 0 && ms_syscall_absent(p, n, why, sizeof(why))) {
+					snprintf(s->error, sizeof(s->error), "--trace: %s\n", why);
+					s->spec.trace = 0;
+					return -EINVAL;
+				}
+				if (k < 0) {
+					snprintf(s->error, sizeof(s->error),
+						 "--trace: '%.*s' is not a system call the syscall tier "
+						 "knows (see mockrun --list: syscall)\n",
+						 (int)n, p);
+					s->spec.trace = 0;
+					return -EINVAL;
+				}
+				s->spec.dyn[k - MS_FN_COUNT]->traced = 1;
+				p += n + (p[n] == ',');
+				continue;
 			}
 			if (id < 0) {
 				snprintf(s->error, sizeof(s->error),

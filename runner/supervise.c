@@ -23,6 +23,14 @@
  * and before the reply (the caller may have died, its pid reused), then
  * the reply: -errno, a value, or SECCOMP_USER_NOTIF_FLAG_CONTINUE for the
  * real call.
+ *
+ * --trace=SYS_NAME: a traced system call is notified as an armed one is,
+ * and the supervisor writes its line (tracefmt.h's format, the shim's
+ * destination) before it replies.  A call it continues is run by the
+ * kernel after the reply, and user notification never tells the
+ * supervisor what it returned (seccomp_unotify(2): CONTINUE is the whole
+ * answer): that line's result is "= ? (continued)", as strace writes
+ * "= ?" for a result it did not see.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -48,10 +56,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "catalog.h"
 #include "channel.h"
 #include "decide.h"
 #include "supervise.h"
+#include "tracefmt.h"
 
 /* Linux 6.6: the caller and the supervisor are woken on one CPU, which
  * halves a notification's cost (shared/NOTES.md); older kernels refuse
@@ -63,8 +73,6 @@
 #define SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP 1
 #endif
 
-#define X32_SYSCALL_BIT 0x40000000u
-#define NR_EXECVE 59
 
 /* The page parent and child share across the fork. */
 struct handoff {
@@ -85,7 +93,13 @@ struct ms_sup {
 	int execd;		/* the child's exec is done (set by the thread) */
 	int listener;
 	int thread_on, stopping;
-	int need_exe;		/* in= on a SYS_ statement: the executable at every call */
+	int need_exe;		/* in= on a SYS_ statement, or --trace=SYS_: the
+				 * executable at every call */
+	/* --trace=SYS_NAME: the lines' file (the program's stderr or
+	 * --trace-file), -1: none; chrome's timed lines; the call's start */
+	int trace_fd, timed, unseen;
+	uint64_t t_start;
+	int32_t last_ppid;
 	pthread_t thread;
 	/* the last caller: its thread, thread group and executable */
 	pid_t last_tid;
@@ -137,12 +151,74 @@ int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v)
 	return v;
 }
 
-/* --trace and --record do not reach system calls (yet): their flags are
- * never set on a SYS_ function. */
+/* ---- --trace=SYS_NAME ---- */
+
+/* The supervisor of the run (one at a time: ms_d is the decision's one
+ * state), for the trace hook. */
+static struct ms_sup *tracing;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The syscall.def row of function id, NULL for any other. */
+static const struct ms_fn_meta *sys_row(unsigned id)
+{
+	const struct ms_chan_dyn *d;
+
+	if (id < MS_FN_COUNT || id - MS_FN_COUNT >= ms_d.chan->ndyn)
+		return NULL;
+	d = (const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT);
+	return d->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(d->sysnr) : NULL;
+}
+
+/*
+ * A traced system call's line, in the shim's format (its timed prefix for
+ * --trace-format chrome, the calling process's pid and executable): its
+ * result when a statement answered it, "= ? (continued)" when the kernel
+ * runs it after the reply (tracing->unseen).
+ */
 void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
 		   const char *passed_by)
 {
-	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by;
+	const struct ms_fn_meta *m = sys_row(id);
+	struct ms_sup *s = tracing;
+	struct ms_tline o;
+	int saved = errno;
+
+	if (!s || s->trace_fd < 0 || !m)
+		return;
+	o.n = 0;
+	if (s->timed) {
+		uint64_t end = now_ns();
+
+		ms_tl_c(&o, '@');
+		ms_tl_u(&o, s->t_start && s->t_start <= end ? s->t_start : end, 10);
+		ms_tl_c(&o, ' ');
+		ms_tl_u(&o, end, 10);
+		ms_tl_c(&o, ' ');
+		ms_tl_i(&o, ms_d.remote_tid);
+		ms_tl_c(&o, ' ');
+		ms_tl_i(&o, s->last_ppid);
+		ms_tl_c(&o, ' ');
+	}
+	ms_tl_i(&o, s->last_tgid);
+	ms_tl_c(&o, ' ');
+	ms_tl_put(&o, ms_d.exe_name);
+	ms_tl_put(&o, ": ");
+	ms_tl_call(&o, m, a, !s->unseen && ms_tl_ok(m, ret, err));
+	if (s->unseen)
+		ms_tl_put(&o, " = ? (continued)");
+	else
+		ms_tl_result(&o, m, ret, err);
+	ms_tl_end(&o, by, passed_by);
+	if (write(s->trace_fd, o.buf, o.n) != (ssize_t)o.n)
+		__atomic_fetch_add(&ms_d.st->trace_lost, 1, __ATOMIC_RELAXED);
+	errno = saved;
 }
 
 void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
@@ -174,26 +250,35 @@ static long futex(uint32_t *addr, int op, uint32_t val, const struct timespec *t
 	return syscall(SYS_futex, addr, op, val, t, NULL, 0);
 }
 
-/* Notifies the armed numbers of x86-64 system calls; allows everything
- * else, other ABIs (i386's int 0x80, x32) included: their numbers mean
- * other calls, which no statement names. */
+/* Notifies the armed numbers of this architecture's system calls (arch.h:
+ * x86-64, aarch64); allows everything else, other ABIs (i386's int 0x80,
+ * x32, arm32) included: their numbers mean other calls, which no
+ * statement names. */
 static int build_filter(struct ms_sup *s, const unsigned *nrs, unsigned n)
 {
-	unsigned k = 0, allow = 4 + n, notify = 5 + n;
+#ifdef MS_ARCH_SYS_ABI_BIT
+	const unsigned abi_check = 1;
+#else
+	const unsigned abi_check = 0;
+#endif
+	unsigned k = 0, allow = 3 + abi_check + n, notify = allow + 1;
 	struct sock_filter *f = calloc(n + 6, sizeof(*f));
 
 	if (!f)
 		return -ENOMEM;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, arch));
-	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0,
+	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MS_ARCH_AUDIT, 0,
 					    (uint8_t)(allow - k - 1));
 	k++;
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
-	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, X32_SYSCALL_BIT,
+#ifdef MS_ARCH_SYS_ABI_BIT
+	/* x32's calls are x86-64's numbers with this bit: another ABI */
+	f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, MS_ARCH_SYS_ABI_BIT,
 					    (uint8_t)(allow - k - 1), 0);
 	k++;
+#endif
 	for (unsigned i = 0; i < n; i++, k++)
 		f[k] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nrs[i],
 						    (uint8_t)(notify - k - 1), 0);
@@ -232,9 +317,13 @@ struct ms_sup *ms_sup_prepare(const struct ms_chan_hdr *spec, struct ms_state_hd
 
 		s->need_exe |= st->fn >= MS_FN_COUNT && st->in_glob;
 	}
+	/* a traced line names the program the caller runs now */
+	s->need_exe |= (spec->flags & MS_CHAN_TRACE) != 0;
 	s->spec = spec;
 	s->state = state;
 	s->listener = -1;
+	s->trace_fd = -1;
+	s->timed = (spec->flags & MS_CHAN_TRACE_TIMED) != 0;
 	s->shared = mmap(NULL, sizeof(*s->shared), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
 			 -1, 0);
 	if (s->shared == MAP_FAILED) {
@@ -294,11 +383,14 @@ static void caller_of(struct ms_sup *s, pid_t tid, int fresh)
 		snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
 		f = fopen(path, "re");
 		if (f) {
-			while (fgets(buf, sizeof(buf), f))
-				if (strncmp(buf, "Tgid:", 5) == 0) {
+			while (fgets(buf, sizeof(buf), f)) {
+				if (strncmp(buf, "Tgid:", 5) == 0)
 					tgid = (int32_t)strtol(buf + 5, NULL, 10);
-					break;
+				if (strncmp(buf, "PPid:", 5) == 0) {
+					s->last_ppid = (int32_t)strtol(buf + 5, NULL, 10);
+					break; /* after Tgid */
 				}
+			}
 			fclose(f);
 		}
 		s->last_tgid = tgid;
@@ -405,9 +497,9 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	memset(resp, 0, sizeof(*resp));
 	resp->id = req->id;
 	resp->flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
-	if (!id || req->data.arch != AUDIT_ARCH_X86_64)
+	if (!id || req->data.arch != MS_ARCH_AUDIT)
 		return;
-	if (req->data.nr == NR_EXECVE && own_exec(s, req))
+	if (req->data.nr == SYS_execve && own_exec(s, req))
 		return;
 	caller_of(s, (pid_t)req->pid, s->need_exe);
 	ms_d.remote = s->last_tgid;
@@ -420,6 +512,12 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	errno = 0;
 	k = ms_decide(id, a, &ret, (const void *)(uintptr_t)req->data.instruction_pointer);
 	e = errno;
+	if (k == 2) {
+		/* traced, and continued: the kernel's result is never seen */
+		s->unseen = 1;
+		ms_trace_after(id, a, 0);
+		s->unseen = 0;
+	}
 	if (k != 1)
 		return;
 	resp->flags = 0;
@@ -460,6 +558,8 @@ static void *serve(void *arg)
 			break;
 		}
 		ms_d.touched = 0;
+		if (s->timed)
+			s->t_start = now_ns();
 		answer(s, &req, &resp);
 		/* what the decision read came from the caller if it is still
 		 * the one that made this call (its pid may have been reused);
@@ -490,14 +590,21 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 		futex(&s->shared->state, FUTEX_WAIT, 0, &t);
 	}
 	if (st == 3) {
-		snprintf(msg, cap, "cannot install the syscall filter (seccomp): %s",
-			 strerror(s->shared->err));
+		snprintf(msg, cap, "cannot install the syscall filter (seccomp): %s%s",
+			 strerror(s->shared->err),
+			 s->shared->err == ENOSYS ? " (the kernel has no seccomp filters, or an "
+						    "emulator such as qemu-user does not provide them)"
+						  : "");
 		return -s->shared->err;
 	}
 	pidfd = syscall(SYS_pidfd_open, child, 0);
 	if (pidfd >= 0) {
 		s->listener = (int)syscall(SYS_pidfd_getfd, (int)pidfd, s->shared->listener, 0);
 		r = errno;
+		/* --trace without --trace-file: the program's stderr, where
+		 * the shim's lines go (as its own descriptor: they interleave) */
+		if (s->listener >= 0 && (s->spec->flags & MS_CHAN_TRACE) && !s->spec->trace_path)
+			s->trace_fd = (int)syscall(SYS_pidfd_getfd, (int)pidfd, 2, 0);
 		close((int)pidfd);
 	} else {
 		r = errno;
@@ -514,6 +621,10 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 	ms_d.chan = s->spec;
 	ms_d.st = s->state;
 	ms_d.my_pid = 0;
+	if ((s->spec->flags & MS_CHAN_TRACE) && s->spec->trace_path)
+		s->trace_fd = open(ms_d.pool + s->spec->trace_path,
+				   O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	tracing = s;
 	{
 		struct sigaction sa = { .sa_handler = stop_handler };
 
@@ -563,6 +674,10 @@ void ms_sup_stop(struct ms_sup *s)
 	}
 	if (s->listener >= 0)
 		close(s->listener);
+	if (s->trace_fd >= 0)
+		close(s->trace_fd);
+	if (tracing == s)
+		tracing = NULL;
 	if (s->shared)
 		munmap(s->shared, sizeof(*s->shared));
 	free(s->filter);
@@ -571,7 +686,7 @@ void ms_sup_stop(struct ms_sup *s)
 	free(s);
 }
 
-int ms_sup_elf_x86_64(const char *path)
+int ms_sup_elf_native(const char *path)
 {
 	unsigned char h[20];
 	int fd = open(path, O_RDONLY | O_CLOEXEC), n;
@@ -582,8 +697,9 @@ int ms_sup_elf_x86_64(const char *path)
 	close(fd);
 	if (n < (int)sizeof(h) || memcmp(h, "\177ELF", 4) != 0)
 		return -1;
-	/* EI_CLASS 2 (64-bit) and e_machine 62 (x86-64); x32 is 32-bit x86-64 */
-	return h[4] == 2 && h[18] == 62 && h[19] == 0;
+	/* EI_CLASS 2 (64-bit) and this e_machine (little-endian): x32 is
+	 * 32-bit x86-64, ILP32 32-bit aarch64 */
+	return h[4] == ELFCLASS64 && (h[18] | h[19] << 8) == MS_ARCH_ELF_MACHINE;
 }
 
 int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
@@ -596,7 +712,7 @@ int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
 		if (strncmp(*e, "PATH=", 5) == 0)
 			path = *e + 5;
 	if (strchr(prog, '/')) {
-		abi = ms_sup_elf_x86_64(prog);
+		abi = ms_sup_elf_native(prog);
 	} else {
 		for (const char *p = path; abi < 0 && *p;) {
 			const char *c = strchr(p, ':');
@@ -604,13 +720,14 @@ int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap)
 
 			if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", prog) <
 			    (int)sizeof(buf) && access(buf, X_OK) == 0)
-				abi = ms_sup_elf_x86_64(buf);
+				abi = ms_sup_elf_native(buf);
 			p += n + (c != NULL);
 		}
 	}
 	if (abi == 0) {
-		snprintf(msg, cap, "SYS_ statements answer x86-64 system calls only: %s is a program "
-				   "of another ABI (i386 or x32), whose system calls have other numbers\n",
+		snprintf(msg, cap, "SYS_ statements answer 64-bit " MS_ARCH_NAME " system calls only: "
+				   "%s is a program of another ABI (" MS_ARCH_OTHER_ABIS ") or "
+				   "architecture, whose system calls have other numbers\n",
 			 prog);
 		return -ENOEXEC;
 	}

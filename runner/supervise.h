@@ -49,10 +49,11 @@ void ms_sup_execd(struct ms_sup *s);
 void ms_sup_stop(struct ms_sup *s);
 
 /* Before a run with a supervisor: 0, or -ENOEXEC with msg when program
- * prog (found on envp's PATH) is an ELF of another ABI than x86-64. */
+ * prog (found on envp's PATH) is an ELF of another ABI than mockrun's
+ * (x86-64, aarch64: arch.h). */
 int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap);
-/* Whether ELF file path is a 64-bit x86-64 program (1), another ABI (0),
- * or not known (-1: not ELF, a script, unreadable). */
-int ms_sup_elf_x86_64(const char *path);
+/* Whether ELF file path is a 64-bit program of mockrun's architecture
+ * (1), another ABI (0), or not known (-1: not ELF, a script, unreadable). */
+int ms_sup_elf_native(const char *path);
 
 #endif

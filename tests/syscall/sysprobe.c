@@ -9,6 +9,9 @@
  *	sysprobe euid		the effective uid (a setuid copy shows its owner's)
  *	sysprobe seccomp	installs a filter of its own (getuid fails with
  *				EPERM), then prints getppid() and getuid()
+ *	sysprobe x32ppid	(x86-64) getppid by x32's number (x86-64's with
+ *				bit 30): its result, or -errno (-ENOSYS
+ *				where the kernel has no x32)
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -90,6 +93,15 @@ int main(int argc, char **argv)
 		printf("getuid: %s\n", uid < 0 ? strerror(errno) : "allowed");
 		return 0;
 	}
-	fprintf(stderr, "usage: sysprobe ppid N | cat FILE | stat FILE | uname | euid | seccomp\n");
+#if defined(__x86_64__)
+	if (argc == 2 && strcmp(argv[1], "x32ppid") == 0) {
+		long r = syscall(0x40000000L | SYS_getppid);
+
+		printf("%ld\n", r < 0 ? -(long)errno : r);
+		return 0;
+	}
+#endif
+	fprintf(stderr, "usage: sysprobe ppid N | cat FILE | stat FILE | uname | euid | seccomp | "
+			"x32ppid\n");
 	return 2;
 }

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --trace's line format, shared by the two tiers that write trace lines:
+ * the shim (libmockshim/trace.c, a call of its own process) and mockrun's
+ * syscall supervisor (runner/supervise.c, a system call of another
+ * process).  Arguments are decoded from the row's parameter names and
+ * types (catalog.def, syscall.def); memory they point to is read with
+ * ms_read_user (decide.h), which reads the caller's, whichever tier asks.
+ * No stdio, no malloc: a line is built in a buffer on the stack.
+ */
+#ifndef MS_TRACEFMT_H
+#define MS_TRACEFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "catalog.h"
+
+#define MS_TLINE 1024
+
+struct ms_tline {
+	char buf[MS_TLINE];
+	size_t n;
+};
+
+void ms_tl_put(struct ms_tline *o, const char *s);
+void ms_tl_c(struct ms_tline *o, char c);
+void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base);
+void ms_tl_i(struct ms_tline *o, int64_t v);
+void ms_tl_ptr(struct ms_tline *o, uint64_t v);
+/* A string of the caller's memory at v, quoted and escaped, cut. */
+void ms_tl_str(struct ms_tline *o, uint64_t v);
+
+/* Whether ret is a success of m (its outputs then show as values). */
+int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err);
+/* "NAME(ARGS)", the arguments decoded as strace shows them; filled: the
+ * call succeeded, the structs it filled are shown as values. */
+void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled);
+/* " = RESULT[ ERRNO]" (nothing for a void function).  A system call's
+ * -errno reads as strace shows it: -1 ENAME. */
+void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err);
+/* " (mocked: BY)", " (passed by: BY)" where given, and the newline. */
+void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by);
+
+#endif
