@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "mockshim/driver.h"
+#include "mockshim/result.h"
 
 struct ms_chan_hdr;
 struct ms_state_hdr;

@@ -10,7 +10,7 @@ run "$MESON" install -C "$BUILD_ROOT" --destdir "$D" --no-rebuild --quiet
 want_rc 0
 prefix=$("$MESON" introspect "$BUILD_ROOT" --buildoptions | python3 -c \
 	'import json, sys; print({o["name"]: o["value"] for o in json.load(sys.stdin)}["prefix"])')
-for f in bin/mockrun include/mockshim/handler.h include/mockshim/driver.h \
+for f in bin/mockrun include/mockshim/handler.h include/mockshim/driver.h include/mockshim/result.h \
 	include/mockshim/catalog.def share/man/man1/mockrun.1; do
 	[ -f "$D$prefix/$f" ] || problem "no $prefix/$f"
 done
