@@ -36,7 +36,7 @@
 
 /* ---- binding the real functions ---- */
 
-/* Here, not in runtime.c: a sanitizer build reaches it before its
+/* Here, not in attach.c: a sanitizer build reaches it before its
  * runtime is initialised (meson.build), and this file is not instrumented. */
 
 void ms_missing_real(void)
