@@ -21,18 +21,6 @@
 
 #define STR_CUT 64
 
-void ms_tl_put(struct ms_tline *o, const char *s)
-{
-	while (*s && o->n < MS_TLINE - 2)
-		o->buf[o->n++] = *s++;
-}
-
-void ms_tl_c(struct ms_tline *o, char c)
-{
-	if (o->n < MS_TLINE - 2)
-		o->buf[o->n++] = c;
-}
-
 void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base)
 {
 	char t[24];
@@ -43,16 +31,6 @@ void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base)
 	while ((v /= base) && k < 24);
 	while (k)
 		ms_tl_c(o, t[--k]);
-}
-
-void ms_tl_i(struct ms_tline *o, int64_t v)
-{
-	if (v < 0) {
-		ms_tl_c(o, '-');
-		ms_tl_u(o, (uint64_t)0 - (uint64_t)v, 10);
-	} else {
-		ms_tl_u(o, (uint64_t)v, 10);
-	}
 }
 
 void ms_tl_ptr(struct ms_tline *o, uint64_t v)
@@ -293,7 +271,8 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
  * libc function's of that name do. */
 static const char *strip(const char *name)
 {
-	return strncmp(name, "SYS_", 4) == 0 ? name + 4 : name;
+	/* the first letter first: most names are the catalog's */
+	return name[0] == 'S' && strncmp(name, "SYS_", 4) == 0 ? name + 4 : name;
 }
 
 static int is_fn(const struct ms_fn_meta *m, const char *name)

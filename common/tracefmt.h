@@ -23,10 +23,30 @@ struct ms_tline {
 	size_t n;
 };
 
-void ms_tl_put(struct ms_tline *o, const char *s);
-void ms_tl_c(struct ms_tline *o, char c);
+/* The line's pieces; the two smallest inline: every line takes dozens. */
+static inline void ms_tl_put(struct ms_tline *o, const char *s)
+{
+	while (*s && o->n < MS_TLINE - 2)
+		o->buf[o->n++] = *s++;
+}
+
+static inline void ms_tl_c(struct ms_tline *o, char c)
+{
+	if (o->n < MS_TLINE - 2)
+		o->buf[o->n++] = c;
+}
+
 void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base);
-void ms_tl_i(struct ms_tline *o, int64_t v);
+
+static inline void ms_tl_i(struct ms_tline *o, int64_t v)
+{
+	if (v < 0) {
+		ms_tl_c(o, '-');
+		ms_tl_u(o, (uint64_t)0 - (uint64_t)v, 10);
+	} else {
+		ms_tl_u(o, (uint64_t)v, 10);
+	}
+}
 void ms_tl_ptr(struct ms_tline *o, uint64_t v);
 /* A string of the caller's memory at v, quoted and escaped, cut. */
 void ms_tl_str(struct ms_tline *o, uint64_t v);
