@@ -94,15 +94,22 @@ run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" edgeptr
 want_rc 123; want_out "open: -1 EFAULT"
 want_err_has 'got "aaaaaaaaaa" (then unreadable)'; done_t
 
-t "the same where process_vm_readv is missing (ENOSYS, as under qemu-user): no crash"
-run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" novmread badptr
-want_rc 123; want_out "open: -1 EFAULT"
-want_err_has "parameter pathname: expected \"/etc/hostname\", got an unreadable pointer, 0x10"
-run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" novmread edgeptr
-want_rc 123; want_out "open: -1 EFAULT"
-want_err_has 'got "aaaaaaaaaa" (then unreadable)'
-run "$M" -e 'expect_string(fopen, pathname, "/etc/hostname")' "$P" novmread fopen64 /etc/hostname
-want_rc 0; done_t
+name="the same where process_vm_readv is missing (ENOSYS, as under qemu-user): no crash"
+if [ -n "$EMULATED" ]; then
+	# the probe's own filter cannot be installed there; qemu-user has no
+	# process_vm_readv anyway, so the two tests above took this way
+	skip_t "$name" "$EMULATED: no seccomp() for the guest (the tests above run without process_vm_readv)"
+else
+	t "$name"
+	run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" novmread badptr
+	want_rc 123; want_out "open: -1 EFAULT"
+	want_err_has "parameter pathname: expected \"/etc/hostname\", got an unreadable pointer, 0x10"
+	run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" novmread edgeptr
+	want_rc 123; want_out "open: -1 EFAULT"
+	want_err_has 'got "aaaaaaaaaa" (then unreadable)'
+	run "$M" -e 'expect_string(fopen, pathname, "/etc/hostname")' "$P" novmread fopen64 /etc/hostname
+	want_rc 0; done_t
+fi
 
 t "a NULL string parameter is reported"
 run "$M" -e 'expect_string(open, pathname, "/etc/hostname")' "$P" nullptr
