@@ -19,15 +19,15 @@ if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null || ! command -v setpriv 
 	exit
 fi
 chmod 755 "$T"
-mkdir "$T/up" "$T/work" "$T/root"
-chmod 700 "$T/root"
+mkdir "$T/up" "$T/work" "$T/private"
+chmod 700 "$T/private"
 cp "$SHIM" "$T/libmockshim.so"
 cp "$SECURE" "$T/suid"
 cp "$SECURE" "$T/plain"
 chmod 755 "$T/libmockshim.so" "$T/plain"
 chmod 4755 "$T/suid"
-echo "secret" > "$T/root/secret.mock"
-chmod 600 "$T/root/secret.mock"
+echo "secret" > "$T/private/secret.mock"
+chmod 600 "$T/private/secret.mock"
 
 # as nobody, in a namespace whose /etc/ld.so.preload names the shim
 as_nobody() {
@@ -53,15 +53,15 @@ run as_nobody env MOCKSHIM='will_return(getuid, 0)' "$T/suid"
 want_rc 0; want_out "uid 65534"; want_err_lacks "mockshim"; done_t
 
 t "setuid: MOCKSHIM_FILE is not read (no error naming root's file), MOCKSHIM_REPORT not written"
-run as_nobody env MOCKSHIM_FILE="$T/root/secret.mock" MOCKSHIM_REPORT="$T/root/report" "$T/suid"
+run as_nobody env MOCKSHIM_FILE="$T/private/secret.mock" MOCKSHIM_REPORT="$T/private/report" "$T/suid"
 want_rc 0; want_out "uid 65534"; want_err_lacks "secret"; want_err_lacks "mockshim"
-[ ! -e "$T/root/report" ] || problem "a report was written into root's directory"
+[ ! -e "$T/private/report" ] || problem "a report was written into root's directory"
 # the control: without the bit, the same variables are acted on (as nobody: cannot read it)
-run as_nobody env MOCKSHIM_FILE="$T/root/secret.mock" "$T/plain"
+run as_nobody env MOCKSHIM_FILE="$T/private/secret.mock" "$T/plain"
 want_rc 125; want_err_has "cannot read"; done_t
 
 t "setuid: a channel named by MOCKSHIM_CHANNEL is not opened"
-run as_nobody env MOCKSHIM_CHANNEL="$T/root/secret.mock,$T/root/secret.mock" "$T/suid"
+run as_nobody env MOCKSHIM_CHANNEL="$T/private/secret.mock,$T/private/secret.mock" "$T/suid"
 want_rc 0; want_out "uid 65534"; want_err_lacks "mockshim"; done_t
 
 finish
