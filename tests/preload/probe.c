@@ -6,9 +6,6 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
@@ -22,7 +19,6 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -31,6 +27,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../seccomp_errno.h"
 
 static void *exit_thread(void *arg)
 {
@@ -202,29 +200,14 @@ static void aimed_threads(int t, long n, long got[3])
 	}
 }
 
-/* novmread CMD ...: CMD with process_vm_readv failing with ENOSYS (a
- * seccomp filter of its own), as under qemu-user: the shim's reads of
- * the program's memory take their other way. */
-static int no_vm_readv(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
-
-	return syscall(SYS_prctl, PR_SET_NO_NEW_PRIVS, 1L, 0L, 0L, 0L) != 0 ||
-	       syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0L, &prog) != 0;
-}
-
 int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "";
 
+	/* novmread CMD ...: CMD with process_vm_readv failing with ENOSYS, as
+	 * under qemu-user: the shim reads the program's memory its other way */
 	if (strcmp(cmd, "novmread") == 0 && argc > 2) {
-		if (no_vm_readv()) {
+		if (seccomp_errno(SYS_process_vm_readv, ENOSYS) != 0) {
 			perror("probe: seccomp");
 			return 2;
 		}

@@ -14,10 +14,6 @@
  *				where the kernel has no x32)
  */
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,6 +22,8 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include "../seccomp_errno.h"
 
 int main(int argc, char **argv)
 {
@@ -74,17 +72,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 2 && strcmp(argv[1], "seccomp") == 0) {
-		struct sock_filter f[] = {
-			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getuid, 0, 1),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		};
-		struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
 		long uid;
 
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0) {
+		if (seccomp_errno(SYS_getuid, EPERM) != 0) {
 			printf("seccomp: %s\n", strerror(errno));
 			return 1;
 		}
