@@ -53,8 +53,10 @@ __thread unsigned ms_guard __attribute__((tls_model("initial-exec")));
 /* The spec and the state, and whose calls they answer: ms_d (decide.h).
  * live is ms_d.chan once attached (release). */
 static const struct ms_chan_hdr *live;
-/* The fast slots (shim.h): ms_d.log_key as the trampolines compare it */
+/* The fast slots (shim.h): ms_d.log_key as a reply's slot going live
+ * compares it */
 int32_t ms_fast_key = -1;
+uint8_t ms_fast_any;
 struct ms_fast ms_fast[MS_FN_COUNT];
 
 enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
@@ -372,12 +374,12 @@ done:
 
 void ms_guard_enter(void)
 {
-	ms_guard++;
+	ms_guard += MS_GUARD;
 }
 
 void ms_guard_leave(void)
 {
-	ms_guard--;
+	ms_guard -= MS_GUARD;
 }
 
 const struct ms_chan_hdr *ms_channel(void)
@@ -414,6 +416,26 @@ int ms_applies_here(unsigned fn)
 	return 0;
 }
 
+/* Fills slot s with function f's only statement, expect_value for any
+ * caller, if it is one: live at once (nothing to log first). */
+static void fast_fill_expect(struct ms_fast *s, const struct ms_chan_fn *f, unsigned fn)
+{
+	const struct ms_expect *y = &ms_d.expects[f->first_expect];
+
+	if (y->kind != MS_X_VALUE || y->stmt.from_glob || y->stmt.ncond ||
+	    !ms_in_here(y->stmt.in_glob) || y->stmt.count == 0)
+		return;
+	s->count = y->stmt.count;
+	s->value = y->lo;
+	s->mask = y->psize >= 8 ? UINT64_MAX : (UINT64_C(1) << (8 * y->psize)) - 1;
+	s->param = y->param;
+	s->consumed = &ms_d.xst[f->first_expect].consumed;
+	s->calls = &ms_d.fst[fn].calls;
+	s->kind = MS_FAST_EXPECT;
+	__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->live, MS_FAST_EXPECT, __ATOMIC_RELEASE);
+}
+
 /* Fills function fn's fast slot (struct ms_fast), or empties it. */
 static void fast_fill(unsigned fn)
 {
@@ -421,20 +443,40 @@ static void fast_fill(unsigned fn)
 	const struct ms_rule *r = &ms_d.rules[f->first_rule];
 	struct ms_fast *s = &ms_fast[fn];
 
-	__atomic_store_n(&s->kind, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->open, 0, __ATOMIC_RELAXED);
-	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) ||
-	    (ms_d.chan->flags & MS_CHAN_LOG_CALLS) || !ms_rule_plain(r) || (r->flags & MS_RF_DOUBLE) ||
-	    r->stmt.from_glob || r->stmt.ncond || !ms_in_here(r->stmt.in_glob) || r->stmt.count == 0)
+	__atomic_store_n(&s->live, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->kind, 0, __ATOMIC_RELAXED);
+	/* -v logs every call; a fake clock's calls are ms_timed_NAME's */
+	if ((ms_d.chan->flags & MS_CHAN_LOG_CALLS) || ms_time_arms(fn))
+		return;
+	if (f->nrules == 0 && f->nexpects == 1 && !f->flags) {
+		fast_fill_expect(s, f, fn);
+		return;
+	}
+	if (f->nrules && !f->nexpects && !f->flags) {
+		uint32_t k = 0;
+
+		while (k < f->nrules && (r[k].stmt.from_glob || !ms_in_here(r[k].stmt.in_glob)))
+			k++;
+		if (k == f->nrules) {
+			s->kind = MS_FAST_SKIP;
+			__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->live, MS_FAST_SKIP, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) || !ms_rule_plain(r) ||
+	    (r->flags & MS_RF_DOUBLE) || r->stmt.from_glob || r->stmt.ncond ||
+	    !ms_in_here(r->stmt.in_glob) || r->stmt.count == 0)
 		return;
 	s->count = r->stmt.count;
 	s->err = r->err;
 	s->value = r->value;
 	s->consumed = &ms_d.rst[f->first_rule].consumed;
 	s->logged_pid = &ms_d.rst[f->first_rule].logged_pid;
-	__atomic_store_n(&s->kind,
-			 (r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE) + !!(r->flags & MS_RF_ERRNO),
-			 __ATOMIC_RELEASE);
+	if (r->flags & MS_RF_ERRNO)
+		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS_ERRNO : MS_FAST_QUEUE_ERRNO;
+	else
+		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE;
 }
 
 void ms_rearm(void)
@@ -471,6 +513,12 @@ static void forked(void)
 	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && ms_d.chan)
 		ms_register_pid(pid, 0);
 	ms_time_forked();
+	/* the parent's live replies: this process has logged no turn yet
+	 * (a check or a skip logs nothing: it stays live) */
+	if (__atomic_load_n(&ms_fast_any, __ATOMIC_RELAXED))
+		for (unsigned i = 0; i < MS_FN_COUNT; i++)
+			if (ms_fast[i].live < MS_FAST_EXPECT)
+				__atomic_store_n(&ms_fast[i].live, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ms_d.self_pid, pid, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&ms_d.log_key, __ATOMIC_RELAXED) != -1) {
 		__atomic_store_n(&ms_d.log_key, pid, __ATOMIC_RELAXED);

@@ -50,7 +50,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 		ms_diag("warning: a handler module of another ABI: ", m->name, " stays unmocked", NULL);
 		return;
 	}
-	ms_guard++;
+	ms_guard += MS_GUARD;
 	ms_attach_now();
 	if (!m->real.ptr) {
 		ms_diag("warning: no real definition of ", m->name, " after its handler module", NULL);
@@ -64,7 +64,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 	/* armed last: from here on calls enter the handler */
 	__atomic_store_n(&m->armed, id >= 0 && ms_applies_here((unsigned)id),
 			 __ATOMIC_RELEASE);
-	ms_guard--;
+	ms_guard -= MS_GUARD;
 	errno = saved;
 }
 

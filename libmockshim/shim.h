@@ -255,8 +255,11 @@ extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec"
  * (left by a trampoline that reads its array anyway) is stale. */
 extern __thread int ms_rewrote MS_HIDDEN __attribute__((tls_model("initial-exec")));
 /* The re-entry guard (attach.c): while non-zero, every trampoline goes to
- * the real function. */
+ * the real function.  Entered in steps of MS_GUARD, above every fast
+ * slot's kind: a trampoline tests live | ms_guard against a kind, one
+ * compare for both. */
 extern __thread unsigned ms_guard MS_HIDDEN __attribute__((tls_model("initial-exec")));
+#define MS_GUARD 0x100u
 
 /*
  * The slow path of every armed trampoline.  Returns 1 with *ret set when
@@ -280,32 +283,68 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
  * A function's fast slot (issue 22): when its only statement is a plain
  * reply taken by any call of this process (a value and maybe errno; no
  * outputs, delay, when(), from=, probability=; in= matching this
- * program), ms_rearm() fills it and the trampoline answers from it
- * without ms_consult: the count, errno, the value.  The slot opens in a
- * process (open == ms_fast_key, the pid) once the rule's state says that
- * this process logged a turn of it (the report names each consumer), so
- * a process's first turn, re-entry from the shim, -v (key -1), a queue
- * run out and everything else take the slow path, which decides as
- * always.  kind is stored last (release) and read after open (acquire).
+ * program), ms_rearm() fills it (kind) and the trampoline answers from it
+ * without ms_consult: the count, errno, the value.  The slot goes live in
+ * a process (live = kind) once the rule's state says that this process
+ * logged a turn of it (the report names each consumer), so a process's
+ * first turn, re-entry from the shim (ms_guard), -v (key -1), a queue run
+ * out and everything else take the slow path, which decides as always.
+ * live is the shim's own memory: a forked child starts with no reply
+ * live (forked(), attach.c).  live is stored last (release) and read
+ * first (acquire), or'ed with ms_guard: one compare tests both.  Two
+ * kinds log nothing, and are live from the fill: MS_FAST_EXPECT and
+ * MS_FAST_SKIP below.  No slot is filled for a function a fake clock
+ * arms (its calls are ms_timed_NAME's) or under -v.
  */
 struct ms_fast {
-	int32_t open;		/* the pid it is open for; 0: none yet */
+	uint32_t live;		/* kind, while live in this process; 0: slow path */
 	uint32_t kind;		/* enum ms_fast_kind; 0: no slot */
-	int32_t count;		/* a queue's count */
+	int32_t count;		/* a queue's count; MS_FAST_EXPECT: its count */
 	int32_t err;		/* errno to set (the _ERRNO kinds) */
-	int64_t value;
-	uint32_t *consumed;	/* the rule's state */
+	int64_t value;		/* MS_FAST_EXPECT: the parameter's value */
+	uint32_t *consumed;	/* the rule's (expectation's) state */
 	int32_t *logged_pid;
+	uint64_t mask;		/* MS_FAST_EXPECT: the parameter's bytes */
+	uint32_t *calls;	/* MS_FAST_EXPECT: the function's call count */
+	uint32_t param;		/* MS_FAST_EXPECT: which argument */
 };
 enum ms_fast_kind {
 	MS_FAST_ALWAYS = 1,	/* count < 0 */
-	MS_FAST_ALWAYS_ERRNO,
 	MS_FAST_QUEUE,		/* count > 0 */
+	MS_FAST_ALWAYS_ERRNO,	/* the _ERRNO kinds */
 	MS_FAST_QUEUE_ERRNO,
+	/* The function's only statement is an expect_value for any caller:
+	 * a call whose parameter holds the value takes its turn (and a call
+	 * number) and goes to the real function (MS_FAST_CHECK, in
+	 * ms_armed_NAME); any other call is the slow path's, which reports.
+	 * Nothing is logged of a passing check, so it is live from the fill. */
+	MS_FAST_EXPECT,
+	/* Every statement of the function is for other callers (from=) or
+	 * other programs (in=): a call site ms_decide_from() found none is
+	 * for (ms_t_skip, this thread's last) goes to the real function
+	 * from the trampoline.  Nothing to log either: live from the fill. */
+	MS_FAST_SKIP,
 };
+
+/* 1 when slot s is a live MS_FAST_EXPECT whose parameter in a (the
+ * canonical arguments) holds its value: the turn and the call number
+ * are taken, the real function is next. */
+static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s, const uint64_t *a)
+{
+	if (ms_likely((__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | ms_guard) == MS_FAST_EXPECT) &&
+	    ((a[s->param] ^ (uint64_t)s->value) & s->mask) == 0 &&
+	    (s->count < 0 ? (__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED), 1)
+			  : ms_claim_counted(s->consumed, s->count))) {
+		__atomic_fetch_add(s->calls, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return 0;
+}
 extern struct ms_fast ms_fast[MS_FN_COUNT] MS_HIDDEN;
-/* log_key as the fast path compares it: this pid, or -1 under -v */
+/* log_key as a slot going live compares it: this pid, or -1 under -v */
 extern int32_t ms_fast_key MS_HIDDEN;
+/* Some slot went live in this process: forked() has slots to close. */
+extern uint8_t ms_fast_any MS_HIDDEN;
 #define MS_ARM_TIME 2u
 #define MS_TIMED_FNS(X)                                                                   \
 	X(clock_gettime) X(time) X(gettimeofday) X(ftime) X(timespec_get) X(nanosleep)    \

@@ -102,54 +102,76 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 	_Generic((ret(*) proto)0, int (*)(clockid_t, struct timespec *): ms_time_clock,    \
 		 default: ms_armed_##name)
 
-/* A fast slot's errno, then its value: reached by a tail call, so that
- * the trampoline keeps no frame (errno is a call away). */
-static __attribute__((noinline)) int64_t ms_fast_errno(const struct ms_fast *s)
-{
-	errno = s->err;
-	return s->value;
-}
-
-/* Opens a fast slot in this process once the rule's state says that it
- * logged a turn: the slow path's, just taken. */
+/* A slot goes live in this process once the rule's state says that it
+ * logged a turn here: the slow path's, just taken. */
 static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 {
 	int32_t key = __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED);
+	uint32_t kind = __atomic_load_n(&s->kind, __ATOMIC_RELAXED);
 
-	if (__atomic_load_n(&s->kind, __ATOMIC_ACQUIRE) && !ms_guard && key != -1 &&
-	    __atomic_load_n(s->logged_pid, __ATOMIC_RELAXED) == key)
-		__atomic_store_n(&s->open, key, __ATOMIC_RELAXED);
+	if (kind && kind < MS_FAST_EXPECT && !ms_guard && key != -1 &&
+	    __atomic_load_n(s->logged_pid, __ATOMIC_RELAXED) == key) {
+		__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->live, kind, __ATOMIC_RELEASE);
+	}
 }
 
 /*
  * The fast slot (struct ms_fast, shim.h), in the trampoline itself: a
- * turn answered with a few loads and one atomic add, and no frame (the
- * only calls are tail calls).  A slot not open in this process, re-entry
- * from the shim and a queue run out go on to ms_armed_NAME, which decides
- * and then opens the slot (ms_fast_open).
+ * constant or a queue's turn answered with a few loads and one atomic
+ * add, and no frame (the only calls are tail calls).  The slot's live
+ * kind and the guard in one compare (MS_GUARD is above every kind).
+ * The _ERRNO kinds go on to ms_fasterr_NAME (errno is a call away); a
+ * call site this thread found no statement is for (MS_FAST_SKIP) to the
+ * real function; a slot not live, re-entry from the shim and a queue run
+ * out go on to ms_armed_NAME, which decides and then opens the slot
+ * (ms_fast_open), or checks first (MS_FAST_EXPECT: ms_fast_check).
  */
-#define MS_FAST(ret, id)                                                                  \
+#define MS_FAST(ret, id, name, args)                                                      \
 	do {                                                                              \
 		struct ms_fast *s_ = &ms_fast[id];                                        \
-		uint32_t k_;                                                              \
-		if (__atomic_load_n(&s_->open, __ATOMIC_RELAXED) !=                       \
-			    __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED) ||            \
-		    ms_guard)                                                             \
-			break;                                                            \
-		k_ = __atomic_load_n(&s_->kind, __ATOMIC_ACQUIRE);                        \
-		if (k_ == MS_FAST_ALWAYS) {                                               \
+		uint32_t k_ = __atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) | ms_guard;    \
+		if (ms_likely(k_ == MS_FAST_ALWAYS)) {                                    \
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
 			return (ret)(uintptr_t)s_->value;                                 \
 		}                                                                         \
-		if (k_ == MS_FAST_ALWAYS_ERRNO) {                                         \
-			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
-			return (ret)(uintptr_t)ms_fast_errno(s_);                         \
+		if (k_) {                                                                 \
+			if (k_ == MS_FAST_QUEUE && ms_claim_counted(s_->consumed, s_->count)) \
+				return (ret)(uintptr_t)s_->value;                         \
+			if (k_ == MS_FAST_ALWAYS_ERRNO || k_ == MS_FAST_QUEUE_ERRNO)      \
+				return ms_fasterr_##name args;                            \
+			if (k_ == MS_FAST_EXPECT) {                                       \
+				MS_NOTE_CALLER(args);                                     \
+				return ms_fastx_##name args;                              \
+			}                                                                 \
+			if (k_ == MS_FAST_SKIP && __atomic_load_n(&ms_t_skip, __ATOMIC_RELAXED) == \
+							  ms_skip_key(id, MS_CALLER))     \
+				return ms_real.name.fn args;                              \
 		}                                                                         \
-		if (k_ == MS_FAST_QUEUE && ms_claim_counted(s_->consumed, s_->count))     \
-			return (ret)(uintptr_t)s_->value;                                 \
-		if (k_ == MS_FAST_QUEUE_ERRNO && ms_claim_counted(s_->consumed, s_->count)) \
-			return (ret)(uintptr_t)ms_fast_errno(s_);                         \
 	} while (0)
+
+/* The _ERRNO kinds of a live slot: the turn, errno, the value; a queue
+ * run out goes on to the slow path, which says so.  MS_FAST_EXPECT's
+ * check: a parameter that holds the value goes to the real function,
+ * any other to the slow path, which reports it. */
+#define MS_FASTERR(id, ret, name, proto, args, ...)                                       \
+	static __attribute__((noinline, cold)) ret ms_fasterr_##name proto               \
+	{                                                                                 \
+		struct ms_fast *s_ = &ms_fast[id];                                        \
+		if (__atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) == MS_FAST_ALWAYS_ERRNO) \
+			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
+		else if (!ms_claim_counted(s_->consumed, s_->count))                      \
+			return ms_armed_##name args;                                      \
+		errno = s_->err;                                                          \
+		return (ret)(uintptr_t)s_->value;                                         \
+	}                                                                                 \
+	static __attribute__((noinline, cold)) ret ms_fastx_##name proto                 \
+	{                                                                                 \
+		uint64_t c_[] = { __VA_ARGS__ };                                          \
+		if (ms_fast_check(&ms_fast[id], c_))                                      \
+			return ms_real.name.fn args;                                      \
+		return ms_armed_##name args;                                              \
+	}
 
 /*
  * A timed function fake_time armed (MS_ARM_TIME) takes ms_timed_NAME,
@@ -197,9 +219,12 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args)); \
 		return ms_real.name.fn MS_GET(n, vals, args);                             \
 	}                                                                                 \
+	MS_FASTERR(id, ret, name, proto, args, cargs)                                        \
 	MS_EXPORT ret name proto                                                          \
 	{                                                                                 \
 		if (ms_unlikely(ms_armed[id])) {                                          \
+			/* a live slot first: never live where the clock is fake */       \
+			MS_FAST(ret, id, name, args);                                     \
 			/* loaded again: the unarmed test stays one compare */            \
 			if (ms_timed[id]) {                                               \
 				/* volatile: one compare against memory */                \
@@ -209,7 +234,6 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 				if (a_ & MS_ARM_TIME)                                     \
 					return ms_timed_##name args;                      \
 			}                                                                 \
-			MS_FAST(ret, id);                                                 \
 			MS_NOTE_CALLER(args);                                             \
 			return ms_armed_##name args;                                      \
 		}                                                                         \

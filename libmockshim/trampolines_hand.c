@@ -54,11 +54,11 @@ void *ms_lookup(const char *name)
 	/* what dlsym(RTLD_NEXT) gives, but dlerror()'s state stays the
 	 * program's (symbols.c); an IFUNC resolver may call back into the
 	 * shim, which then goes to the real functions */
-	ms_guard++;
+	ms_guard += MS_GUARD;
 	ms_binding++;
 	p = ms_find_symbol(name, 1);
 	ms_binding--;
-	ms_guard--;
+	ms_guard -= MS_GUARD;
 	if (!p) {
 		ms_diag("no real definition of ", name, " after libmockshim.so", NULL);
 		memcpy(&p, &missing, sizeof(p));
@@ -728,11 +728,11 @@ static void *pick_version(struct versioned *v, void *dflt, const void *caller)
 		const char *bound;
 
 		/* the loader's lock and maybe its allocations: the shim's own */
-		ms_guard++;
+		ms_guard += MS_GUARD;
 		ms_binding++;
 		bound = ms_bound_version(caller, v->name);
 		ms_binding--;
-		ms_guard--;
+		ms_guard -= MS_GUARD;
 		e = c | (bound && strcmp(bound, v->old) == 0 ? OLD_BIT : 0);
 		__atomic_store_n(&v->site[h], e, __ATOMIC_RELAXED);
 	}
@@ -742,11 +742,11 @@ static void *pick_version(struct versioned *v, void *dflt, const void *caller)
 	if (ms_unlikely(!p)) {
 		int saved = errno;
 
-		ms_guard++;
+		ms_guard += MS_GUARD;
 		ms_binding++;
 		p = dlvsym(RTLD_NEXT, v->name, v->old);
 		ms_binding--;
-		ms_guard--;
+		ms_guard -= MS_GUARD;
 		errno = saved;
 		if (!p)
 			p = dflt;

@@ -134,4 +134,17 @@ t "from=\"libc.so*\" fails only the mallocs libc makes (fopen), not the program'
 run "$M" -q -e 'will_fail_count(malloc, ENOMEM, -2, from="libc.so*")' "$P" fgets /etc/hostname
 want_rc 1; want_out "fopen: NULL ENOMEM"; done_t
 
+t "an expect_value alone on its function (its fast check): each call checked, the first that differs reported by its call number"
+run "$M" -e 'expect_value_count(read, fd, 0, -1)' "$P" readseq 4 </dev/zero
+want_rc 123; want_out "5"
+want_err_has "expect_value_count(read, fd, 0, -1): checked 5 times (always)"
+want_err_has "error: read() call 5 in probe["
+want_err_has "parameter fd: expected 0, got 3"; want_err_lacks "call 4 in"; done_t
+
+t "... and a count that runs out under the fast check is reported call by call"
+run "$M" -e 'expect_value_count(read, fd, 0, 3)' "$P" readseq 4 </dev/zero
+want_rc 123; want_err_has "3 of 3 checked"
+want_err_has "read() call 4 in probe["; want_err_has "read() call 5 in probe["
+want_err_has "no expected value left (all 3 declared were checked); got 3"; done_t
+
 finish

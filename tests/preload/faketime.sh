@@ -190,4 +190,10 @@ want_rc 125; want_err_has "fake_time needs the time first"
 run "$M" -e 'fake_time("+1d")' -e 'fake_time("+2d")' true
 want_rc 125; want_err_has "-e#2:1:1: error: a second fake_time for the same processes (the first is at -e#1:1:1)"; done_t
 
+t "a fake clock stays fake under an expectation or a from= that the calls pass by (no fast path around it)"
+run "$M" -e 'fake_time("@1700000000"); expect_value_count(clock_gettime, clockid, CLOCK_REALTIME, -1)' date +%s
+want_rc 0; want_out "1700000000"; want_err_has "checked 1 time (always)"
+run "$M" -e 'fake_time("@1700000000"); will_return_maybe(time, 5, from="libnothing.so")' "$PROBE" time
+want_rc 0; want_out "time: 1700000000 1700000000 null=1700000000"; done_t
+
 finish

@@ -276,6 +276,17 @@ int main(int argc, char **argv)
 		printf("read: %zd %s ", r, ename(errno));
 		hex(buf, r > 0 ? r : 0);
 		close(fd);
+	} else if (strcmp(cmd, "readseq") == 0 && argc == 3) {
+		/* readseq N: N reads of a byte from stdin, then one from
+		 * /dev/zero (fd 3): the bytes read */
+		int n = atoi(argv[2]), fd = open("/dev/zero", O_RDONLY);
+		long got = 0;
+		char c;
+
+		for (int i = 0; i < n; i++)
+			got += read(0, &c, 1);
+		got += read(fd, &c, 1);
+		printf("%ld\n", got);
 	} else if (strcmp(cmd, "turns") == 0 && argc == 3) {
 		/* turns N: N calls of getuid, then of read(0, buf, 1), each
 		 * with errno set before: the values, and each errno after */
