@@ -8,7 +8,8 @@
  *	bench OP N [REPS [WARMUP]]
  *				OP: read clock getpid getppid getuid malloc
  *				socket getaddrinfo decl decl_dbl floor_const
- *				floor_queue none; N calls, REPS
+ *				floor_queue floor_int floor_read floor_clock
+ *				none; N calls, REPS
  *				(default 3: the fastest is printed), after
  *				WARMUP calls (default 64)
  *	bench threads-shared T N	T threads call getpid N times each
@@ -239,6 +240,30 @@ LOOP(floor_const,
 		sink = msb_floor_const();
 )
 
+/* ... and a constant stub at the call sites of getpid, read and clock */
+LOOP(floor_int,
+	for (long i = 0; i < n; i++)
+		sink = msb_floor_int();
+)
+
+LOOP(floor_read,
+	char c;
+
+	for (long i = 0; i < n; i++)
+		if (msb_floor_read(BENCH_FD, &c, 1) != 1)
+			errors++;
+)
+
+LOOP(floor_clock,
+	struct timespec ts = { 0, 0 };
+
+	for (long i = 0; i < n; i++) {
+		if (msb_floor_clock(CLOCK_REALTIME, &ts) != 0)
+			errors++;
+		sink = ts.tv_nsec;
+	}
+)
+
 LOOP(floor_queue,
 	for (long i = 0; i < n; i++)
 		sink = msb_floor_queue();
@@ -259,7 +284,8 @@ struct op {
 
 static const struct op ops[] = {
 	OP(read), OP(clock), OP(getpid), OP(getppid), OP(getuid), OP(malloc), OP(socket),
-	OP(getaddrinfo), OP(decl), OP(decl_dbl), OP(floor_const), OP(floor_queue), OP(none),
+	OP(getaddrinfo), OP(decl), OP(decl_dbl), OP(floor_const), OP(floor_queue), OP(floor_int),
+	OP(floor_read), OP(floor_clock), OP(none),
 };
 
 /* ---- threads ---- */
@@ -350,7 +376,7 @@ int main(int argc, char **argv)
 			op = &ops[i];
 	if (!op)
 		die("unknown OP: read clock getpid getuid malloc socket getaddrinfo decl decl_dbl "
-		    "floor_const floor_queue none");
+		    "floor_const floor_queue floor_int floor_read floor_clock none");
 	n = atol(argv[2]);
 	if (argc >= 4)
 		reps = atol(argv[3]);
