@@ -23,6 +23,7 @@
 #include <sys/random.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -39,6 +40,11 @@
  * a job does) keeps the run from ending: say so. */
 #define STOPPED_WARN_MS 2000
 #define MAX_STOPPED 16
+/* watch()'s own descriptors: the signalfd, stdout, stderr, stdin, the
+ * program's pidfd; the control socket's follow */
+#define WATCH_FDS 5
+/* the longest watch() sleeps while processes of the tree are left */
+#define REAP_POLL_MS 100
 
 extern char **environ;
 
@@ -411,6 +417,7 @@ struct run {
 	int io[3][2];		/* stdin, stdout, stderr: pipes, or -1 */
 	size_t stdin_off;	/* of stdin_data, written so far */
 	int sfd;		/* signalfd: SIGCHLD, SIGINT, SIGTERM, SIGHUP */
+	int pidfd;		/* the program's, until it is reaped, or -1 */
 	int tty;		/* the terminal handed to the program, or -1 */
 	int taken;		/* the signal state below is ours to give back */
 	sigset_t old_mask;
@@ -622,6 +629,10 @@ static int start(struct mockshim_session *s, struct run *r, char *const argv[], 
 	if (r->child == 0)
 		child_exec(s, r, argv);
 	setpgid(r->child, r->child);
+	/* The program's exit wakes watch() by its pidfd too: in a threaded
+	 * host (the driver API) SIGCHLD may go to a thread that does not
+	 * block it, and the signalfd never hears of it. */
+	r->pidfd = (int)syscall(SYS_pidfd_open, r->child, 0);
 	if (r->sup && ms_sup_attach(r->sup, r->child, s->error, sizeof(s->error)) < 0)
 		fprintf(stderr, "mockrun: %s\n", s->error); /* the child exits 126 */
 	close(r->errpipe[1]);
@@ -659,6 +670,16 @@ static void forget_stopped(struct run *r, pid_t pid)
 			r->stopped[i] = r->stopped[--r->nstopped];
 }
 
+static void main_reaped(struct run *r, int st)
+{
+	r->status = st;
+	r->main_done = 1;
+	/* a reaped process's pidfd stays readable: poll it no more */
+	if (r->pidfd >= 0)
+		close(r->pidfd);
+	r->pidfd = -1;
+}
+
 /* Reaps what exited and notes what stopped; 1 when no process of the
  * tree is left. */
 static int reap(struct mockshim_session *s, struct run *r)
@@ -679,10 +700,8 @@ static int reap(struct mockshim_session *s, struct run *r)
 		if (waitpid(wi.si_pid, &st, WNOHANG) != wi.si_pid)
 			break;
 		forget_stopped(r, wi.si_pid);
-		if (wi.si_pid == r->child) {
-			r->status = st;
-			r->main_done = 1;
-		}
+		if (wi.si_pid == r->child)
+			main_reaped(r, st);
 	}
 	while ((p = waitpid(-1, &st, WNOHANG | WUNTRACED | WCONTINUED)) > 0) {
 		if (WIFCONTINUED(st)) {
@@ -697,10 +716,8 @@ static int reap(struct mockshim_session *s, struct run *r)
 			}
 		} else {
 			forget_stopped(r, p);
-			if (p == r->child) {
-				r->status = st;
-				r->main_done = 1;
-			}
+			if (p == r->child)
+				main_reaped(r, st);
 		}
 	}
 	return p < 0 && errno == ECHILD;
@@ -796,13 +813,14 @@ static void pump(struct mockshim_session *s, struct run *r, const struct pollfd 
 static void watch(struct mockshim_session *s, struct run *r)
 {
 	for (;;) {
-		struct pollfd pfd[4 + MS_CONTROL_POLLFDS] = {
+		struct pollfd pfd[WATCH_FDS + MS_CONTROL_POLLFDS] = {
 			{ .fd = r->sfd, .events = POLLIN },
 			{ .fd = r->io[1][0], .events = POLLIN },
 			{ .fd = r->io[2][0], .events = POLLIN },
 			{ .fd = r->io[0][1], .events = POLLOUT },
+			{ .fd = r->pidfd, .events = POLLIN },
 		};
-		size_t npfd = 4;
+		size_t npfd = WATCH_FDS;
 		int gone = reap(s, r);
 		int64_t t = now_ms(), wait_ms, w;
 
@@ -812,9 +830,14 @@ static void watch(struct mockshim_session *s, struct run *r)
 		wait_ms = watch_time(s, r, t);
 		if (w >= 0 && (wait_ms < 0 || w < wait_ms))
 			wait_ms = w;
+		/* Processes are left: their SIGCHLD may go to another thread
+		 * of a threaded host (see start()), so look again now and
+		 * then rather than wait for it for ever. */
+		if (!gone && (wait_ms < 0 || wait_ms > REAP_POLL_MS))
+			wait_ms = REAP_POLL_MS;
 		if (s->ctl) {
 			w = ms_control_wait_ms(s->ctl);
-			npfd += ms_control_pollfds(s->ctl, pfd + 4);
+			npfd += ms_control_pollfds(s->ctl, pfd + WATCH_FDS);
 			if (w >= 0 && (wait_ms < 0 || w < wait_ms))
 				wait_ms = w;
 		}
@@ -822,7 +845,7 @@ static void watch(struct mockshim_session *s, struct run *r)
 		    errno != EINTR)
 			break;
 		if (s->ctl)
-			ms_control_serve(s->ctl, pfd + 4, npfd - 4, s);
+			ms_control_serve(s->ctl, pfd + WATCH_FDS, npfd - WATCH_FDS, s);
 		pump(s, r, pfd);
 	}
 }
@@ -890,6 +913,8 @@ static void end_run(struct mockshim_session *s, struct run *r)
 				close(r->io[i][k]);
 	if (r->sfd >= 0)
 		close(r->sfd);
+	if (r->pidfd >= 0)
+		close(r->pidfd);
 	for (int i = 0; i < 2; i++)
 		if (r->errpipe[i] >= 0)
 			close(r->errpipe[i]);
@@ -927,6 +952,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		.errpipe = { -1, -1 },
 		.io = { { -1, -1 }, { -1, -1 }, { -1, -1 } },
 		.sfd = -1,
+		.pidfd = -1,
 		.tty = -1,
 		.child = -1,
 		.deadline = -1,

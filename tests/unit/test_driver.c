@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +178,78 @@ static void *run_bg(void *p)
 	return NULL;
 }
 
+/* A run on one thread while another takes the process's SIGCHLD (here
+ * in sigwaitinfo(), as a host that reaps its own children would): the
+ * run must still see its program end.  The program closes its output
+ * first, so only the child's exit can end the run; each run is given
+ * 10 s before the test calls it hung. */
+struct reaper {
+	pthread_t thread;
+	struct mockshim_session *s;
+	char *const *argv;
+	struct mockshim_result r;
+	int rc, done;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void *run_and_signal(void *p)
+{
+	struct reaper *w = p;
+
+	w->rc = mockshim_session_run(w->s, w->argv, NULL, &w->r);
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	pthread_cond_signal(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void test_sigchld_taken_by_another_thread(void **state)
+{
+	char *argv[] = { "sh", "-c", "exec >&- 2>&-; sleep 0.05", NULL };
+	sigset_t chld, old;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &old);
+	for (int i = 0; i < 20; i++) {
+		struct reaper w = { .s = *state, .argv = argv,
+				    .lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER };
+		struct timespec end, zero = { 0, 0 };
+		int hung = 0;
+
+		clock_gettime(CLOCK_REALTIME, &end);
+		end.tv_sec += 10;
+		assert_int_equal(pthread_create(&w.thread, NULL, run_and_signal, &w), 0);
+		pthread_mutex_lock(&w.lock);
+		while (!w.done && !hung) {
+			struct timespec tick = { 0, 10000000 };
+
+			pthread_mutex_unlock(&w.lock);
+			/* this thread takes every SIGCHLD it can */
+			sigtimedwait(&chld, NULL, &tick);
+			pthread_mutex_lock(&w.lock);
+			if (!w.done && pthread_cond_timedwait(&w.cond, &w.lock, &zero) == ETIMEDOUT) {
+				struct timespec t;
+
+				clock_gettime(CLOCK_REALTIME, &t);
+				hung = t.tv_sec > end.tv_sec;
+			}
+		}
+		pthread_mutex_unlock(&w.lock);
+		if (hung) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			fail_msg("run %d: mockshim_session_run() still waits 10 s after its program ended", i);
+		}
+		assert_int_equal(pthread_join(w.thread, NULL), 0);
+		assert_int_equal(w.rc, 0);
+		assert_true(w.r.exited);
+		assert_int_equal(w.r.exit_status, 0);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static void test_live_from_another_thread(void **state)
 {
 	struct mockshim_session *s = *state;
@@ -245,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_stdin_cwd_env, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_from_another_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sigchld_taken_by_another_thread, setup, teardown),
 		cmocka_unit_test(test_destroy_null),
 	};
 
