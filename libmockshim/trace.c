@@ -27,6 +27,42 @@ static int trace_fd = -1;
 int ms_trace_timed;
 static __thread uint64_t call_start __attribute__((tls_model("initial-exec")));
 
+/*
+ * The pid each line starts with, cached: read at open, refreshed by the
+ * fork hook (ms_trace_forked).  A vfork child shares this memory (and
+ * the vforking thread's TLS) with its parent, so it must not store here:
+ * ms_trace_vfork marks the vforking thread, and a marked thread asks the
+ * kernel on each line until it sees the parent's own pid again (the
+ * parent, resumed: one system call after each vfork).  Other threads of
+ * the parent, which run on meanwhile, keep the cache.
+ */
+static int32_t trace_pid;
+static __thread int32_t vfork_parent __attribute__((tls_model("initial-exec")));
+
+static int32_t line_pid(void)
+{
+	int32_t p;
+
+	if (ms_likely(!vfork_parent))
+		return __atomic_load_n(&trace_pid, __ATOMIC_RELAXED);
+	p = (int32_t)syscall(SYS_getpid);
+	if (p == vfork_parent)
+		vfork_parent = 0;
+	return p;
+}
+
+void ms_trace_forked(int32_t pid)
+{
+	__atomic_store_n(&trace_pid, pid, __ATOMIC_RELAXED);
+	vfork_parent = 0;
+}
+
+void ms_trace_vfork(void)
+{
+	if (trace_fd >= 0)
+		vfork_parent = __atomic_load_n(&trace_pid, __ATOMIC_RELAXED);
+}
+
 /* CLOCK_MONOTONIC in ns by the system call: clock_gettime is in the
  * catalog, and the shim calls none of its functions */
 static uint64_t now_ns(void)
@@ -55,6 +91,7 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 		trace_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 500L);
 	if (trace_fd < 0)
 		ms_diag("warning: --trace: cannot open the trace file", NULL);
+	__atomic_store_n(&trace_pid, (int32_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
 	ms_trace_timed = trace_fd >= 0 && (h->flags & MS_CHAN_TRACE_TIMED);
 }
 
@@ -78,7 +115,7 @@ static void put_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint6
 		ms_tl_c(o, ' ');
 		call_start = 0;
 	}
-	ms_tl_i(o, (int64_t)syscall(SYS_getpid));
+	ms_tl_i(o, line_pid());
 	ms_tl_c(o, ' ');
 	ms_tl_put(o, ms_exe_name());
 	ms_tl_put(o, ": ");
@@ -214,7 +251,7 @@ void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t
 		rn = k;
 	}
 	o.n = 0;
-	ms_tl_i(&o, (int64_t)syscall(SYS_getpid));
+	ms_tl_i(&o, line_pid());
 	ms_tl_c(&o, ' ');
 	ms_tl_put(&o, ms_exe_name());
 	ms_tl_put(&o, ": ");

@@ -86,6 +86,15 @@ want_err_lacks "execv("
 want_err_has "mockshim: warning: 2 --trace lines could not be written: the trace is incomplete"
 done_t
 
+t "each line carries the pid of the process that called: the parent, a fork child, a vfork child, the parent after"
+run "$M" -q --trace=getuid --trace-file "$T/pids.txt" "$PROBE" tracepids
+want_rc 0
+self=$(sed -n 's/^self //p' <<<"$out"); fk=$(sed -n 's/^fork //p' <<<"$out"); vf=$(sed -n 's/^vfork //p' <<<"$out")
+got=$(sed -E 's/^([0-9]+) probe: getuid\(\) = [0-9]+$/\1/' "$T/pids.txt" | tr '\n' ' ')
+[ "$got" = "$self $fk $vf $self $self " ] ||
+	problem "pids $got, want $self (self) $fk (fork) $vf (vfork) $self $self: $(cat "$T/pids.txt")"
+done_t
+
 t "a NULL from getenv shows no errno: getenv sets none, whatever errno holds is stale"
 # python's start-up asks getenv after calls that failed (errno ENOENT)
 run env -u PYTHONDEVMODE "$M" --trace=getenv /usr/bin/python3 -c pass
