@@ -21,16 +21,85 @@
 
 #define STR_CUT 64
 
+/*
+ * Names are compared inline, not by strcmp: a line asks about each
+ * parameter's name a dozen times, nearly all of which differ at the
+ * first byte (a library call each, through the PLT, cost more than the
+ * rest of the line).
+ */
+static inline int eq(const char *a, const char *b)
+{
+	while (*a && *a == *b)
+		a++, b++;
+	return *a == *b;
+}
+
+static inline int starts(const char *a, const char *pre)
+{
+	while (*pre && *a == *pre)
+		a++, pre++;
+	return !*pre;
+}
+
+static int contains(const char *a, const char *w)
+{
+	for (; *a; a++)
+		if (*a == *w && starts(a, w))
+			return 1;
+	return 0;
+}
+
+/* Digits are written backwards into a scratch buffer and copied once;
+ * decimal goes two digits a step. */
+static void put_digits(struct ms_tline *o, const char *t, int k)
+{
+	size_t n = (size_t)(24 - k);
+	char *d;
+
+	if (o->n >= MS_TLINE - 2)
+		return;
+	if (n > MS_TLINE - 2 - o->n)
+		n = MS_TLINE - 2 - o->n; /* cut as ms_tl_c cuts: the first digits stay */
+	d = o->buf + o->n;
+	o->n += n;
+	t += k;
+	while (n--)
+		*d++ = *t++;
+}
+
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			    "8081828384858687888990919293949596979899";
+
 void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base)
 {
 	char t[24];
-	int k = 0;
+	int k = 24;
 
-	do
-		t[k++] = "0123456789abcdef"[v % base];
-	while ((v /= base) && k < 24);
-	while (k)
-		ms_tl_c(o, t[--k]);
+	if (base == 10) {
+		while (v >= 100) {
+			const char *q = pairs + 2 * (v % 100);
+
+			v /= 100;
+			t[--k] = q[1];
+			t[--k] = q[0];
+		}
+		if (v >= 10) {
+			t[--k] = pairs[2 * v + 1];
+			t[--k] = pairs[2 * v];
+		} else {
+			t[--k] = (char)('0' + v);
+		}
+	} else if (base == 16) {
+		do
+			t[--k] = "0123456789abcdef"[v & 15];
+		while ((v >>= 4));
+	} else {
+		do
+			t[--k] = "0123456789abcdef"[v % base];
+		while ((v /= base) && k > 0);
+	}
+	put_digits(o, t, k);
 }
 
 void ms_tl_ptr(struct ms_tline *o, uint64_t v)
@@ -216,7 +285,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 {
 	const void *src = (const void *)(uintptr_t)v;
 
-	if (strcmp(p->type.strct, "timespec") == 0) {
+	if (eq(p->type.strct, "timespec")) {
 		struct timespec ts;
 
 		if (ms_read_user(&ts, src, sizeof(ts)) != sizeof(ts))
@@ -228,7 +297,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 		ms_tl_c(o, '}');
 		return 1;
 	}
-	if (strcmp(p->type.strct, "timeval") == 0) {
+	if (eq(p->type.strct, "timeval")) {
 		struct timeval tv;
 
 		if (ms_read_user(&tv, src, sizeof(tv)) != sizeof(tv))
@@ -240,7 +309,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 		ms_tl_c(o, '}');
 		return 1;
 	}
-	if (strcmp(p->type.strct, "stat") == 0) {
+	if (eq(p->type.strct, "stat")) {
 		struct stat st;
 
 		if (ms_read_user(&st, src, sizeof(st)) != sizeof(st))
@@ -252,7 +321,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 		ms_tl_put(o, ", ...}");
 		return 1;
 	}
-	if (strstr(p->type.text, "statx")) {
+	if (contains(p->type.text, "statx")) {
 		struct statx sx;
 
 		if (ms_read_user(&sx, src, sizeof(sx)) != sizeof(sx))
@@ -272,12 +341,12 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 static const char *strip(const char *name)
 {
 	/* the first letter first: most names are the catalog's */
-	return name[0] == 'S' && strncmp(name, "SYS_", 4) == 0 ? name + 4 : name;
+	return name[0] == 'S' && starts(name, "SYS_") ? name + 4 : name;
 }
 
 static int is_fn(const struct ms_fn_meta *m, const char *name)
 {
-	return strcmp(strip(m->name), name) == 0;
+	return eq(strip(m->name), name);
 }
 
 static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, uint64_t v, int filled)
@@ -287,14 +356,14 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 
 	if (p->type.tclass == MS_T_STR) {
 		ms_tl_str(o, v);
-	} else if (p->type.tclass == MS_T_PTR && strcmp(p->name, "argv") == 0 &&
-		   strncmp(strip(m->name), "exec", 4) == 0) {
+	} else if (p->type.tclass == MS_T_PTR && eq(p->name, "argv") &&
+		   starts(strip(m->name), "exec")) {
 		put_argv(o, v);
 	} else if (p->type.tclass == MS_T_PTR) {
 		/* a struct read or filled: its values; else the pointer */
-		if (!v || !(filled || strncmp(p->type.text, "const", 5) == 0) || !put_struct(o, p, v))
+		if (!v || !(filled || starts(p->type.text, "const")) || !put_struct(o, p, v))
 			ms_tl_ptr(o, v);
-	} else if ((strcmp(p->name, "flags") == 0 || strcmp(p->name, "flag") == 0) &&
+	} else if ((eq(p->name, "flags") || eq(p->name, "flag")) &&
 		   (is_fn(m, "statx") || is_fn(m, "fstatat") || is_fn(m, "newfstatat") ||
 		    is_fn(m, "faccessat") || is_fn(m, "faccessat2") || is_fn(m, "unlinkat") ||
 		    is_fn(m, "linkat") || is_fn(m, "fchownat"))) {
@@ -313,29 +382,29 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 		} else {
 			put_flags(o, iv, at_flags, N_(at_flags), 1);
 		}
-	} else if (strcmp(p->name, "mask") == 0 && is_fn(m, "statx")) {
+	} else if (eq(p->name, "mask") && is_fn(m, "statx")) {
 		put_flags(o, (int64_t)(uint32_t)v, statx_mask, N_(statx_mask), 1);
-	} else if (strcmp(p->name, "flags") == 0 &&
-		   (strncmp(strip(m->name), "send", 4) == 0 || strncmp(strip(m->name), "recv", 4) == 0)) {
+	} else if (eq(p->name, "flags") &&
+		   (starts(strip(m->name), "send") || starts(strip(m->name), "recv"))) {
 		put_flags(o, iv, msg_flags, N_(msg_flags), 1);
-	} else if (strcmp(p->name, "clockid") == 0 || strcmp(p->name, "clk_id") == 0) {
+	} else if (eq(p->name, "clockid") || eq(p->name, "clk_id")) {
 		put_name(o, iv, clocks, N_(clocks));
-	} else if (strcmp(p->name, "domain") == 0 && (is_fn(m, "socket") || is_fn(m, "socketpair"))) {
+	} else if (eq(p->name, "domain") && (is_fn(m, "socket") || is_fn(m, "socketpair"))) {
 		put_name(o, iv, families, N_(families));
-	} else if (strcmp(p->name, "type") == 0 && (is_fn(m, "socket") || is_fn(m, "socketpair"))) {
+	} else if (eq(p->name, "type") && (is_fn(m, "socket") || is_fn(m, "socketpair"))) {
 		put_name(o, iv & 0xf, sock_types, N_(sock_types));
 		if (iv & ~0xf) {
 			ms_tl_c(o, '|');
 			put_flags(o, iv & ~0xf, sock_flags, N_(sock_flags), 1);
 		}
-	} else if (strcmp(p->name, "flags") == 0 &&
+	} else if (eq(p->name, "flags") &&
 		   (is_fn(m, "open") || is_fn(m, "openat"))) {
 		put_oflags(o, iv);
-	} else if (strcmp(p->type.text, "mode_t") == 0) {
+	} else if (eq(p->type.text, "mode_t")) {
 		ms_tl_c(o, '0');
 		ms_tl_u(o, (uint32_t)v, 8);
-	} else if ((strcmp(p->name, "dirfd") == 0 || strcmp(p->name, "olddirfd") == 0 ||
-		    strcmp(p->name, "newdirfd") == 0) && iv == AT_FDCWD) {
+	} else if ((eq(p->name, "dirfd") || eq(p->name, "olddirfd") ||
+		    eq(p->name, "newdirfd")) && iv == AT_FDCWD) {
 		ms_tl_put(o, "AT_FDCWD");
 	} else if (p->type.tclass == MS_T_UINT) {
 		ms_tl_u(o, p->type.size == 4 ? (uint32_t)v : v, 10);
@@ -364,8 +433,8 @@ void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *
 	ms_tl_c(o, '(');
 	for (unsigned i = 0; i < m->nparams; i++) {
 		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */
-		if (strcmp(m->params[i].name, "mode") == 0 && i > 0 &&
-		    (strcmp(base, "open") == 0 || strcmp(base, "openat") == 0) &&
+		if (eq(m->params[i].name, "mode") && i > 0 &&
+		    (eq(base, "open") || eq(base, "openat")) &&
 		    !(a[i - 1] & O_CREAT) && (a[i - 1] & O_TMPFILE) != O_TMPFILE)
 			break;
 		if (i)

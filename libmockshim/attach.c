@@ -513,6 +513,7 @@ static void forked(void)
 	if (__atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE && ms_d.chan)
 		ms_register_pid(pid, 0);
 	ms_time_forked();
+	ms_trace_forked(pid);
 	/* the parent's live replies: this process has logged no turn yet
 	 * (a check or a skip logs nothing: it stays live) */
 	if (__atomic_load_n(&ms_fast_any, __ATOMIC_RELAXED))

@@ -380,6 +380,10 @@ MS_HIDDEN void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, cons
 			     uint64_t ret, const char *mocked_by);
 /* The line of an exec, written before it (a successful one never returns). */
 MS_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
+/* The pid the lines carry: the fork hook gives the child's; a vfork
+ * (before the real one) marks its thread, which then asks the kernel. */
+MS_HIDDEN void ms_trace_forked(int32_t pid);
+MS_HIDDEN void ms_trace_vfork(void);
 /* --trace-format chrome: each traced line starts with when the call began
  * (ms_trace_start, from ms_consult) and ended, its thread and parent. */
 extern int ms_trace_timed MS_HIDDEN;

@@ -27,6 +27,46 @@ static int trace_fd = -1;
 int ms_trace_timed;
 static __thread uint64_t call_start __attribute__((tls_model("initial-exec")));
 
+/*
+ * The pid each line starts with, cached: read at open, refreshed by the
+ * fork hook (ms_trace_forked).  A vfork child shares this memory (and
+ * the vforking thread's TLS) with its parent, so it must not store here:
+ * ms_trace_vfork marks the vforking thread, and a marked thread asks the
+ * kernel on each line until it sees the parent's own pid again (the
+ * parent, resumed: one system call after each vfork).  Other threads of
+ * the parent, which run on meanwhile, keep the cache.
+ */
+static int32_t trace_pid;
+static __thread int32_t vfork_parent __attribute__((tls_model("initial-exec")));
+
+static void cache_prefix(int32_t pid);
+
+static int32_t line_pid(void)
+{
+	int32_t p;
+
+	if (ms_likely(!vfork_parent))
+		return __atomic_load_n(&trace_pid, __ATOMIC_RELAXED);
+	p = (int32_t)syscall(SYS_getpid);
+	if (p == vfork_parent)
+		vfork_parent = 0;
+	return p;
+}
+
+void ms_trace_forked(int32_t pid)
+{
+	__atomic_store_n(&trace_pid, pid, __ATOMIC_RELAXED);
+	vfork_parent = 0;
+	if (trace_fd >= 0)
+		cache_prefix(pid);
+}
+
+void ms_trace_vfork(void)
+{
+	if (trace_fd >= 0)
+		vfork_parent = __atomic_load_n(&trace_pid, __ATOMIC_RELAXED);
+}
+
 /* CLOCK_MONOTONIC in ns by the system call: clock_gettime is in the
  * catalog, and the shim calls none of its functions */
 static uint64_t now_ns(void)
@@ -55,7 +95,58 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 		trace_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 500L);
 	if (trace_fd < 0)
 		ms_diag("warning: --trace: cannot open the trace file", NULL);
+	__atomic_store_n(&trace_pid, (int32_t)syscall(SYS_getpid), __ATOMIC_RELAXED);
+	if (trace_fd >= 0)
+		cache_prefix(trace_pid);
 	ms_trace_timed = trace_fd >= 0 && (h->flags & MS_CHAN_TRACE_TIMED);
+}
+
+/*
+ * "PID EXE: ", the same on every line of a process: built at open and
+ * after fork (one thread then), copied in 8-byte words; a vfork child,
+ * whose pid is not the cached one, builds its own.
+ */
+#define PREFIX_MAX 128
+static char prefix[PREFIX_MAX + 8];
+static size_t prefix_n;
+static int32_t prefix_pid;
+
+static void build_prefix(struct ms_tline *o, int32_t pid)
+{
+	ms_tl_i(o, pid);
+	ms_tl_c(o, ' ');
+	ms_tl_put(o, ms_exe_name());
+	ms_tl_put(o, ": ");
+}
+
+static void cache_prefix(int32_t pid)
+{
+	struct ms_tline t;
+
+	t.n = 0;
+	build_prefix(&t, pid);
+	__atomic_store_n(&prefix_pid, 0, __ATOMIC_RELAXED);
+	if (t.n > PREFIX_MAX)
+		return;
+	memcpy(prefix, t.buf, t.n);
+	prefix_n = t.n;
+	__atomic_store_n(&prefix_pid, pid, __ATOMIC_RELEASE);
+}
+
+static void put_prefix(struct ms_tline *o)
+{
+	int32_t pid = line_pid();
+
+	if (ms_likely(pid == __atomic_load_n(&prefix_pid, __ATOMIC_ACQUIRE))) {
+		/* after at most the timed fields: MS_TLINE has room to spare */
+		char *d = o->buf + o->n;
+
+		for (size_t i = 0; i < prefix_n; i += 8)
+			__builtin_memcpy(d + i, prefix + i, 8);
+		o->n += prefix_n;
+		return;
+	}
+	build_prefix(o, pid);
 }
 
 /* "PID EXE: FN(ARGS)" into o; filled: the call succeeded, its outputs
@@ -78,10 +169,7 @@ static void put_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint6
 		ms_tl_c(o, ' ');
 		call_start = 0;
 	}
-	ms_tl_i(o, (int64_t)syscall(SYS_getpid));
-	ms_tl_c(o, ' ');
-	ms_tl_put(o, ms_exe_name());
-	ms_tl_put(o, ": ");
+	put_prefix(o);
 	ms_tl_call(o, m, a, filled);
 }
 
@@ -214,10 +302,7 @@ void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t
 		rn = k;
 	}
 	o.n = 0;
-	ms_tl_i(&o, (int64_t)syscall(SYS_getpid));
-	ms_tl_c(&o, ' ');
-	ms_tl_put(&o, ms_exe_name());
-	ms_tl_put(&o, ": ");
+	put_prefix(&o);
 	ms_tl_put(&o, name);
 	ms_tl_c(&o, '(');
 	p = *open ? open + 1 : open;

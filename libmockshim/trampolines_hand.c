@@ -682,7 +682,9 @@ struct vfork_reply ms_vfork_prepare(const void *caller)
 	if (ms_unlikely(ms_armed[MS_ID_vfork]) && ms_consult(MS_ID_vfork, a, &v, caller) == 1) {
 		r.mocked = 1;
 		r.value = v;
+		return r;
 	}
+	ms_trace_vfork();
 	return r;
 }
 

@@ -595,6 +595,30 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, NULL, 0);
 		printf("parent %u\n", getuid());
+	} else if (strcmp(cmd, "tracepids") == 0) {
+		/* getuid in this process, a fork child, a vfork child, and
+		 * this process again; each pid on stdout, for --trace's lines */
+		pid_t pid;
+
+		printf("self %d\n", (int)getpid());
+		(void)getuid();
+		fflush(stdout);
+		pid = fork();
+		if (pid == 0) {
+			(void)getuid();
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+		printf("fork %d\n", (int)pid);
+		pid = vfork();
+		if (pid == 0) {
+			(void)getuid();
+			_exit(0);
+		}
+		waitpid(pid, NULL, 0);
+		printf("vfork %d\n", (int)pid);
+		(void)getuid();
+		(void)getuid();
 	} else if (strcmp(cmd, "sigloop") == 0 && argc == 3) {
 		/* the mocked path from a signal handler: SIGALRM every 100us
 		 * calls getuid while the main loop calls it too */

@@ -86,6 +86,30 @@ want_err_lacks "execv("
 want_err_has "mockshim: warning: 2 --trace lines could not be written: the trace is incomplete"
 done_t
 
+t "each line carries the pid of the process that called: the parent, a fork child, a vfork child, the parent after"
+run "$M" -q --trace=getuid --trace-file "$T/pids.txt" "$PROBE" tracepids
+want_rc 0
+self=$(sed -n 's/^self //p' <<<"$out"); fk=$(sed -n 's/^fork //p' <<<"$out"); vf=$(sed -n 's/^vfork //p' <<<"$out")
+got=$(sed -E 's/^([0-9]+) probe: getuid\(\) = [0-9]+$/\1/' "$T/pids.txt" | tr '\n' ' ')
+[ "$got" = "$self $fk $vf $self $self " ] ||
+	problem "pids $got, want $self (self) $fk (fork) $vf (vfork) $self $self: $(cat "$T/pids.txt")"
+done_t
+
+t "integers at each digit-count edge, negative and the extremes, as the line shows them"
+run "$M" -q --trace=lseek,open,openat --trace-file "$T/num.txt" /usr/bin/python3 -c '
+import os
+fd = os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC)
+for v in (0, 9, 10, 99, 100, 1000, 123456789, -1, -10, -9223372036854775808, 9223372036854775807):
+    os.lseek(fd, v, 0)
+'
+want_rc 0
+fd=$(sed -nE 's/^[0-9]+ python3[.0-9]*: open(at)?\((AT_FDCWD, )?"\/dev\/null", O_RDONLY\|O_CLOEXEC\) = ([0-9]+)$/\3/p' "$T/num.txt")
+[ -n "$fd" ] || problem "no open line: $(cat "$T/num.txt")"
+got=$(sed -nE "s/^[0-9]+ python3[.0-9]*: lseek\($fd, (-?[0-9]+), 0\) = 0\$/\1/p" "$T/num.txt" | tr '\n' ' ')
+want="0 9 10 99 100 1000 123456789 -1 -10 -9223372036854775808 9223372036854775807 "
+[ "$got" = "$want" ] || problem "offsets '$got', want '$want': $(cat "$T/num.txt")"
+done_t
+
 t "a NULL from getenv shows no errno: getenv sets none, whatever errno holds is stale"
 # python's start-up asks getenv after calls that failed (errno ENOENT)
 run env -u PYTHONDEVMODE "$M" --trace=getenv /usr/bin/python3 -c pass
