@@ -707,12 +707,17 @@ struct ms_chan_pair {
 /* 0 or -errno (nothing left open then); raw system calls only. */
 int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
 		      uint64_t token, struct ms_chan_pair *out);
-/* The same for a driver that keeps its own copy of the spec: own
- * (ms_channel_size() bytes, zeroed) gets the spec, and the memfd is
- * written from it; out->spec is then NULL (the memfd is not mapped)
- * unless spec has room for live statements, whose writable mapping stays. */
+/* The same for a driver that keeps its own copy of the spec: *own gets a
+ * copy of the memfd's ms_channel_size() bytes, in memory from
+ * own_alloc(arg, size), which is called once the spec's arrays are read
+ * no more (the caller may free them then); *own, when not NULL, is the
+ * caller's to free, failure or not.  Unless spec has room for live
+ * statements (whose writable mapping stays), the memfd is written from
+ * the spec's arrays and not mapped (out->spec NULL): a large spec is then
+ * never in memory twice. */
 int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-			  uint64_t token, void *own, struct ms_chan_pair *out);
+			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t),
+			  void *arg, struct ms_chan_pair *out);
 /* Whether memfd fd still holds the size bytes at own: read in pieces, so
  * that the check maps and copies nothing of a large spec. */
 int ms_channel_same(long fd, const void *own, uint64_t size);
