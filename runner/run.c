@@ -356,6 +356,10 @@ static void drop_spec(struct ms_spec *spec)
 	spec->nrules = spec->cap_rules = spec->nouts = spec->cap_outs = 0;
 	spec->nexpects = spec->cap_expects = spec->norders = spec->cap_orders = 0;
 	spec->nconds = spec->cap_conds = 0;
+	/* the strings too: the channel's pool is the copy the report reads */
+	free(spec->pool);
+	spec->pool = NULL;
+	spec->pool_len = spec->pool_cap = 0;
 }
 
 
