@@ -32,7 +32,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 19u
+#define MS_CHAN_ABI 20u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -289,7 +289,7 @@ struct ms_rule {
 	uint8_t lean;		/* ms_rule_lean(): the shim's fast path may answer */
 	uint64_t delay_ns;
 	uint32_t prob;		/* probability=P: P * 2^32 (P < 1), 0: every call */
-	uint8_t reserved[44];
+	uint32_t reserved;
 };
 
 enum ms_out_kind_chan {
@@ -630,7 +630,10 @@ static inline const struct ms_rec_out *ms_rec_next(const struct ms_rec_out *o)
 	return (const struct ms_rec_out *)((const char *)(o + 1) + ms_rec_pad(o->len));
 }
 _Static_assert(sizeof(struct ms_event) == 256, "event layout");
-_Static_assert(sizeof(struct ms_rule) == 128, "rule layout");
+/* 88 bytes, not a cache line: a spec holds up to millions of rules, which
+ * mockrun writes and reads back whole; the call path reads the function's
+ * fast slot, not the rule */
+_Static_assert(sizeof(struct ms_rule) == 88, "rule layout");
 _Static_assert(sizeof(struct ms_rule_state) == 64 && sizeof(struct ms_fn_state) == 64,
 	       "state layout: a cache line per rule and per function");
 _Static_assert(sizeof(struct ms_chan_hdr) % 8 == 0 && sizeof(struct ms_state_hdr) % 64 == 0,
@@ -704,12 +707,17 @@ struct ms_chan_pair {
 /* 0 or -errno (nothing left open then); raw system calls only. */
 int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
 		      uint64_t token, struct ms_chan_pair *out);
-/* The same for a driver that keeps its own copy of the spec: own
- * (ms_channel_size() bytes, zeroed) gets the spec, and the memfd is
- * written from it; out->spec is then NULL (the memfd is not mapped)
- * unless spec has room for live statements, whose writable mapping stays. */
+/* The same for a driver that keeps its own copy of the spec: *own gets a
+ * copy of the memfd's ms_channel_size() bytes, in memory from
+ * own_alloc(arg, size), which is called once the spec's arrays are read
+ * no more (the caller may free them then); *own, when not NULL, is the
+ * caller's to free, failure or not.  Unless spec has room for live
+ * statements (whose writable mapping stays), the memfd is written from
+ * the spec's arrays and not mapped (out->spec NULL): a large spec is then
+ * never in memory twice. */
 int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-			  uint64_t token, void *own, struct ms_chan_pair *out);
+			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t),
+			  void *arg, struct ms_chan_pair *out);
 /* Whether memfd fd still holds the size bytes at own: read in pieces, so
  * that the check maps and copies nothing of a large spec. */
 int ms_channel_same(long fd, const void *own, uint64_t size);

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -224,11 +225,12 @@ static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, cons
 	h->st_times_off = l->st_times;
 }
 
-/* The functions outside the catalog (module, declared, SYS_). */
-static void write_dyn(const struct ms_spec *spec, struct ms_chan_hdr *h)
+/* The functions outside the catalog (module, declared, SYS_): d, spec->ndyn
+ * of them, zeroed. */
+static void write_dyn(const struct ms_spec *spec, struct ms_chan_dyn *d0)
 {
 	for (uint32_t i = 0; i < spec->ndyn; i++) {
-		struct ms_chan_dyn *d = (struct ms_chan_dyn *)ms_chan_at(h, h->dyn_off) + i;
+		struct ms_chan_dyn *d = d0 + i;
 		const struct ms_fn_meta *m = spec->dyn[i];
 
 		d->name = m->pool_name;
@@ -250,25 +252,13 @@ static void write_dyn(const struct ms_spec *spec, struct ms_chan_hdr *h)
 	}
 }
 
-void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
-		      uint32_t flags)
+/* The function table's counts, first indexes and flags, all but the
+ * lean mark, which depends on the rules (fns: h->nfns, zeroed). */
+static void fill_fns(const struct ms_spec *spec, const struct ms_chan_hdr *h,
+		     struct ms_chan_fn *fns)
 {
-	struct ms_chan_hdr *h = map;
-	struct ms_chan_fn *fns;
-	struct ms_rule *rules;
-	struct ms_expect *expects;
-	struct layout l;
 	uint32_t n = 0, x = 0;
 
-	compute(spec, events_cap, &l);
-	write_header(spec, h, &l, size, events_cap, flags);
-	fns = ms_chan_at(h, h->fns_off);
-	rules = ms_chan_at(h, h->rules_off);
-	expects = ms_chan_at(h, h->expects_off);
-	write_dyn(spec, h);
-	/* Grouped by function, declaration order kept within one: counted,
-	 * then placed (one pass over the statements, not one per function) */
-	memset(fns, 0, h->nfns * sizeof(*fns));
 	for (uint32_t i = 0; i < spec->nrules; i++)
 		fns[spec->rules[i].stmt.fn].nrules++;
 	for (uint32_t i = 0; i < spec->nexpects; i++)
@@ -278,19 +268,6 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 		fns[fn].first_expect = x;
 		n += fns[fn].nrules;
 		x += fns[fn].nexpects;
-		fns[fn].nrules = fns[fn].nexpects = 0;
-	}
-	for (uint32_t i = 0; i < spec->nrules; i++) {
-		struct ms_chan_fn *c = &fns[spec->rules[i].stmt.fn];
-		struct ms_rule *r = &rules[c->first_rule + c->nrules++];
-
-		*r = spec->rules[i];
-		r->lean = ms_rule_lean(r);
-	}
-	for (uint32_t i = 0; i < spec->nexpects; i++) {
-		struct ms_chan_fn *c = &fns[spec->expects[i].stmt.fn];
-
-		expects[c->first_expect + c->nexpects++] = spec->expects[i];
 	}
 	for (uint32_t i = 0; i < spec->ndyn; i++)
 		if ((spec->dyn[i]->declared || spec->dyn[i]->syscall) && spec->dyn[i]->traced)
@@ -313,6 +290,41 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
 		if (ms_exec_row(fn))
 			fns[fn].flags |= MS_FF_EXEC;
+}
+
+void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,
+		      uint32_t flags)
+{
+	struct ms_chan_hdr *h = map;
+	struct ms_chan_fn *fns;
+	struct ms_rule *rules;
+	struct ms_expect *expects;
+	struct layout l;
+
+	compute(spec, events_cap, &l);
+	write_header(spec, h, &l, size, events_cap, flags);
+	fns = ms_chan_at(h, h->fns_off);
+	rules = ms_chan_at(h, h->rules_off);
+	expects = ms_chan_at(h, h->expects_off);
+	write_dyn(spec, ms_chan_at(h, h->dyn_off));
+	/* Grouped by function, declaration order kept within one: counted,
+	 * then placed (one pass over the statements, not one per function) */
+	memset(fns, 0, h->nfns * sizeof(*fns));
+	fill_fns(spec, h, fns);
+	for (uint32_t fn = 0; fn < h->nfns; fn++)
+		fns[fn].nrules = fns[fn].nexpects = 0;
+	for (uint32_t i = 0; i < spec->nrules; i++) {
+		struct ms_chan_fn *c = &fns[spec->rules[i].stmt.fn];
+		struct ms_rule *r = &rules[c->first_rule + c->nrules++];
+
+		*r = spec->rules[i];
+		r->lean = ms_rule_lean(r);
+	}
+	for (uint32_t i = 0; i < spec->nexpects; i++) {
+		struct ms_chan_fn *c = &fns[spec->expects[i].stmt.fn];
+
+		expects[c->first_expect + c->nexpects++] = spec->expects[i];
+	}
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
 		if (ms_fn_lean(h, &fns[fn], rules))
 			fns[fn].flags = ms_fn_lean(h, &fns[fn], rules);
@@ -350,13 +362,13 @@ static long memfd_sized(const char *name, uint64_t size)
 	return fd;
 }
 
-/* All of buf (n bytes) into fd from offset 0: 0, or -1 with errno set. */
-static int write_all(long fd, const char *buf, uint64_t n)
+/* All of buf (n bytes) into fd at offset off: 0, or -1 with errno set. */
+static int write_at(long fd, const char *buf, uint64_t n, uint64_t off)
 {
 	uint64_t done = 0;
 
 	while (done < n) {
-		long k = syscall(SYS_pwrite64, fd, buf + done, (long)(n - done), (long)done);
+		long k = syscall(SYS_pwrite64, fd, buf + done, (long)(n - done), (long)(off + done));
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -370,27 +382,203 @@ static int write_all(long fd, const char *buf, uint64_t n)
 	return 0;
 }
 
+/* Bytes bound for the memfd at increasing offsets, gathered in pieces of
+ * STREAM_BUF: the spec's layout is written without a copy of it whole. */
+#define STREAM_BUF (64u << 10)
+
+struct stream {
+	long fd;
+	int err;		/* errno of the first failed write, else 0 */
+	uint64_t off;		/* of buf[0] */
+	uint32_t len;
+	char buf[STREAM_BUF];
+};
+
+static void stream_flush(struct stream *w)
+{
+	if (w->len && !w->err && write_at(w->fd, w->buf, w->len, w->off) != 0)
+		w->err = errno ? errno : EIO;
+	w->len = 0;
+}
+
+static void stream_put(struct stream *w, uint64_t off, const void *p, uint64_t n)
+{
+	if (w->len && (off != w->off + w->len || w->len + n > STREAM_BUF))
+		stream_flush(w);
+	if (n >= STREAM_BUF) {
+		if (!w->err && write_at(w->fd, p, n, off) != 0)
+			w->err = errno ? errno : EIO;
+		return;
+	}
+	if (!w->len)
+		w->off = off;
+	memcpy(w->buf + w->len, p, n);
+	w->len += (uint32_t)n;
+}
+
+/*
+ * ms_channel_write()'s layout, written into the memfd fd (size bytes, all
+ * zeros) straight from the spec's arrays: the rules and expectations are
+ * placed by an index (4 bytes a statement), so that a large spec is never
+ * held twice.  The memfd holds the same bytes as ms_channel_write's map.
+ * 0 or -errno.
+ */
+static int write_fd(const struct ms_spec *spec, long fd, uint64_t size, uint32_t events_cap,
+		    uint32_t flags)
+{
+	uint32_t nfns = MS_FN_COUNT + spec->ndyn, nidx;
+	uint32_t *idx, *at;
+	struct ms_chan_hdr *h;
+	struct ms_chan_dyn *dyn;
+	struct stream *w;
+	struct ms_chan_fn *fns;
+	struct layout l;
+	uint64_t sz[5], mem_size;
+	char *mem;
+	int r;
+
+	compute(spec, events_cap, &l);
+	nidx = spec->nrules > spec->nexpects ? spec->nrules : spec->nexpects;
+	/* one anonymous mapping for the pieces (zeroed): this file calls no
+	 * catalog function, the shim links it */
+	sz[0] = align8(l.rules);
+	sz[1] = align8((uint64_t)spec->ndyn * sizeof(*dyn));
+	sz[2] = align8(sizeof(*w));
+	sz[3] = align8((uint64_t)nidx * sizeof(*idx));
+	sz[4] = align8((uint64_t)nfns * sizeof(*at));
+	mem_size = sz[0] + sz[1] + sz[2] + sz[3] + sz[4];
+	mem = (char *)syscall(SYS_mmap, NULL, (long)mem_size, (long)(PROT_READ | PROT_WRITE),
+			      (long)(MAP_PRIVATE | MAP_ANONYMOUS), -1L, 0L);
+	if (mem == MAP_FAILED)
+		return -ENOMEM;
+	h = (struct ms_chan_hdr *)mem;
+	dyn = (struct ms_chan_dyn *)(mem + sz[0]);
+	w = (struct stream *)(mem + sz[0] + sz[1]);
+	idx = (uint32_t *)(mem + sz[0] + sz[1] + sz[2]);
+	at = (uint32_t *)(mem + sz[0] + sz[1] + sz[2] + sz[3]);
+	w->fd = fd;
+	w->err = 0;
+	w->len = 0;
+	w->off = 0;
+	write_header(spec, h, &l, size, events_cap, flags);
+	fns = ms_chan_at(h, h->fns_off);
+	fill_fns(spec, h, fns);
+	/* the rules by function, each function's in declaration order, and
+	 * its lean mark (ms_fn_lean) as they pass */
+	for (uint32_t fn = 0; fn < nfns; fn++)
+		at[fn] = fns[fn].first_rule;
+	for (uint32_t i = 0; i < spec->nrules; i++)
+		idx[at[spec->rules[i].stmt.fn]++] = i;
+	for (uint32_t fn = 0, k = 0; fn < nfns; fn++) {
+		struct ms_chan_fn *f = &fns[fn];
+		uint32_t lean = MS_FF_LEAN;
+
+		if ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects || !f->nrules ||
+		    (h->flags & MS_CHAN_LOG_CALLS))
+			lean = 0;
+		for (uint32_t e = k + f->nrules; k < e; k++) {
+			struct ms_rule rule = spec->rules[idx[k]];
+
+			rule.lean = ms_rule_lean(&rule);
+			if (!ms_rule_plain(&rule) || rule.stmt.in_glob || rule.stmt.from_glob)
+				lean = 0;
+			else if (rule.stmt.ncond && lean)
+				lean = MS_FF_LEAN_AIMED;
+			stream_put(w, l.rules + (uint64_t)k * sizeof(rule), &rule, sizeof(rule));
+		}
+		if (fn < MS_FN_COUNT && lean)
+			f->flags = lean;
+	}
+	for (uint32_t fn = 0; fn < nfns; fn++)
+		at[fn] = fns[fn].first_expect;
+	for (uint32_t i = 0; i < spec->nexpects; i++)
+		idx[at[spec->expects[i].stmt.fn]++] = i;
+	for (uint32_t k = 0; k < spec->nexpects; k++)
+		stream_put(w, l.expects + (uint64_t)k * sizeof(struct ms_expect),
+			   &spec->expects[idx[k]], sizeof(struct ms_expect));
+	stream_put(w, l.outs, spec->outs, (uint64_t)spec->nouts * sizeof(struct ms_out));
+	stream_put(w, l.orders, spec->orders, (uint64_t)spec->norders * sizeof(struct ms_order));
+	stream_put(w, l.conds, spec->conds, (uint64_t)spec->nconds * sizeof(struct ms_cond));
+	stream_put(w, l.ftimes, spec->ftimes, (uint64_t)spec->nftimes * sizeof(struct ms_ftime));
+	write_dyn(spec, dyn);
+	stream_put(w, l.dyn, dyn, (uint64_t)spec->ndyn * sizeof(*dyn));
+	/* the pool's closing NUL is the memfd's zero */
+	stream_put(w, l.pool, spec->pool, spec->pool_len);
+	stream_put(w, 0, h, l.rules);
+	stream_flush(w);
+	r = -w->err;
+	syscall(SYS_munmap, mem, (long)mem_size);
+	return r;
+}
+
+/* All of the memfd fd (n bytes) into buf: 0, or -1 with errno set. */
+static int read_all(long fd, char *buf, uint64_t n)
+{
+	uint64_t done = 0;
+
+	while (done < n) {
+		long k = syscall(SYS_pread64, fd, buf + done, (long)(n - done), (long)done);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (k == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* The n bytes at p, about to be written whole: their pages faulted in by
+ * one call, not one fault each (a kernel without MADV_POPULATE_WRITE
+ * leaves them to the faults). */
+static void populate(void *p, uint64_t n)
+{
+	uintptr_t a = (uintptr_t)p & ~(uintptr_t)4095, e = (uintptr_t)p + n;
+
+	if (n >= (1u << 20))
+		syscall(SYS_madvise, (long)a, (long)(e - a), (long)MADV_POPULATE_WRITE);
+}
+
 static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-		  uint64_t token, void *own, struct ms_chan_pair *out)
+		  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t), void *arg,
+		  struct ms_chan_pair *out)
 {
 	uint64_t size = ms_channel_size(spec, events_cap),
 		 state_size = ms_channel_state_size(spec, events_cap);
-	void *map = MAP_FAILED, *state = MAP_FAILED;
+	void *map = MAP_FAILED, *state = MAP_FAILED, *copy = NULL;
 	long sfd, tfd = -1, r;
 
 	memset(out, 0, sizeof(*out));
 	out->spec_fd = out->state_fd = -1;
+	if (own)
+		*own = NULL;
 	sfd = memfd_sized("mockshim-spec", size);
 	if (sfd < 0)
 		return (int)sfd;
 	if (own && !spec->live_cap) {
 		/* The driver's copy is the one it reads: the memfd is written
-		 * from it and never mapped here, so that a large spec is in
-		 * this process's memory once, not twice. */
-		ms_channel_write(spec, own, size, events_cap, flags);
-		if (write_all(sfd, own, size) != 0 ||
-		    syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+		 * from the spec's arrays, which may go then (own_alloc), and
+		 * read back into the copy before any other process has it;
+		 * it is never mapped here, so that a large spec is in this
+		 * process's memory once, not twice. */
+		r = write_fd(spec, sfd, size, events_cap, flags);
+		if (r < 0) {
+			errno = (int)-r;
+			goto fail;
+		}
+		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
 			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+		copy = own_alloc(arg, size);
+		if (!copy) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		populate(copy, size);
+		if (read_all(sfd, copy, size) != 0)
 			goto fail;
 		goto state;
 	}
@@ -399,8 +587,14 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 	if (map == MAP_FAILED)
 		goto fail;
 	ms_channel_write(spec, map, size, events_cap, flags);
-	if (own)
-		memcpy(own, map, size);
+	if (own) {
+		copy = own_alloc(arg, size);
+		if (!copy) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		memcpy(copy, map, size);
+	}
 	if (spec->live_cap) {
 		/* live statements: this mapping stays the only writable one */
 		out->spec_rw = map;
@@ -433,16 +627,20 @@ state:
 				(long)MAP_SHARED, tfd, 0L);
 	if (state == MAP_FAILED)
 		goto fail;
-	ms_state_init(map != MAP_FAILED ? map : own, state, token);
+	ms_state_init(map != MAP_FAILED ? map : copy, state, token);
 	out->spec_fd = (int)sfd;
 	out->state_fd = (int)tfd;
 	out->spec = map != MAP_FAILED ? map : NULL;
 	out->state = state;
 	out->spec_size = size;
 	out->state_size = state_size;
+	if (own)
+		*own = copy;
 	return 0;
 fail:
 	r = -errno;
+	if (own)
+		*own = copy;	/* the caller's to free */
 	if (map != MAP_FAILED)
 		syscall(SYS_munmap, map, (long)size);
 	if (out->spec_rw)
@@ -457,13 +655,14 @@ fail:
 int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
 		      uint64_t token, struct ms_chan_pair *out)
 {
-	return create(spec, events_cap, flags, token, NULL, out);
+	return create(spec, events_cap, flags, token, NULL, NULL, NULL, out);
 }
 
 int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-			  uint64_t token, void *own, struct ms_chan_pair *out)
+			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t),
+			  void *arg, struct ms_chan_pair *out)
 {
-	return create(spec, events_cap, flags, token, own, out);
+	return create(spec, events_cap, flags, token, own, own_alloc, arg, out);
 }
 
 int ms_channel_same(long fd, const void *own, uint64_t size)

@@ -227,29 +227,29 @@ struct item rp_item_at(const struct ms_report_in *s, uint32_t i)
 	memset(&it, 0, sizeof(it));
 	it.index = i;
 	if (i < h->nrules) {
-		const struct ms_rule_state *rs = ms_state_at(live(s), h->st_rules_off);
+		const struct ms_rule_state *rs = rule_state_at(s, i);
 
 		it.table = IT_RULE;
 		st = &rule_at(s, i)->stmt;
 		it.kind = rule_at(s, i)->kind;
-		it.consumed = rule_consumed(s, i);
-		it.passed = rs[i].passed;
-		it.declined = rs[i].declined;
+		it.consumed = rs->consumed;
+		it.passed = rs->passed;
+		it.declined = rs->declined;
 	} else if ((it.index = i -= h->nrules) < h->nexpects) {
-		cs = ms_state_at(live(s), h->st_expects_off);
+		cs = count_state_at(s, h->st_expects_off, i);
 		it.table = IT_EXPECT;
 		st = &expect_at(s, i)->stmt;
 		it.kind = expect_at(s, i)->kind;
-		it.consumed = expect_consumed(s, i);
-		it.passed = cs[i].passed;
+		it.consumed = cs->consumed;
+		it.passed = cs->passed;
 	} else {
-		cs = ms_state_at(live(s), h->st_orders_off);
 		it.index = i -= h->nexpects;
+		cs = count_state_at(s, h->st_orders_off, i);
 		it.table = IT_ORDER;
 		st = &order_at(s, i)->stmt;
 		it.kind = order_at(s, i)->kind;
-		it.consumed = order_consumed(s, i);
-		it.passed = cs[i].passed;
+		it.consumed = cs->consumed;
+		it.passed = cs->passed;
 	}
 	it.stmt = *st;
 	return it;

@@ -15,10 +15,14 @@
 struct ms_chan_hdr;
 struct ms_state_hdr;
 
+#define MS_HELD_PAGE 4096u
+
 struct ms_report_in {
 	const struct ms_chan_hdr *spec;	/* the spec: sealed, nobody could change it */
 	void *state;		/* a private copy of the state, audited */
 	uint64_t state_size;
+	uint8_t *held;		/* a bit per MS_HELD_PAGE of state: read from the
+				 * memfd (the rest zeros); NULL: all of it */
 	const char *tampered;	/* why the state cannot be trusted, or NULL */
 	int32_t tamper_pid;	/* the process an impossible event names, or 0 */
 	uint32_t lost_failures;	/* failure events a process died writing */

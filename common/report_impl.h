@@ -76,6 +76,10 @@ void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_even
 void rp_leftover_text(FILE *f, const struct ms_report_in *s, const struct item *it,
 		      const char *indent);
 struct item *rp_sorted_items(const struct ms_report_in *s);
+/* The items' indexes in report order, or NULL when that is theirs (the
+ * channel groups statements by function, each group in order: a spec
+ * about one function needs no array) or when out of memory (*ok 0). */
+uint32_t *rp_sorted_order(const struct ms_report_in *s, int *ok);
 void rp_unbound_declared(const struct ms_report_in *s, FILE *out, const char *prefix);
 void rp_report_text(struct ms_report_in *s, FILE *out);
 uint32_t rp_case_of(const struct ms_report_in *s, const struct cases *c, const struct ms_event *e);

@@ -563,6 +563,42 @@ struct item *rp_sorted_items(const struct ms_report_in *s)
 	return v;
 }
 
+static int index_cmp(const void *a, const void *b, void *arg)
+{
+	const struct ms_report_in *s = arg;
+	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+	struct item x = rp_item_at(s, i), y = rp_item_at(s, j);
+	int c = rp_item_cmp(&x, &y);
+
+	/* ties in index order: as the stable sort of the items had them */
+	return c ? c : i < j ? -1 : i > j;
+}
+
+uint32_t *rp_sorted_order(const struct ms_report_in *s, int *ok)
+{
+	uint32_t n = rp_nitems(s), *v, i;
+	struct item prev, it;
+
+	*ok = 1;
+	memset(&prev, 0, sizeof(prev));
+	for (i = 0; i < n; i++, prev = it) {
+		it = rp_item_at(s, i);
+		if (i && rp_item_cmp(&prev, &it) > 0)
+			break;
+	}
+	if (i == n)
+		return NULL;
+	v = malloc(n * sizeof(*v));
+	if (!v) {
+		*ok = 0;
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = i;
+	qsort_r(v, n, sizeof(*v), index_cmp, (void *)s);
+	return v;
+}
+
 /* Declared functions no attached process had a definition of: their
  * statements could never apply. */
 void rp_unbound_declared(const struct ms_report_in *s, FILE *out, const char *prefix)

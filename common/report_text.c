@@ -36,14 +36,15 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 	char status[160], procs[600], buf[600];
 	unsigned failures = ms_report_failures(s);
 	uint32_t shown = rp_failure_events(s), n = rp_nitems(s);
-	struct item *items = rp_sorted_items(s);
+	int ok;
+	uint32_t *order = rp_sorted_order(s, &ok);
 
 	rp_describe_status(s, status, sizeof(status));
 	if (s->tampered) {
 		rp_tamper_line(out, s, "");
 		fprintf(out, "mockshim: %s %s\n", s->program, status);
 		fprintf(out, "mockshim: FAILED: no verdict: the channel was tampered with\n");
-		free(items);
+		free(order);
 		return;
 	}
 	rp_processes(s, procs, sizeof(procs));
@@ -72,21 +73,23 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 	if (live(s)->trace_lost)
 		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the trace "
 			     "is incomplete\n", live(s)->trace_lost, live(s)->trace_lost == 1 ? "" : "s");
-	if (s->verbosity >= MOCKSHIM_NORMAL && items) {
+	if (s->verbosity >= MOCKSHIM_NORMAL && ok) {
 		for (uint32_t i = 0; i < n; i++) {
-			rp_count_str(status, sizeof(status), &items[i]);
+			struct item it = rp_item_at(s, order ? order[i] : i);
+
+			rp_count_str(status, sizeof(status), &it);
 			buf[0] = '\0';
-			if (items[i].table == IT_RULE)
-				rp_consumers(s, MS_EV_CONSUME, items[i].index, buf, sizeof(buf));
-			fprintf(out, "  %s:%u:%u: %s: %s%s%s", str(s, items[i].stmt.src), items[i].stmt.line,
-				items[i].stmt.col, rp_stmt_text(s, items[i].stmt.text), status, buf[0] ? ", by " : "",
+			if (it.table == IT_RULE)
+				rp_consumers(s, MS_EV_CONSUME, it.index, buf, sizeof(buf));
+			fprintf(out, "  %s:%u:%u: %s: %s%s%s", str(s, it.stmt.src), it.stmt.line,
+				it.stmt.col, rp_stmt_text(s, it.stmt.text), status, buf[0] ? ", by " : "",
 				buf);
-			if (items[i].passed)
-				fprintf(out, "; %u call%s passed it by", items[i].passed,
-					items[i].passed == 1 ? "" : "s");
-			if (items[i].declined)
-				fprintf(out, "; %u call%s not drawn (probability=)", items[i].declined,
-					items[i].declined == 1 ? "" : "s");
+			if (it.passed)
+				fprintf(out, "; %u call%s passed it by", it.passed,
+					it.passed == 1 ? "" : "s");
+			if (it.declined)
+				fprintf(out, "; %u call%s not drawn (probability=)", it.declined,
+					it.declined == 1 ? "" : "s");
 			fputc('\n', out);
 		}
 	}
@@ -131,9 +134,12 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 	if (rp_failed_checks(s) > shown)
 		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
 			rp_failed_checks(s) - shown, h->events_cap);
-	for (uint32_t i = 0; items && i < n; i++)
-		if (rp_leftover(s, &items[i]))
-			rp_leftover_text(out, s, &items[i], "    ");
+	for (uint32_t i = 0; ok && i < n; i++) {
+		struct item it = rp_item_at(s, order ? order[i] : i);
+
+		if (rp_leftover(s, &it))
+			rp_leftover_text(out, s, &it, "    ");
+	}
 	if (live(s)->events_next > h->events_cap)
 		fprintf(out, "mockshim: %u events not recorded (the event log holds %u)\n",
 			live(s)->events_next - h->events_cap, h->events_cap);
@@ -146,7 +152,7 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 		fprintf(out, "mockshim: FAILED: %u check%s failed\n", failures, failures == 1 ? "" : "s");
 	else if (s->verbosity >= MOCKSHIM_NORMAL)
 		fprintf(out, "mockshim: all checks passed\n");
-	free(items);
+	free(order);
 }
 
 static uint32_t item_global(const struct ms_report_in *s, const struct item *it)

@@ -42,21 +42,51 @@ static inline uint32_t nevents(const struct ms_report_in *s)
 	return n < hdr(s)->events_cap ? n : hdr(s)->events_cap;
 }
 
+/* Whether the state copy's n bytes at off were read from the memfd: the
+ * rest is zeros never touched, and kept so (a read would make the pages
+ * resident: a large spec's counters, of which a run writes few). */
+static inline int state_held(const struct ms_report_in *s, uint64_t off, uint64_t n)
+{
+	uint64_t a = off / MS_HELD_PAGE, b = (off + n - 1) / MS_HELD_PAGE;
+
+	return !s->held || ((s->held[a / 8] >> (a % 8) & 1) && (s->held[b / 8] >> (b % 8) & 1));
+}
+
+/* n (<= 64) bytes of the state copy at off, or as many zeros where no
+ * process wrote them */
+static inline const void *state_read(const struct ms_report_in *s, uint64_t off, uint64_t n)
+{
+	static const uint64_t zeros[8];
+
+	return state_held(s, off, n) ? ms_state_at(live(s), off) : (const void *)zeros;
+}
+
+static inline const struct ms_rule_state *rule_state_at(const struct ms_report_in *s, uint32_t i)
+{
+	return state_read(s, hdr(s)->st_rules_off + (uint64_t)i * sizeof(struct ms_rule_state),
+			  sizeof(struct ms_rule_state));
+}
+
+static inline const struct ms_count_state *count_state_at(const struct ms_report_in *s,
+							  uint64_t off, uint32_t i)
+{
+	return state_read(s, off + (uint64_t)i * sizeof(struct ms_count_state),
+			  sizeof(struct ms_count_state));
+}
+
 static inline uint32_t rule_consumed(const struct ms_report_in *s, uint32_t i)
 {
-	return ((const struct ms_rule_state *)ms_state_at(live(s), hdr(s)->st_rules_off))[i].consumed;
+	return rule_state_at(s, i)->consumed;
 }
 
 static inline uint32_t expect_consumed(const struct ms_report_in *s, uint32_t i)
 {
-	return ((const struct ms_count_state *)ms_state_at(live(s), hdr(s)->st_expects_off))[i]
-		.consumed;
+	return count_state_at(s, hdr(s)->st_expects_off, i)->consumed;
 }
 
 static inline uint32_t order_consumed(const struct ms_report_in *s, uint32_t i)
 {
-	return ((const struct ms_count_state *)ms_state_at(live(s), hdr(s)->st_orders_off))[i]
-		.consumed;
+	return count_state_at(s, hdr(s)->st_orders_off, i)->consumed;
 }
 
 static inline const struct ms_ftime *ftime_at(const struct ms_report_in *s, uint32_t i)

@@ -362,12 +362,27 @@ static void drop_spec(struct ms_spec *spec)
 	spec->nrules = spec->cap_rules = spec->nouts = spec->cap_outs = 0;
 	spec->nexpects = spec->cap_expects = spec->norders = spec->cap_orders = 0;
 	spec->nconds = spec->cap_conds = 0;
+	/* the strings too: the channel's pool is the copy the report reads */
+	free(spec->pool);
+	spec->pool = NULL;
+	spec->pool_len = spec->pool_cap = 0;
 }
 
+
+/* ms_channel_create_own()'s own_alloc: the arrays are in the memfd */
+static void *own_alloc(void *arg, uint64_t size)
+{
+	struct mockshim_session *s = arg;
+
+	if (s->once && !s->control)
+		drop_spec(&s->spec);
+	return malloc(size);
+}
 
 static int make_channel(struct mockshim_session *s)
 {
 	const char *why;
+	void *own;
 	int r;
 
 	if (getrandom(&s->token, sizeof(s->token), 0) != (ssize_t)sizeof(s->token))
@@ -383,13 +398,11 @@ static int make_channel(struct mockshim_session *s)
 	 * memfd is only compared with it at the end.  The memfd is written
 	 * from this copy and not mapped here (with --control, the live
 	 * statements' writable mapping stays). */
-	s->own = calloc(1, ms_channel_size(&s->spec, s->events_cap));
-	if (!s->own)
-		return -ENOMEM;
 	r = ms_channel_create_own(&s->spec, s->events_cap,
 				  s->chan_flags |
 					  (s->verbosity >= MOCKSHIM_VERBOSE ? MS_CHAN_LOG_CALLS : 0),
-				  s->token, s->own, &s->chan);
+				  s->token, &own, own_alloc, s, &s->chan);
+	s->own = own;
 	if (r < 0)
 		return r;
 	/* what the shims will refuse, refused here: a spec the parser made

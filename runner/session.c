@@ -392,6 +392,7 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.spec = s->view.spec,
 		.state = s->view.state,
 		.state_size = s->view.state_size,
+		.held = s->view.held,
 		.tampered = s->view.tampered,
 		.tamper_pid = s->view.tamper_pid,
 		.program = s->program,
