@@ -102,6 +102,22 @@ struct ms_state_hdr;
 #define ms_unlikely(x) __builtin_expect(!!(x), 0)
 #define ms_likely(x) __builtin_expect(!!(x), 1)
 #define MS_CALLER __builtin_return_address(0)
+/*
+ * The trampoline reaches its cold paths (ms_armed_NAME and the rest) by
+ * tail calls, so that MS_CALLER there is the program's call site.  A
+ * compiler may decline one (clang does for a row with arguments on the
+ * stack once the trampoline keeps a frame: getnameinfo's seventh), so
+ * where musttail is known it is required.  Not where va_list is a
+ * struct: those rows cannot be tail calls (ms_va_caller, below).
+ */
+#if defined(__clang__) && defined(__has_attribute) && !defined(MS_ARCH_VA_LIST_STRUCT)
+#if __has_attribute(musttail)
+#define MS_TAIL __attribute__((musttail))
+#endif
+#endif
+#ifndef MS_TAIL
+#define MS_TAIL
+#endif
 
 /* Arguments are passed to ms_consult as 64-bit words.  A va_list is a
  * pointer on x86-64 and a struct on aarch64 (MS_ARCH_VA_LIST_STRUCT):
