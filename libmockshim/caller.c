@@ -97,6 +97,7 @@ static const char *caller_object(const void *addr)
 	const struct seg_table *t = __atomic_load_n(&segs, __ATOMIC_ACQUIRE);
 	const char *name = seg_lookup(t, (uintptr_t)addr);
 	int expect = 0;
+	Dl_info info;
 
 	if (name || !addr)
 		return name;
@@ -108,9 +109,16 @@ static const char *caller_object(const void *addr)
 		dl_iterate_phdr(add_segs, next);
 		__atomic_store_n(&segs, next, __ATOMIC_RELEASE);
 		__atomic_store_n(&seg_busy, 0, __ATOMIC_RELEASE);
-		return seg_lookup(next, (uintptr_t)addr);
+		name = seg_lookup(next, (uintptr_t)addr);
+		if (name)
+			return name;
 	}
-	return NULL;
+	/* Another thread rebuilding, or this one, interrupted by the signal
+	 * handler that made this call, or an object past MAX_SEGS: the
+	 * loader answers (its lock is recursive, so the interrupted rebuild
+	 * does not block it).  Never "no object" for a loaded one: that
+	 * would let the call through unmocked. */
+	return object_of(addr, &info);
 }
 
 /*
