@@ -52,13 +52,15 @@ void *ms_lookup(const char *name)
 	void *p;
 
 	/* what dlsym(RTLD_NEXT) gives, but dlerror()'s state stays the
-	 * program's (symbols.c); an IFUNC resolver may call back into the
-	 * shim, which then goes to the real functions */
-	ms_guard += MS_GUARD;
+	 * program's (symbols.c).  No guard: a signal handler that interrupts
+	 * the lookup (each function's first call) is the program's, and its
+	 * calls are mocked as any other; an IFUNC resolver that calls back
+	 * is the program's too (the lookup takes no lock of the shim's, the
+	 * loader's is recursive).  ms_binding: an allocation meanwhile comes
+	 * from the bootstrap arena (alloc.c). */
 	ms_binding++;
 	p = ms_find_symbol(name, 1);
 	ms_binding--;
-	ms_guard -= MS_GUARD;
 	if (!p) {
 		ms_diag("no real definition of ", name, " after libmockshim.so", NULL);
 		memcpy(&p, &missing, sizeof(p));
