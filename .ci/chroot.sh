@@ -109,6 +109,10 @@ mnt() {	# mnt TARGET MOUNT-ARGUMENTS...
 	# nothing mounted under it reaches the host's tree, nor the reverse
 	mount --make-private "$target"
 }
+# the root a mount point of its own: unshare -m inside (the tests'
+# sandboxes, the setuid test's private /etc) makes / private, which a
+# directory that is not a mount point refuses (EINVAL)
+mnt "" --bind "$dir"
 mnt /proc -t proc proc
 mnt /dev --bind /dev
 mnt /dev/pts --bind /dev/pts
@@ -120,9 +124,10 @@ in_root() { chroot "$dir" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 TERM=dumb \
 t0=$SECONDS
 pkgs=(meson ninja-build gcc g++ libc6-dev pkg-config libcmocka-dev python3
 	binutils coreutils procps libc-bin util-linux bsdutils busybox-static
-	groff-base man-db perl libxml2-utils jq strace file python3-pytest)
-# valgrind runs on an architecture it supports, not inside qemu-user
-[ "$arch" = "$host_arch" ] && pkgs+=(valgrind)
+	groff-base man-db perl libxml2-utils jq strace file python3-pytest git)
+# valgrind runs on an architecture it supports, not inside qemu-user;
+# the Go test is the syscall tier's, which qemu-user cannot run
+[ "$arch" = "$host_arch" ] && pkgs+=(valgrind golang-go)
 if [ ! -e "$dir/.mockshim-packages" ] || [ "$(cat "$dir/.mockshim-packages")" != "${pkgs[*]}" ]; then
 	# man-db's index is rebuilt after each package otherwise: minutes
 	# under qemu, for pages nobody reads here (the tests call man -l)
