@@ -751,6 +751,70 @@ def shlex_quote(s):
     return "'" + s.replace("'", "'\"'\"'") + "'"
 
 
+def cg_total(b, name, argv, extra_env):
+    """callgrind's total Ir of the process argv[0] runs (b.valgrind prepended), or None."""
+    f = os.path.join(b.tmp, 'cg.startup.' + re.sub(r'\W', '_', name))
+    if os.path.exists(f):
+        os.unlink(f)
+    env = dict(b.env)
+    env.update(extra_env)
+    prefix, rest = [], argv
+    if argv and argv[0] == b.a.mockrun:
+        # mockrun's own argv up to the program: valgrind goes in front of the program
+        k = argv.index('--')
+        prefix, rest = argv[:k + 1], argv[k + 1:]
+    cmd = prefix + b.valgrind + ['--callgrind-out-file=' + f] + rest
+    try:
+        subprocess.run(cmd, capture_output=True, env=env, timeout=b.a.timeout)
+        with open(f) as fh:
+            for line in fh:
+                if line.startswith('totals:') or line.startswith('summary:'):
+                    return int(line.split()[1])
+    except (OSError, subprocess.TimeoutExpired, ValueError):
+        pass
+    b.failures.append('callgrind: ' + ' '.join(cmd))
+    return None
+
+
+def startup_ir(b, true):
+    """
+    Start-up in instructions (callgrind: steady where wall time is not):
+    the whole process of `true`, loader included, under each preload,
+    against an empty preloaded library measured in the same run; and what
+    attaching a big spec costs each process.
+    """
+    a = b.a
+    rows = [
+        ('true', {}),
+        ('LD_PRELOAD=empty.so true', {'LD_PRELOAD': a.empty}),
+        ('LD_PRELOAD=libmockshim.so true', {'LD_PRELOAD': a.shim}),
+    ]
+    ir = {label: cg_total(b, label, [true], env) for label, env in rows}
+    mr = [a.mockrun, '-q']
+    specs = [(n, write_spec(b, n)) for n in (1, 100000)]
+    for n, path in specs:
+        ir['spec %d' % n] = cg_total(b, 'spec %d' % n, mr + ['-f', path, '--', true], {})
+    b.results['startup_ir'] = ir
+    base = ir['LD_PRELOAD=empty.so true']
+    out = ['### Start-up in instructions', '',
+           'callgrind\'s instruction count (Ir) of the whole process of `true`, the dynamic '
+           'loader included, measured in this run: steady where wall time is not.  The '
+           'difference and the ratio are over the empty preloaded library (issue 22\'s '
+           'baseline).  Under mockrun, `true` attaching a spec of N '
+           '`will_return_maybe(getegid, I)` statements (valgrind\'s launcher goes between '
+           'mockrun and `true`).', '',
+           '| process | Ir | over empty.so | / empty.so |', '|---|---:|---:|---:|']
+    for label in [r[0] for r in rows] + ['spec %d' % n for n, _ in specs]:
+        v = ir[label]
+        shown = label if not label.startswith('spec') else \
+            'mockrun -f SPEC true, N=%s, attaching' % label.split()[1]
+        if v is None or base is None:
+            out.append('| `%s` | ERR | | |' % shown)
+            continue
+        out.append('| `%s` | %d | %+d | %.3f |' % (shown, v, v - base, v / base))
+    return out
+
+
 def startup(b):
     a = b.a
     true = shutil.which('true') or '/bin/true'
@@ -817,6 +881,8 @@ def startup(b):
         out.append('| `%s` | %.2f | %s | %s |' % (label, med[label], ' | '.join(cells),
                                                   '%.2f' % hf[label] if label in hf else 'n/a'))
     b.results['startup'] = dict(med)
+    if b.valgrind:
+        out += [''] + startup_ir(b, true)
     one, one10 = med['spec 1'], med['spec 1 x10']
     out += ['', '### Spec size', '',
             '`mockrun -f SPEC true` for N `will_return_maybe(getegid, I)` statements; '
@@ -1084,6 +1150,14 @@ def summary(b):
             out.append('- Each process that attaches a 100,000-statement spec pays %+.3f ms '
                        'more than with a 1-statement spec (the x10 `sh -c` rows; limit '
                        '+0.050 ms: %s).' % (per, verdict(per <= 0.05)))
+    si = r.get('startup_ir')
+    if si and None not in si.values():
+        over = si['LD_PRELOAD=libmockshim.so true'] - si['LD_PRELOAD=empty.so true']
+        out.append('- Start-up in instructions: `LD_PRELOAD=libmockshim.so true` is %+d Ir '
+                   '(%.3fx) over an empty preload; a `true` that attaches a 100,000-statement '
+                   'spec runs %+d Ir more than one that attaches a 1-statement spec.' % (
+                       over, si['LD_PRELOAD=libmockshim.so true'] / si['LD_PRELOAD=empty.so true'],
+                       si['spec 100000'] - si['spec 1']))
     pa = r.get('parsing')
     if pa:
         keys = [k for k in pa if k != 'line']

@@ -19,14 +19,16 @@
 
 enum stmt_type { ST_RULE, ST_EXPECT, ST_ORDER };
 
+/* The strings in the entry, not pointers: nothing for the loader to
+ * relocate in every process the shim is preloaded in. */
 struct ms_stmt_kind {
-	const char *name;
+	char name[32];
 	size_t len;
 	uint8_t type;		/* enum stmt_type */
 	uint16_t kind;		/* rule, expectation or order kind */
 	int32_t count;		/* 0: taken from the last positional, COUNT */
 	uint8_t npos_min, npos_max;	/* positional values after FN */
-	const char *usage;
+	char usage[64];
 };
 
 /* A statement being compiled. */

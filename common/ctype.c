@@ -74,7 +74,7 @@ static void set_str(char *dst, size_t cap, const char *s, size_t n)
  * cannot be passed by value.
  */
 static const struct {
-	const char *name;
+	char name[30];	/* not a pointer: no relocation at load */
 	uint8_t tclass, size;
 } named_types[] = {
 	{ "int8_t", MS_T_INT, 1 },	  { "uint8_t", MS_T_UINT, 1 },

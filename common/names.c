@@ -22,8 +22,10 @@
 #include "names.h"
 #include "channel.h"
 
+/* the name in the entry, not a pointer: nothing for the loader to
+ * relocate in every process the shim is preloaded in */
 struct named {
-	const char *name;
+	char name[28];
 	int64_t value;
 };
 

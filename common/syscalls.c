@@ -7,21 +7,47 @@
  * this from the validator, at attach.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "arch.h"
 #include "catalog.h"
 
+/*
+ * The rows' strings, one after the other in one object, and the rows
+ * holding their offsets: no pointer, so nothing for the loader to
+ * relocate in every process the shim is preloaded in (catalog.c does
+ * the same).  A row's fields are named by its line in syscall.def: a
+ * name may have a row per architecture.
+ */
+#define SYS_CAT_(a, b) a##b
+#define SYS_CAT(a, b) SYS_CAT_(a, b)
+static const struct strtab {
+#define MS_SYS(x86_64, aarch64, name, proto, outs, err, flags) \
+	char SYS_CAT(name_, __LINE__)[sizeof(#name)], SYS_CAT(proto_, __LINE__)[sizeof("(" proto ")")], \
+		SYS_CAT(outs_, __LINE__)[sizeof(outs)];
+#include "syscall.def"
+#undef MS_SYS
+} strtab = {
+#define MS_SYS(x86_64, aarch64, name, proto, outs, err, flags) #name, "(" proto ")", outs,
+#include "syscall.def"
+#undef MS_SYS
+};
+
+#define STR(off) ((const char *)&strtab + (off))
+
 /* The rows of every architecture; nr < 0: not a system call of this one. */
 static const struct sys_row {
 	int nr;
-	const char *name, *proto, *outs;
+	uint32_t name, proto, outs;	/* STR() */
 	int err;
 	unsigned flags;
 } rows[] = {
 #define MS_SYS(x86_64, aarch64, name, proto, outs, err, flags) \
-	{ MS_ARCH_SYS_NR(x86_64, aarch64), #name, "(" proto ")", outs, err, flags },
+	{ MS_ARCH_SYS_NR(x86_64, aarch64), offsetof(struct strtab, SYS_CAT(name_, __LINE__)), \
+	  offsetof(struct strtab, SYS_CAT(proto_, __LINE__)), \
+	  offsetof(struct strtab, SYS_CAT(outs_, __LINE__)), err, flags },
 #include "syscall.def"
 #undef MS_SYS
 };
@@ -45,9 +71,9 @@ static const struct ms_fn_meta *row(unsigned i)
 		return m->nparams == 0xff ? NULL : m;
 	}
 	memcpy(names[i], "SYS_", 4);
-	memcpy(names[i] + 4, r->name, strlen(r->name) + 1);
-	*m = (struct ms_fn_meta){ .name = names[i], .ret_text = "long", .proto = r->proto,
-				  .group = "syscall", .outs_text = r->outs,
+	memcpy(names[i] + 4, STR(r->name), strlen(STR(r->name)) + 1);
+	*m = (struct ms_fn_meta){ .name = names[i], .ret_text = "long", .proto = STR(r->proto),
+				  .group = "syscall", .outs_text = STR(r->outs),
 				  .fail_kind = MS_FK_ERRNO, .fail_value = -1, .fail_errno = r->err,
 				  .syscall = 1, .sys_flags = (uint8_t)r->flags,
 				  .sysnr = (uint16_t)r->nr };
@@ -60,7 +86,7 @@ static const struct ms_fn_meta *row(unsigned i)
 
 static int named(unsigned i, const char *name, size_t len)
 {
-	return strlen(rows[i].name) == len && memcmp(rows[i].name, name, len) == 0;
+	return strlen(STR(rows[i].name)) == len && memcmp(STR(rows[i].name), name, len) == 0;
 }
 
 const struct ms_fn_meta *ms_syscall_find(const char *name, size_t len)
@@ -88,8 +114,8 @@ const struct ms_fn_meta *ms_syscall_at(unsigned i)
 }
 
 /* What libc calls in place of a system call that the kernel's generic
- * table (aarch64's) lacks. */
-static const char *const instead[][2] = {
+ * table (aarch64's) lacks (arrays, not pointers: no relocation). */
+static const char instead[][2][12] = {
 	{ "open", "openat" },	  { "stat", "newfstatat" },	{ "lstat", "newfstatat" },
 	{ "access", "faccessat" }, { "dup2", "dup3" },		{ "rename", "renameat" },
 	{ "mkdir", "mkdirat" },	  { "rmdir", "unlinkat" },	{ "unlink", "unlinkat" },
@@ -113,12 +139,12 @@ int ms_syscall_absent(const char *name, size_t len, char *msg, size_t cap)
 		if (!named(i, name, len))
 			continue;
 		for (unsigned k = 0; k < sizeof(instead) / sizeof(instead[0]); k++)
-			if (strcmp(instead[k][0], rows[i].name) == 0)
+			if (strcmp(instead[k][0], STR(rows[i].name)) == 0)
 				use = instead[k][1];
 		snprintf(msg, cap,
 			 "SYS_%s does not exist on " MS_ARCH_NAME
 			 ": its kernel has the generic system call table, without it%s%s%s",
-			 rows[i].name, use ? " (libc calls SYS_" : "", use ? use : "", use ? ")" : "");
+			 STR(rows[i].name), use ? " (libc calls SYS_" : "", use ? use : "", use ? ")" : "");
 		return 1;
 	}
 	return 0;

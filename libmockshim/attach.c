@@ -94,13 +94,18 @@ void ms_diag(const char *first, ...)
 
 /* ---- attaching the channel ---- */
 
+/* By hand, not strncmp: every process runs this a few times in its
+ * constructor, and most entries differ at their first byte. */
 const char *ms_env(const char *key)
 {
-	size_t k = ms_slen(key);
+	for (char **e = environ; e && *e; e++) {
+		const char *p = *e, *q = key;
 
-	for (char **e = environ; e && *e; e++)
-		if (strncmp(*e, key, k) == 0 && (*e)[k] == '=')
-			return *e + k + 1;
+		while (*q && *p == *q)
+			p++, q++;
+		if (!*q && *p == '=')
+			return p + 1;
+	}
 	return NULL;
 }
 
@@ -487,7 +492,29 @@ void ms_rearm(void)
 	if (!done)
 		return; /* everything stays on the slow path until attached */
 	ms_time_setup();
-	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+	if (!ms_d.chan) {
+		/*
+		 * No channel (LD_PRELOAD alone, or one that did not validate):
+		 * nothing is armed, so no row to look at.  Relaxed stores of
+		 * eight flags at a time (ms_armed is 8-aligned: shim.h), then
+		 * one fence, not a sequentially consistent store per row.
+		 * Ordered with boot_alloc() as before: the stores come before
+		 * the fence, the fence before the load of ms_boot_used below,
+		 * and a boot_alloc() that sets ms_boot_used after the fence
+		 * re-arms free and realloc later in their order.
+		 */
+		typedef uint64_t __attribute__((may_alias)) word;
+		word *w = (word *)(void *)ms_armed;
+		unsigned i = 0;
+
+		for (; i + sizeof(word) <= MS_FN_COUNT; i += sizeof(word))
+			__atomic_store_n(&w[i / sizeof(word)], 0, __ATOMIC_RELAXED);
+		for (; i < MS_FN_COUNT; i++)
+			__atomic_store_n(&ms_armed[i], 0, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		boot = 0;
+	}
+	for (unsigned i = 0; ms_d.chan && i < MS_FN_COUNT; i++) {
 		uint8_t on = ms_d.chan && (ms_applies_here(i) || (i == MS_ID_dlopen && ms_decl_active()));
 
 		if (boot && (i == MS_ID_free || i == MS_ID_realloc))

@@ -208,9 +208,10 @@ extern __thread const void *ms_va_caller MS_HIDDEN __attribute__((tls_model("ini
 /*
  * Per-function armed flag: 0 = no rule, go straight to the real function.
  * Starts at 1 for every function so that calls made before the channel is
- * attached take the slow path, which attaches first.
+ * attached take the slow path, which attaches first.  8-aligned:
+ * ms_rearm() clears it eight flags at a time.
  */
-extern uint8_t ms_armed[MS_FN_COUNT] MS_HIDDEN;
+extern uint8_t ms_armed[MS_FN_COUNT] MS_HIDDEN __attribute__((aligned(8)));
 
 /* The real functions, bound lazily: each slot starts at a stub that looks
  * the symbol up with dlsym(RTLD_NEXT) and then calls it. */

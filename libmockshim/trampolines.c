@@ -323,7 +323,7 @@ struct ms_real_table ms_real = {
 #define MS_ARMED_AT_START 1
 #endif
 
-uint8_t ms_armed[MS_FN_COUNT] = {
+uint8_t ms_armed[MS_FN_COUNT] __attribute__((aligned(8))) = {
 #define MOCKSHIM_FN(ret, name, ...) [MS_ID_##name] = MS_ARMED_AT_START,
 #define MOCKSHIM_FN_H MOCKSHIM_FN
 #define MOCKSHIM_FN_V MOCKSHIM_FN
