@@ -2,12 +2,16 @@
 /* The audit of a run's state (common/audit.c): what no shim writes is
  * tampering at the end of a run; a copy taken while the tree runs (ctl
  * --report) may be torn between a count and what it counts, and is not. */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "channel.h"
@@ -123,6 +127,71 @@ static void test_running_still_catches_the_impossible(void **state)
 	free((void *)why);
 }
 
+/* The state as mockrun reads it, from a memfd whose holes are the pages
+ * no process wrote: the header and its counters, and one forged event in
+ * slot of a log of cap events, past its end (events_next 0). */
+static const char *audit_sparse(uint32_t cap, uint32_t slot)
+{
+	static const char text[] = "will_return(getuid, 7)\n";
+	struct ms_spec spec;
+	struct ms_diag d;
+	struct ms_report_in in;
+	struct ms_chan_hdr *h;
+	struct ms_state_hdr *st;
+	struct ms_event *e;
+	const char *why;
+	uint64_t size;
+	int fd;
+
+	ms_spec_init(&spec, realloc, free);
+	assert_int_equal(ms_parse(&spec, "spec", text, strlen(text), &d), 0);
+	size = ms_channel_size(&spec, cap);
+	h = calloc(1, size);
+	assert_non_null(h);
+	ms_channel_write(&spec, h, size, cap, 0);
+	st = calloc(1, h->state_size);
+	assert_non_null(st);
+	ms_state_init(h, st, TOKEN);
+	e = (struct ms_event *)ms_state_at(st, h->st_events_off) + slot;
+	e->type = MS_EV_ATTACH;
+	e->pid = 4242;
+	e->state = 1;
+	fd = memfd_create("test-audit", 0);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)h->state_size), 0);
+	assert_int_equal(pwrite(fd, st, h->st_events_off, 0), (ssize_t)h->st_events_off);
+	assert_int_equal(pwrite(fd, e, sizeof(*e), (off_t)((char *)e - (char *)st)),
+			 (ssize_t)sizeof(*e));
+	memset(&in, 0, sizeof(in));
+	in.spec = h;
+	assert_int_equal(ms_report_take_state_fd(&in, fd, h->state_size, TOKEN), 0);
+	why = in.tampered ? strdup(in.why) : NULL;
+	ms_report_release(&in);
+	close(fd);
+	free(st);
+	free(h);
+	ms_spec_fini(&spec);
+	return why;
+}
+
+/* The pages of the log no process wrote are passed by, not the ones
+ * between or after them: an event anywhere past the end is seen. */
+static void test_sparse_log_past_the_end(void **state)
+{
+	static const uint32_t slots[] = { 0, 1, 15, 16, 17, 37, 511, 1000, 1023 };
+	char want[64];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(slots) / sizeof(slots[0]); i++) {
+		const char *why = audit_sparse(1024, slots[i]);
+
+		snprintf(want, sizeof(want), "event %u lies past the end", slots[i]);
+		assert_non_null(why);
+		assert_non_null(strstr(why, want));
+		free((void *)why);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -131,6 +200,7 @@ int main(void)
 		T(test_torn_copy_of_a_running_tree),
 		T(test_running_still_catches_the_impossible),
 #undef T
+		cmocka_unit_test(test_sparse_log_past_the_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
