@@ -569,7 +569,9 @@ static void give_back(struct run *r, int in_child)
 {
 	if (!r->taken)
 		return;
-	r->taken = 0;
+	/* (the child may share the parent's memory: see start()) */
+	if (!in_child)
+		r->taken = 0;
 	if (r->tty >= 0) {
 		tcsetpgrp(r->tty, in_child ? getpid() : getpgrp());
 		sigaction(SIGTTOU, &r->old_ttou, NULL);
@@ -580,14 +582,35 @@ static void give_back(struct run *r, int in_child)
 		prctl(PR_SET_CHILD_SUBREAPER, 0);
 }
 
+/* A child that shares the parent's memory until it execs must not run
+ * the parent's signal handlers: those of the signals the program's mask
+ * lets through go back to the default (which the exec would do), before
+ * give_back() unblocks them.  The parent blocked every signal meanwhile. */
+static void default_handlers(const struct run *r)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+
+		if (sigismember(&r->old_mask, sig) == 1 || sigaction(sig, NULL, &sa) != 0 ||
+		    sa.sa_handler == SIG_DFL || sa.sa_handler == SIG_IGN)
+			continue;
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		sigaction(sig, &sa, NULL);
+	}
+}
+
 /* The child: its descriptors, then the syscall filter, then the program.
- * What fails is sent to the parent as an errno on errpipe. */
+ * What fails is sent to the parent as an errno on errpipe.  It writes
+ * nothing of r, nor any other memory of the parent's (see start()). */
 static __attribute__((noreturn)) void child_exec(struct mockshim_session *s, struct run *r,
 						 char *const argv[])
 {
 	int e;
 
 	setpgid(0, 0);
+	if (!r->sup)
+		default_handlers(r);
 	give_back(r, 1);
 	for (int i = 0; i < 2; i++)
 		if (r->inherit_fd[i] >= 0)
@@ -616,7 +639,8 @@ static __attribute__((noreturn)) void child_exec(struct mockshim_session *s, str
  * returns once the child exec'd or could not. */
 static int start(struct mockshim_session *s, struct run *r, char *const argv[], char *const envp[])
 {
-	int rc = 0;
+	sigset_t all, mask;
+	int rc = 0, e;
 	ssize_t got;
 
 	/* the spec as mapped when --control adds to it, else mockrun's own
@@ -633,15 +657,24 @@ static int start(struct mockshim_session *s, struct run *r, char *const argv[], 
 	rc = take_signals(r);
 	if (rc < 0)
 		return rc;
-	r->child = fork();
-	if (r->child < 0) {
-		rc = -errno;
-		give_back(r, 0);
-		return rc;
-	}
+	/* Without a syscall supervisor to hand its listener over, the child
+	 * borrows mockrun's memory until it execs (vfork): no copy of the
+	 * page tables, no copy-on-write faults in mockrun afterwards, and
+	 * mockrun waits meanwhile, as it would for the exec anyway.  No
+	 * signal handler may run in it (default_handlers()). */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &mask);
+	r->child = r->sup ? fork() : vfork();
 	if (r->child == 0)
 		child_exec(s, r, argv);
-	setpgid(r->child, r->child);
+	e = errno;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	if (r->child < 0) {
+		give_back(r, 0);
+		return -e;
+	}
+	if (r->sup)
+		setpgid(r->child, r->child);
 	/* The program's exit wakes watch() by its pidfd too: in a threaded
 	 * host (the driver API) SIGCHLD may go to a thread that does not
 	 * block it, and the signalfd never hears of it. */
