@@ -467,23 +467,29 @@ const char *ms_sym_name_of(const char *name)
 	return NULL;
 }
 
+/* execle's envp comes after its variadic arguments: environ is looked at
+ * in its place */
+static const struct ms_exec_row execs[] = {
+	{ MS_ID_execve, 0, 2, 0, 0, 0 },	{ MS_ID_execv, 0, -1, 0, 0, 0 },
+	{ MS_ID_execvp, 0, -1, 1, 0, 0 },	{ MS_ID_execvpe, 0, 2, 1, 0, 0 },
+	{ MS_ID_execl, 0, -1, 0, 0, 0 },	{ MS_ID_execlp, 0, -1, 1, 0, 0 },
+	{ MS_ID_execle, 0, -1, 0, 0, 0 },	{ MS_ID_fexecve, 0, 2, 0, 0, 1 },
+	{ MS_ID_posix_spawn, 1, 5, 0, 1, 0 },	{ MS_ID_posix_spawnp, 1, 5, 1, 1, 0 },
+	{ MS_ID_system, MS_EXEC_SH, -1, 0, 1, 0 }, { MS_ID_popen, MS_EXEC_SH, -1, 0, 1, 0 },
+};
+
 const struct ms_exec_row *ms_exec_row(unsigned id)
 {
-	/* execle's envp comes after its variadic arguments: environ is
-	 * looked at in its place */
-	static const struct ms_exec_row execs[] = {
-		{ MS_ID_execve, 0, 2, 0, 0, 0 },	{ MS_ID_execv, 0, -1, 0, 0, 0 },
-		{ MS_ID_execvp, 0, -1, 1, 0, 0 },	{ MS_ID_execvpe, 0, 2, 1, 0, 0 },
-		{ MS_ID_execl, 0, -1, 0, 0, 0 },	{ MS_ID_execlp, 0, -1, 1, 0, 0 },
-		{ MS_ID_execle, 0, -1, 0, 0, 0 },	{ MS_ID_fexecve, 0, 2, 0, 0, 1 },
-		{ MS_ID_posix_spawn, 1, 5, 0, 1, 0 },	{ MS_ID_posix_spawnp, 1, 5, 1, 1, 0 },
-		{ MS_ID_system, MS_EXEC_SH, -1, 0, 1, 0 }, { MS_ID_popen, MS_EXEC_SH, -1, 0, 1, 0 },
-	};
-
 	for (size_t i = 0; i < sizeof(execs) / sizeof(execs[0]); i++)
 		if (execs[i].id == id)
 			return &execs[i];
 	return NULL;
+}
+
+const struct ms_exec_row *ms_exec_rows(size_t *n)
+{
+	*n = sizeof(execs) / sizeof(execs[0]);
+	return execs;
 }
 
 uint32_t ms_catalog_hash(void)

@@ -257,7 +257,9 @@ static void write_dyn(const struct ms_spec *spec, struct ms_chan_dyn *d0)
 static void fill_fns(const struct ms_spec *spec, const struct ms_chan_hdr *h,
 		     struct ms_chan_fn *fns)
 {
+	const struct ms_exec_row *execs;
 	uint32_t n = 0, x = 0;
+	size_t nexec;
 
 	for (uint32_t i = 0; i < spec->nrules; i++)
 		fns[spec->rules[i].stmt.fn].nrules++;
@@ -287,9 +289,9 @@ static void fill_fns(const struct ms_spec *spec, const struct ms_chan_hdr *h,
 				    : o->kind == MS_ORD_IGNORE ? MS_FF_IGNORED
 							       : MS_FF_NO_CALL;
 	}
-	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
-		if (ms_exec_row(fn))
-			fns[fn].flags |= MS_FF_EXEC;
+	execs = ms_exec_rows(&nexec);
+	for (size_t k = 0; k < nexec; k++)
+		fns[execs[k].id].flags |= MS_FF_EXEC;
 }
 
 void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint32_t events_cap,

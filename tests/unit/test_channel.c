@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "catalog.h"
@@ -403,6 +404,44 @@ static void test_random_corruption(void **state)
 	assert_true(rejected > 0);
 }
 
+/* The exec family's functions, and no others, are marked MS_FF_EXEC, by
+ * either writer: into a mapping, and streamed into a memfd (mockrun's). */
+static void exec_marks(const struct ms_chan_hdr *h)
+{
+	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	unsigned marked = 0;
+
+	for (unsigned fn = 0; fn < MS_FN_COUNT; fn++) {
+		assert_int_equal(!!(fns[fn].flags & MS_FF_EXEC), ms_exec_row(fn) != NULL);
+		marked += !!(fns[fn].flags & MS_FF_EXEC);
+	}
+	assert_true(marked >= 10);
+	assert_true(fns[MS_ID_execve].flags & MS_FF_EXEC);
+	assert_true(fns[MS_ID_popen].flags & MS_FF_EXEC);
+	assert_false(fns[MS_ID_getuid].flags & MS_FF_EXEC);
+}
+
+static void *own_alloc(void *arg, uint64_t size)
+{
+	(void)arg;
+	return malloc(size);
+}
+
+static void test_exec_marks(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_pair p;
+	void *own = NULL;
+
+	exec_marks(f->map);
+	assert_int_equal(ms_channel_create_own(&f->spec, 16, 0, 1, &own, own_alloc, NULL, &p), 0);
+	exec_marks(own);
+	free(own);
+	ms_channel_unmap(&p);
+	close(p.spec_fd);
+	close(p.state_fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +457,7 @@ int main(void)
 		T(test_record_region),
 		T(test_live_room),
 		T(test_random_corruption),
+		T(test_exec_marks),
 #undef T
 	};
 
