@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 static const char *find_program(const char *name, char *const envp[], char *buf, size_t cap)
 {
 	const char *path = NULL;
+	size_t len = strlen(name);
 
 	if (strchr(name, '/'))
 		return access(name, X_OK) == 0 ? name : NULL;
@@ -36,36 +38,52 @@ static const char *find_program(const char *name, char *const envp[], char *buf,
 	while (*path) {
 		size_t n = strcspn(path, ":");
 
-		snprintf(buf, cap, "%.*s%s%s", (int)n, path, n ? "/" : "", name);
-		if (access(buf, X_OK) == 0)
-			return buf;
+		/* (this runs before every run: no snprintf per directory) */
+		if (n + 1 + len < cap) {
+			memcpy(buf, path, n);
+			buf[n] = '/';
+			memcpy(buf + n + !!n, name, len + 1);
+			if (access(buf, X_OK) == 0)
+				return buf;
+		}
 		path += n + (path[n] == ':');
 	}
 	return NULL;
 }
 
 /* 1: an ELF program with an interpreter (the loader), 0: a static ELF,
- * -1: not ELF (a script) or unreadable. */
+ * -1: not ELF (a script) or unreadable.  One read finds the program
+ * headers where linkers put them, right after the ELF header. */
 static int has_interp(const char *path)
 {
-	FILE *f = fopen(path, "re");
-	Elf64_Ehdr eh;
-	int r = -1;
+	union {
+		Elf64_Ehdr eh;
+		unsigned char b[4096];
+	} u;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -1;
+	ssize_t got;
 
-	if (!f)
+	if (fd < 0)
 		return -1;
-	if (ms_elf_ehdr(f, &eh) == 0 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+	got = pread(fd, u.b, sizeof(u.b), 0);
+	if (got >= (ssize_t)sizeof(u.eh) && memcmp(u.eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	    u.eh.e_ident[EI_CLASS] == ELFCLASS64 && u.eh.e_phentsize == sizeof(Elf64_Phdr)) {
+		uint64_t phoff = u.eh.e_phoff;
+
 		r = 0;
-		for (unsigned i = 0; i < eh.e_phnum; i++) {
+		for (unsigned i = 0; i < u.eh.e_phnum; i++) {
+			uint64_t off = phoff + (uint64_t)i * sizeof(Elf64_Phdr);
 			Elf64_Phdr ph;
 
-			if (ms_elf_at(f, eh.e_phoff + (uint64_t)i * sizeof(ph), &ph, sizeof(ph)) != 0)
+			if (off <= (uint64_t)got && (uint64_t)got - off >= sizeof(ph))
+				memcpy(&ph, u.b + off, sizeof(ph));
+			else if (pread(fd, &ph, sizeof(ph), (off_t)off) != (ssize_t)sizeof(ph))
 				break;
 			if (ph.p_type == PT_INTERP)
 				r = 1;
 		}
 	}
-	fclose(f);
+	close(fd);
 	return r;
 }
 
