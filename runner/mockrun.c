@@ -770,6 +770,8 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 	/* one run: the session may drop the parser's arrays once the
 	 * channel is made */
 	ms_session_set_once(s);
+	/* mockrun's handlers are signalfd reads and SIG_IGN (run.c) */
+	ms_session_set_no_handlers(s);
 	r = mockshim_session_run(s, argv + optind, NULL, &res);
 	if (r < 0) {
 		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),

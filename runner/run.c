@@ -609,7 +609,7 @@ static __attribute__((noreturn)) void child_exec(struct mockshim_session *s, str
 	int e;
 
 	setpgid(0, 0);
-	if (!r->sup)
+	if (!r->sup && !s->no_handlers)
 		default_handlers(r);
 	give_back(r, 1);
 	for (int i = 0; i < 2; i++)

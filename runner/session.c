@@ -385,6 +385,11 @@ void ms_session_set_once(struct mockshim_session *s)
 	s->once = 1;
 }
 
+void ms_session_set_no_handlers(struct mockshim_session *s)
+{
+	s->no_handlers = 1;
+}
+
 
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 {

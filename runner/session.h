@@ -58,6 +58,8 @@ struct mockshim_session {
 	int control;		/* --control: serve mockrun ctl */
 	int once;		/* runs once: the compiled statements go once
 				 * they are in the channel (ms_session_set_once) */
+	int no_handlers;	/* the process has no signal handlers of its
+				 * own (ms_session_set_no_handlers) */
 	char *control_at;	/* its socket's path, NULL: a private directory */
 	struct ms_control *ctl;	/* while a run serves it */
 	const char *ctl_path;	/* its path then, for other threads */
@@ -88,6 +90,11 @@ void ms_session_release_run(struct mockshim_session *s);
 /* The session runs once (mockrun's program mode): its compiled
  * statements are freed when the channel is made, unless --control. */
 void ms_session_set_once(struct mockshim_session *s);
+/* The process installs no signal handler (mockrun's program mode): the
+ * child, which shares its memory until it execs, need not set any back
+ * to the default first (run.c, default_handlers()).  A handler added to
+ * that mode must drop this call. */
+void ms_session_set_no_handlers(struct mockshim_session *s);
 /* Counts of the spec that statements added live grow. */
 void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);
 void ms_session_spec_restore(struct ms_spec *spec, const uint32_t c[5]);
