@@ -714,6 +714,27 @@ static int fill_chrome(void *arg, FILE *f)
 	return r;
 }
 
+/* The report on stderr, which is unbuffered: made in memory and written
+ * at once, not one write per line after the program's exit. */
+static void report_to_stderr(struct mockshim_session *s, int format)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int r;
+
+	if (!m) {
+		mockshim_session_report(s, stderr, format);
+		return;
+	}
+	r = mockshim_session_report(s, m, format);
+	if (fclose(m) == 0 && r == 0)
+		fwrite(text, 1, len, stderr);
+	else
+		mockshim_session_report(s, stderr, format); /* no memory: line by line */
+	free(text);
+}
+
 /* After the run: the trace, the report, the record; the exit status. */
 static int write_outputs(struct mockshim_session *s, const struct cli *c, struct outputs *o, int rc)
 {
@@ -730,7 +751,7 @@ static int write_outputs(struct mockshim_session *s, const struct cli *c, struct
 	if (o->out.fd >= 0)
 		rc = write_output(&o->out, fill_report, &ra, rc);
 	else
-		mockshim_session_report(s, stderr, ra.format);
+		report_to_stderr(s, ra.format);
 	if (o->record.fd >= 0)
 		rc = write_output(&o->record, fill_record, s, rc);
 	free(o->trace_raw);
