@@ -695,36 +695,56 @@ def parsing(b):
     return out
 
 
-def spawn_ms(argv, env):
-    """Wall ms of one run of argv (output to /dev/null), by posix_spawn."""
+def spawn_usage(argv, env):
+    """
+    One run of argv (output to /dev/null), by posix_spawn: its wall ms,
+    and from wait4 the CPU ms (user + system) and minor page faults of
+    the process and every descendant it waited for.
+    """
     path = argv[0] if os.sep in argv[0] else (shutil.which(argv[0]) or argv[0])
     fa = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
           (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
           (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0)]
     t = time.perf_counter_ns()
     pid = os.posix_spawn(path, argv, env, file_actions=fa)
-    os.waitpid(pid, 0)
-    return (time.perf_counter_ns() - t) / 1e6
+    _, _, ru = os.wait4(pid, 0)
+    wall = (time.perf_counter_ns() - t) / 1e6
+    return wall, (ru.ru_utime + ru.ru_stime) * 1000.0, ru.ru_minflt
 
 
-def time_commands(b, cmds, runs):
+def spawn_ms(argv, env):
+    """Wall ms of one run of argv (output to /dev/null), by posix_spawn."""
+    return spawn_usage(argv, env)[0]
+
+
+def time_commands(b, cmds, runs, usage=None):
     """
     Median wall ms of each command over runs runs, interleaved: every run
     takes each command once, in a new random order, so that load from
     other programs on a shared machine falls on all of them alike
-    (hyperfine runs one command's runs back to back).
+    (hyperfine runs one command's runs back to back).  With a dict as
+    usage, also the median CPU ms and page faults of each, there as
+    {label: (cpu, faults)}: what a loaded machine does not inflate.
     """
     import random
     rnd = random.Random(8)
     times = {label: [] for label, _ in cmds}
+    cpu = {label: [] for label, _ in cmds}
+    faults = {label: [] for label, _ in cmds}
     order = list(cmds)
     for _ in range(max(runs // 10, 1)):  # warm-up
         for label, c in order:
-            spawn_ms(c, b.env)
+            spawn_usage(c, b.env)
     for _ in range(runs):
         rnd.shuffle(order)
         for label, c in order:
-            times[label].append(spawn_ms(c, b.env))
+            w, u, f = spawn_usage(c, b.env)
+            times[label].append(w)
+            cpu[label].append(u)
+            faults[label].append(f)
+    if usage is not None:
+        usage.update({k: (statistics.median(cpu[k]), statistics.median(faults[k]))
+                      for k in cpu})
     return {k: statistics.median(v) for k, v in times.items()}
 
 
@@ -841,6 +861,11 @@ def startup(b):
     if b.have['fiu']:
         cmds.append(('fiu-run -x true', ['fiu-run', '-x', true]))
         cmds.append(('fiu-run -x -f \'\' true (no control fifo)', ['fiu-run', '-x', '-f', '', true]))
+    if shutil.which('faketime') and b.have['faketime']:
+        # libfaketime's wrapper: it too makes shared memory, starts the
+        # program and waits for it
+        cmds.append(('faketime \'@2023-01-01 00:00:00\' true',
+                     ['faketime', '@2023-01-01 00:00:00', true]))
     if b.have['strace']:
         cmds.append(('strace -f -o /dev/null true', ['strace', '-f', '-o', os.devnull, true]))
     # the spec's cost in mockrun, and in every process that attaches: a
@@ -853,7 +878,8 @@ def startup(b):
         big.append(('spec %d x10' % n, mr + ['-f', path, 'sh', '-c', ten]))
     runs = 20 if a.quick else 300
     t0 = time.time()
-    med = time_commands(b, cmds, runs)
+    usage = {}
+    med = time_commands(b, cmds, runs, usage)
     log('start-up: %d interleaved runs done (%.0f s)' % (runs, time.time() - t0))
     med.update(time_commands(b, big, 3 if a.quick else 15))
     log('start-up: specs done (%.0f s)' % (time.time() - t0))
@@ -868,9 +894,12 @@ def startup(b):
            'The last column is hyperfine -N\'s median (each command\'s runs back to '
            'back: a cross-check, more exposed to load from other programs).  Issue 22\'s '
            'targets: the shim within +0.10 ms of the empty library, mockrun within +0.5 ms '
-           'of `env true`.' % runs, '',
-           '| command | ms | over `true` | over `env true` | over empty.so | hyperfine ms |',
-           '|---|---:|---:|---:|---:|---:|']
+           'of `env true`.  CPU ms and faults: medians of the same runs\' user + system '
+           'time and minor page faults, the command and every process it waited for '
+           '(wait4): what a loaded machine inflates least.' % runs, '',
+           '| command | ms | over `true` | over `env true` | over empty.so | hyperfine ms '
+           '| CPU ms | CPU over `env true` | faults |',
+           '|---|---:|---:|---:|---:|---:|---:|---:|---:|']
     for label, _ in cmds:
         cells = []
         for i, bl in enumerate(bases):
@@ -878,9 +907,12 @@ def startup(b):
                 cells.append('')  # a baseline is not compared with itself or later ones
             else:
                 cells.append('%+.2f' % (med[label] - med[bl]))
-        out.append('| `%s` | %.2f | %s | %s |' % (label, med[label], ' | '.join(cells),
-                                                  '%.2f' % hf[label] if label in hf else 'n/a'))
+        u, f = usage[label]
+        out.append('| `%s` | %.2f | %s | %s | %.2f | %s | %d |' % (
+            label, med[label], ' | '.join(cells), '%.2f' % hf[label] if label in hf else 'n/a',
+            u, '' if label in bases[:2] else '%+.2f' % (u - usage['env true'][0]), f))
     b.results['startup'] = dict(med)
+    b.results['startup_cpu'] = {k: v[0] for k, v in usage.items()}
     if b.valgrind:
         out += [''] + startup_ir(b, true)
     one, one10 = med['spec 1'], med['spec 1 x10']
@@ -1139,11 +1171,19 @@ def summary(b):
     if st:
         shim = st['env LD_PRELOAD=libmockshim.so true'] - st['env LD_PRELOAD=empty.so true']
         mr = st["mockrun -e 'will_return(getuid, 0)' true"] - st['env true']
+        cpu = r.get('startup_cpu', {})
+        key = "mockrun -e 'will_return(getuid, 0)' true"
+        peers = [(k, st[k] - st['env true']) for k in st
+                 if k.startswith('fiu-run -x true') or k.startswith('faketime ')]
         out.append('- Start-up: `LD_PRELOAD=libmockshim.so true` is %+.2f ms over an empty '
                    'preload (limit +0.10 ms: %s); `mockrun -e \'will_return(getuid, 0)\' '
-                   'true` is %+.2f ms over `env true` (limit +0.5 ms: %s); medians of one '
+                   'true` is %+.2f ms over `env true` (limit +0.5 ms: %s)%s%s; medians of one '
                    'interleaved run.%s' % (
-                       shim, verdict(shim <= 0.10), mr, verdict(mr <= 0.5), load_note(b)))
+                       shim, verdict(shim <= 0.10), mr, verdict(mr <= 0.5),
+                       ', %+.2f ms of CPU time' % (cpu[key] - cpu['env true'])
+                       if key in cpu and 'env true' in cpu else '',
+                       ''.join('; `%s` %+.2f ms' % (k, d) for k, d in peers),
+                       load_note(b)))
         if 'spec 100000 x10' in st:
             per = ((st['spec 100000 x10'] - st['spec 100000']) -
                    (st['spec 1 x10'] - st['spec 1'])) / 10.0
