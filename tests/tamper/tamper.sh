@@ -10,8 +10,10 @@
 
 M=("$MOCKRUN")
 if [ "${TAMPER_VALGRIND:-0}" = 1 ]; then
-	if ! command -v valgrind >/dev/null || [ "${SANITIZE:-none}" != none ]; then
-		skip_t "tamper under valgrind" "no valgrind, or a sanitized build"
+	if ! command -v valgrind >/dev/null || [ "${SANITIZE:-none}" != none ] ||
+		[ "${STATIC_MOCKRUN:-0}" = 1 ]; then
+		# (memcheck reports static glibc's own start-up and stdio)
+		skip_t "tamper under valgrind" "no valgrind, a sanitized build, or a static mockrun"
 		finish
 		exit
 	fi
