@@ -978,9 +978,14 @@ static void end_run(struct mockshim_session *s, struct run *r)
 		if (r->inherit_fd[i] >= 0)
 			close(r->inherit_fd[i]);
 	/* The memfds go now: nothing of the session survives the run but the
-	 * spec's mapping and the state's audited copy, which the report reads. */
+	 * spec's mapping and the state's audited copy, which the report reads.
+	 * mockrun's one run (s->once) leaves the state's mapping to its exit,
+	 * a moment later: the vforked child ran on mockrun's memory, maybe on
+	 * another CPU, and an munmap now would interrupt that CPU to flush
+	 * its TLB (an IPI: a VM exit on a virtual machine). */
 	if (s->chan.state) {
-		munmap(s->chan.state, s->chan.state_size);
+		if (!s->once)
+			munmap(s->chan.state, s->chan.state_size);
 		s->chan.state = NULL;
 	}
 	if (s->chan.spec_fd >= 0)
