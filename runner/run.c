@@ -433,6 +433,8 @@ struct run {
 	int pidfd;		/* the program's, until it is reaped, or -1 */
 	int tty;		/* the terminal handed to the program, or -1 */
 	int taken;		/* the signal state below is ours to give back */
+	int reset_handlers;	/* the child shares our memory, and there may be
+				 * handlers: default_handlers() */
 	sigset_t old_mask;
 	struct sigaction old_pipe, old_ttou;
 	pid_t child;
@@ -563,29 +565,11 @@ static int take_signals(struct run *r)
 	return 0;
 }
 
-/* in_child: the forked child, which takes the terminal for itself (it
- * is the leader of the program's process group) */
-static void give_back(struct run *r, int in_child)
-{
-	if (!r->taken)
-		return;
-	/* (the child may share the parent's memory: see start()) */
-	if (!in_child)
-		r->taken = 0;
-	if (r->tty >= 0) {
-		tcsetpgrp(r->tty, in_child ? getpid() : getpgrp());
-		sigaction(SIGTTOU, &r->old_ttou, NULL);
-	}
-	sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
-	sigaction(SIGPIPE, &r->old_pipe, NULL);
-	if (!in_child)
-		prctl(PR_SET_CHILD_SUBREAPER, 0);
-}
-
 /* A child that shares the parent's memory until it execs must not run
  * the parent's signal handlers: those of the signals the program's mask
- * lets through go back to the default (which the exec would do), before
- * give_back() unblocks them.  The parent blocked every signal meanwhile. */
+ * lets through go back to the default (which the exec would do), once
+ * give_back() has put the old dispositions back and before it unblocks
+ * them.  The parent blocked every signal meanwhile. */
 static void default_handlers(const struct run *r)
 {
 	for (int sig = 1; sig < NSIG; sig++) {
@@ -600,6 +584,27 @@ static void default_handlers(const struct run *r)
 	}
 }
 
+/* in_child: the forked child, which takes the terminal for itself (it
+ * is the leader of the program's process group) */
+static void give_back(struct run *r, int in_child)
+{
+	if (!r->taken)
+		return;
+	/* (the child may share the parent's memory: see start()) */
+	if (!in_child)
+		r->taken = 0;
+	if (r->tty >= 0) {
+		tcsetpgrp(r->tty, in_child ? getpid() : getpgrp());
+		sigaction(SIGTTOU, &r->old_ttou, NULL);
+	}
+	sigaction(SIGPIPE, &r->old_pipe, NULL);
+	if (in_child && r->reset_handlers)
+		default_handlers(r);
+	sigprocmask(SIG_SETMASK, &r->old_mask, NULL);
+	if (!in_child)
+		prctl(PR_SET_CHILD_SUBREAPER, 0);
+}
+
 /* The child: its descriptors, then the syscall filter, then the program.
  * What fails is sent to the parent as an errno on errpipe.  It writes
  * nothing of r, nor any other memory of the parent's (see start()). */
@@ -609,8 +614,6 @@ static __attribute__((noreturn)) void child_exec(struct mockshim_session *s, str
 	int e;
 
 	setpgid(0, 0);
-	if (!r->sup && !s->no_handlers)
-		default_handlers(r);
 	give_back(r, 1);
 	for (int i = 0; i < 2; i++)
 		if (r->inherit_fd[i] >= 0)
@@ -662,6 +665,7 @@ static int start(struct mockshim_session *s, struct run *r, char *const argv[], 
 	 * page tables, no copy-on-write faults in mockrun afterwards, and
 	 * mockrun waits meanwhile, as it would for the exec anyway.  No
 	 * signal handler may run in it (default_handlers()). */
+	r->reset_handlers = !r->sup && !s->no_handlers;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &mask);
 	r->child = r->sup ? fork() : vfork();
