@@ -364,13 +364,14 @@ static long memfd_sized(const char *name, uint64_t size)
 	return fd;
 }
 
-/* All of buf (n bytes) into fd at offset off: 0, or -1 with errno set. */
-static int write_at(long fd, const char *buf, uint64_t n, uint64_t off)
+/* All n bytes of buf to or from fd at offset off, by nr (SYS_pwrite64 or
+ * SYS_pread64): 0, or -1 with errno set (EIO: the file ended). */
+static int pio_all(long nr, long fd, char *buf, uint64_t n, uint64_t off)
 {
 	uint64_t done = 0;
 
 	while (done < n) {
-		long k = syscall(SYS_pwrite64, fd, buf + done, (long)(n - done), (long)(off + done));
+		long k = syscall(nr, fd, buf + done, (long)(n - done), (long)(off + done));
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -382,6 +383,12 @@ static int write_at(long fd, const char *buf, uint64_t n, uint64_t off)
 		done += (uint64_t)k;
 	}
 	return 0;
+}
+
+/* All of buf (n bytes) into fd at offset off: 0, or -1 with errno set. */
+static int write_at(long fd, const char *buf, uint64_t n, uint64_t off)
+{
+	return pio_all(SYS_pwrite64, fd, (char *)(uintptr_t)buf, n, off);
 }
 
 /* Bytes bound for the memfd at increasing offsets, gathered in pieces of
@@ -516,21 +523,7 @@ static int write_fd(const struct ms_spec *spec, long fd, uint64_t size, uint32_t
 /* All of the memfd fd (n bytes) into buf: 0, or -1 with errno set. */
 static int read_all(long fd, char *buf, uint64_t n)
 {
-	uint64_t done = 0;
-
-	while (done < n) {
-		long k = syscall(SYS_pread64, fd, buf + done, (long)(n - done), (long)done);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			if (k == 0)
-				errno = EIO;
-			return -1;
-		}
-		done += (uint64_t)k;
-	}
-	return 0;
+	return pio_all(SYS_pread64, fd, buf, n, 0);
 }
 
 /* The n bytes at p, about to be written whole: their pages faulted in by
