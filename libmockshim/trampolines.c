@@ -139,10 +139,10 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 			if (k_ == MS_FAST_QUEUE && ms_claim_counted(s_->consumed, s_->count)) \
 				return (ret)(uintptr_t)s_->value;                         \
 			if (k_ == MS_FAST_ALWAYS_ERRNO || k_ == MS_FAST_QUEUE_ERRNO)      \
-				MS_TAIL return ms_fasterr_##name args;                            \
+				MS_TAIL return ms_fasterr_##name args;                    \
 			if (k_ == MS_FAST_EXPECT) {                                       \
 				MS_NOTE_CALLER(args);                                     \
-				MS_TAIL return ms_fastx_##name args;                              \
+				MS_TAIL return ms_fastx_##name args;                      \
 			}                                                                 \
 			if (k_ == MS_FAST_SKIP && __atomic_load_n(&ms_t_skip, __ATOMIC_RELAXED) == \
 							  ms_skip_key(id, MS_CALLER))     \
@@ -161,7 +161,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		if (__atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) == MS_FAST_ALWAYS_ERRNO) \
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
 		else if (!ms_claim_counted(s_->consumed, s_->count))                      \
-			MS_TAIL return ms_armed_##name args;                                      \
+			MS_TAIL return ms_armed_##name args;                              \
 		errno = s_->err;                                                          \
 		return (ret)(uintptr_t)s_->value;                                         \
 	}                                                                                 \
@@ -170,7 +170,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		uint64_t c_[] = { __VA_ARGS__ };                                          \
 		if (ms_fast_check(&ms_fast[id], c_))                                      \
 			return ms_real.name.fn args;                                      \
-		MS_TAIL return ms_armed_##name args;                                              \
+		MS_TAIL return ms_armed_##name args;                                      \
 	}
 
 /*
@@ -232,10 +232,10 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 				if (MS_IS_CLOCK(name) && a_ == MS_ARM_TIME)               \
 					return MS_CLOCK_FAST(ret, name, proto) args;      \
 				if (a_ & MS_ARM_TIME)                                     \
-					MS_TAIL return ms_timed_##name args;                      \
+					MS_TAIL return ms_timed_##name args;              \
 			}                                                                 \
 			MS_NOTE_CALLER(args);                                             \
-			MS_TAIL return ms_armed_##name args;                                      \
+			MS_TAIL return ms_armed_##name args;                              \
 		}                                                                         \
 		return ms_real.name.fn args;                                              \
 	}                                                                                 \
