@@ -66,8 +66,8 @@ static int has_interp(const char *path)
 	if (fd < 0)
 		return -1;
 	got = pread(fd, u.b, sizeof(u.b), 0);
-	if (got >= (ssize_t)sizeof(u.eh) && memcmp(u.eh.e_ident, ELFMAG, SELFMAG) == 0 &&
-	    u.eh.e_ident[EI_CLASS] == ELFCLASS64 && u.eh.e_phentsize == sizeof(Elf64_Phdr)) {
+	if (got >= (ssize_t)sizeof(u.eh) && ms_elf_ehdr_ok(&u.eh) &&
+	    u.eh.e_phentsize == sizeof(Elf64_Phdr)) {
 		uint64_t phoff = u.eh.e_phoff;
 
 		r = 0;

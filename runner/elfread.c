@@ -13,12 +13,14 @@ int ms_elf_at(FILE *f, uint64_t off, void *buf, size_t n)
 	return fseeko(f, (off_t)off, SEEK_SET) == 0 && fread(buf, 1, n, f) == n ? 0 : -1;
 }
 
+int ms_elf_ehdr_ok(const Elf64_Ehdr *eh)
+{
+	return memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64;
+}
+
 int ms_elf_ehdr(FILE *f, Elf64_Ehdr *eh)
 {
-	return ms_elf_at(f, 0, eh, sizeof(*eh)) == 0 && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
-		       eh->e_ident[EI_CLASS] == ELFCLASS64
-		       ? 0
-		       : -1;
+	return ms_elf_at(f, 0, eh, sizeof(*eh)) == 0 && ms_elf_ehdr_ok(eh) ? 0 : -1;
 }
 
 int ms_elf_shdr(FILE *f, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh)

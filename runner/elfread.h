@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 int ms_elf_at(FILE *f, uint64_t off, void *buf, size_t n);
+/* 1 when eh is a 64-bit ELF header (its magic and class) */
+int ms_elf_ehdr_ok(const Elf64_Ehdr *eh);
 /* The header of a 64-bit ELF file, or -1. */
 int ms_elf_ehdr(FILE *f, Elf64_Ehdr *eh);
 int ms_elf_shdr(FILE *f, const Elf64_Ehdr *eh, unsigned i, Elf64_Shdr *sh);
