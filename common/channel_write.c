@@ -412,6 +412,8 @@ static void stream_flush(struct stream *w)
 
 static void stream_put(struct stream *w, uint64_t off, const void *p, uint64_t n)
 {
+	if (!n)
+		return;	/* an empty array: p may be NULL */
 	if (w->len && (off != w->off + w->len || w->len + n > STREAM_BUF))
 		stream_flush(w);
 	if (n >= STREAM_BUF) {
