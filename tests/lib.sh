@@ -67,6 +67,14 @@ want_out_lacks() {
 	case "$out" in *"$1"*) problem "stdout has [$1]: [$out]" ;; *) ;; esac
 }
 
+# want_out_line_lacks LINE: no line of stdout is exactly LINE (a pid
+# printed by a program may hold the digits of a mocked value)
+want_out_line_lacks() {
+	if printf '%s\n' "$out" | grep -qxF -- "$1"; then
+		problem "stdout has the line [$1]: [$out]"
+	fi
+}
+
 want_err_has() {
 	case "$err" in *"$1"*) ;; *) problem "stderr lacks [$1]: [$err]" ;; esac
 }
