@@ -416,12 +416,10 @@ static const char *dyns_ok(const struct ms_chan_hdr *h)
 	return NULL;
 }
 
-/* The function table, and the fake_times. */
+/* The function table's bounds, and the fake_times: O(1) a function. */
 static const char *fns_ok(const struct ms_chan_hdr *h)
 {
 	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
-	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
-	const struct ms_expect *expects = ms_chan_at(h, h->expects_off);
 
 	for (uint32_t i = 0; i < h->nfns; i++) {
 		if (fns[i].first_rule > h->nrules || fns[i].nrules > h->nrules - fns[i].first_rule)
@@ -429,12 +427,6 @@ static const char *fns_ok(const struct ms_chan_hdr *h)
 		if (fns[i].first_expect > h->nexpects ||
 		    fns[i].nexpects > h->nexpects - fns[i].first_expect)
 			return "function table out of bounds";
-		for (uint32_t k = 0; k < fns[i].nexpects; k++)
-			if (expects[fns[i].first_expect + k].stmt.fn != i)
-				return "function table inconsistent";
-		if ((fns[i].flags & (MS_FF_LEAN | MS_FF_LEAN_AIMED)) &&
-		    fns[i].flags != ms_fn_lean(h, &fns[i], rules))
-			return "function table inconsistent (its lean mark)";
 	}
 	for (uint32_t i = 0; i < h->nftimes; i++) {
 		const struct ms_ftime *t = (const struct ms_ftime *)((const char *)h + h->ftimes_off) + i;
@@ -449,33 +441,32 @@ static const char *fns_ok(const struct ms_chan_hdr *h)
 	return NULL;
 }
 
-/* Expectations and call-order entries. */
-static const char *checks_ok(const struct ms_chan_hdr *h)
+/* An expectation. */
+static const char *expect_ok(const struct ms_chan_hdr *h, const struct ms_expect *x)
 {
-	const struct ms_expect *expects = ms_chan_at(h, h->expects_off);
+	static const struct stmt_why why = { "bad expectation", "expectation string out of bounds" };
+	const char *bad = stmt_ok(h, &x->stmt, &why);
+
+	if (bad)
+		return bad;
+	if (x->kind < MS_X_VALUE || x->kind > MS_X_ANY || x->param >= nparams_of(h, x->stmt.fn) ||
+	    (x->psize != 1 && x->psize != 2 && x->psize != 4 && x->psize != 8))
+		return "bad expectation";
+	if (x->stmt.count == 0 || x->stmt.count < MS_COUNT_MAYBE)
+		return "bad expectation count";
+	if (x->data > h->pool_size || x->len > h->pool_size - x->data ||
+	    ((x->kind == MS_X_SET || x->kind == MS_X_NOT_SET) &&
+	     ((uint64_t)x->len * 8 > h->pool_size - x->data || x->len == 0)))
+		return "expectation data out of bounds";
+	if ((x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING) && x->len >= MS_STRING_BOUND)
+		return "expected string too long";
+	return NULL;
+}
+
+const char *ms_channel_orders_ok(const struct ms_chan_hdr *h)
+{
 	const struct ms_order *orders = ms_chan_at(h, h->orders_off);
 
-	for (uint32_t i = 0; i < h->nexpects; i++) {
-		static const struct stmt_why why = { "bad expectation",
-						     "expectation string out of bounds" };
-		const struct ms_expect *x = &expects[i];
-		const char *bad = stmt_ok(h, &x->stmt, &why);
-
-		if (bad)
-			return bad;
-		if (x->kind < MS_X_VALUE || x->kind > MS_X_ANY || x->param >= nparams_of(h, x->stmt.fn) ||
-		    (x->psize != 1 && x->psize != 2 && x->psize != 4 && x->psize != 8))
-			return "bad expectation";
-		if (x->stmt.count == 0 || x->stmt.count < MS_COUNT_MAYBE)
-			return "bad expectation count";
-		if (x->data > h->pool_size || x->len > h->pool_size - x->data ||
-		    ((x->kind == MS_X_SET || x->kind == MS_X_NOT_SET) &&
-		     ((uint64_t)x->len * 8 > h->pool_size - x->data || x->len == 0)))
-			return "expectation data out of bounds";
-		if ((x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING) &&
-		    x->len >= MS_STRING_BOUND)
-			return "expected string too long";
-	}
 	for (uint32_t i = 0; i < h->norders; i++) {
 		static const struct stmt_why why = { "bad call-order entry",
 						     "call-order string out of bounds" };
@@ -491,134 +482,176 @@ static const char *checks_ok(const struct ms_chan_hdr *h)
 	return NULL;
 }
 
-/* Rules, and the function table's rules. */
-static const char *rules_ok(const struct ms_chan_hdr *h)
+/* An output, whatever its rule. */
+static const char *out_ok(const struct ms_chan_hdr *h, const struct ms_out *o)
 {
-	const struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
-	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
-	const struct ms_out *outs = ms_chan_at(h, h->outs_off);
-
-	for (uint32_t i = 0; i < h->nrules; i++) {
-		static const struct stmt_why why = { "bad rule", "rule string out of bounds" };
-		const struct ms_rule *r = &rules[i];
-		const char *bad = stmt_ok(h, &r->stmt, &why);
-		const struct ms_fn_meta *m;
-		unsigned np;
-		uint32_t fn = r->stmt.fn;
-
-		if (bad)
-			return bad;
-		if (r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
-			return "bad rule";
-		if (r->stmt.count == 0 || r->stmt.count < MS_COUNT_MAYBE)
-			return "bad rule count";
-		if (r->lean != ms_rule_lean(r))
-			return "bad rule (its lean mark)";
-		if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
-			return "rule outputs out of bounds";
-		if (!pool_ok(h, r->value_str))
-			return "rule string out of bounds";
-		/* argument indices must exist: the shim's argument arrays hold
-		 * exactly the function's parameters */
-		np = nparams_of(h, fn);
-		m = fn < MS_FN_COUNT			     ? ms_catalog_get(fn)
-		    : dyn_of(h, fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, fn)->sysnr)
-							     : NULL;
-		if (!m) {
-			const struct ms_chan_dyn *d = dyn_of(h, fn);
-
-			if (d->kind == MS_DYN_DECLARED) {
-				const char *no = declared_rule_ok(h, d, r, outs);
-
-				if (no)
-					return no;
-				continue;
-			}
-			/* a handler module's: values for mock(), nothing else */
-			if (r->nouts || (r->flags & MS_RF_DEFAULT) || r->kind != MS_R_RETURN)
-				return "bad rule for a module function";
-			continue;
-		}
-		if (r->rd_kind == MS_RD_PARAM && r->rd_param >= np)
-			return "bad rule default";
-		if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
-			return "bad rule default";
-		for (uint32_t k = 0; k < r->nouts; k++) {
-			const struct ms_out *o = &outs[r->outs_first + k];
-
-			if (!output_ok(m, r, o, h->pool_size))
-				return "output not of the catalog's layout";
-			/* data 0: no entry */
-			if (o->kind == MS_O_PASSWD_R && o->data && !passwd_rec_ok(h, o->data))
-				return "bad struct passwd value";
-		}
-		if ((r->flags & MS_RF_STRVAL) && m->ret.tclass != MS_T_STR)
-			return "string value for a function that returns no string";
-		if (!!(r->flags & MS_RF_OWNED) != ((r->flags & MS_RF_STRVAL) && m->ret_owned))
-			return "bad owned-string mark";
-		if ((r->flags & MS_RF_PASSWD) && (!m->ret_passwd || !passwd_rec_ok(h, r->value_str)))
-			return "bad struct passwd value";
-		if (r->flags & MS_RF_GROUP) {
-			struct ms_group_rec g;
-
-			if (!m->ret_group || !r->value_str || h->pool_size < sizeof(g) ||
-			    r->value_str > h->pool_size - sizeof(g))
-				return "bad struct group value";
-			memcpy(&g, (const char *)h + h->pool_off + r->value_str, sizeof(g));
-			if (!pool_ok(h, g.name) || !pool_ok(h, g.passwd) || !pool_ok(h, g.mem))
-				return "bad struct group value";
-		}
-		if ((r->flags & MS_RF_HOSTENT) &&
-		    (!m->ret_hostent || r->value < 1 || r->value > 64 || !r->value_str ||
-		     r->value_str > h->pool_size ||
-		     (uint64_t)r->value * sizeof(struct ms_addr) > h->pool_size - r->value_str))
-			return "bad struct hostent value";
-		if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
-		    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
-			return "bad rule default";
-	}
-	for (uint32_t i = 0; i < h->nfns; i++)
-		for (uint32_t k = 0; k < fns[i].nrules; k++)
-			if (rules[fns[i].first_rule + k].stmt.fn != i)
-				return "function table inconsistent";
+	if (o->kind < MS_O_BYTES || o->kind > MS_O_ARG_ADDR || o->param >= MS_MAX_PARAMS)
+		return "bad output";
+	if ((o->cap1 != MS_NONE8 && o->cap1 != MS_CAP_OWN && o->cap1 >= MS_MAX_PARAMS) ||
+	    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))
+		return "bad output";
+	if (o->data > h->pool_size || o->len > h->pool_size - o->data)
+		return "output data out of bounds";
+	if ((o->kind == MS_O_STORE || o->kind == MS_O_RETSTORE) && o->len > 1024)
+		return "output too large";
+	if (o->kind == MS_O_RETSTORE && o->len != 4 && o->len != 8)
+		return "bad output";
 	return NULL;
 }
 
-/* Outputs. */
-static const char *outs_ok(const struct ms_chan_hdr *h)
+/* A rule, its outputs (each an output of the function's catalog row)
+ * and its strings. */
+static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 {
+	static const struct stmt_why why = { "bad rule", "rule string out of bounds" };
 	const struct ms_out *outs = ms_chan_at(h, h->outs_off);
+	const char *bad = stmt_ok(h, &r->stmt, &why);
+	const struct ms_fn_meta *m;
+	unsigned np;
+	uint32_t fn = r->stmt.fn;
 
-	for (uint32_t i = 0; i < h->nouts; i++) {
-		const struct ms_out *o = &outs[i];
+	if (bad)
+		return bad;
+	if (r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
+		return "bad rule";
+	if (r->stmt.count == 0 || r->stmt.count < MS_COUNT_MAYBE)
+		return "bad rule count";
+	if (r->lean != ms_rule_lean(r))
+		return "bad rule (its lean mark)";
+	if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
+		return "rule outputs out of bounds";
+	for (uint32_t k = 0; k < r->nouts; k++)
+		if ((bad = out_ok(h, &outs[r->outs_first + k])))
+			return bad;
+	if (!pool_ok(h, r->value_str))
+		return "rule string out of bounds";
+	/* argument indices must exist: the shim's argument arrays hold
+	 * exactly the function's parameters */
+	np = nparams_of(h, fn);
+	m = fn < MS_FN_COUNT			 ? ms_catalog_get(fn)
+	    : dyn_of(h, fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, fn)->sysnr)
+						 : NULL;
+	if (!m) {
+		const struct ms_chan_dyn *d = dyn_of(h, fn);
 
-		if (o->kind < MS_O_BYTES || o->kind > MS_O_ARG_ADDR || o->param >= MS_MAX_PARAMS)
-			return "bad output";
-		if ((o->cap1 != MS_NONE8 && o->cap1 != MS_CAP_OWN && o->cap1 >= MS_MAX_PARAMS) ||
-		    (o->cap2 != MS_NONE8 && o->cap2 >= MS_MAX_PARAMS))
-			return "bad output";
-		if (o->data > h->pool_size || o->len > h->pool_size - o->data)
-			return "output data out of bounds";
-		if ((o->kind == MS_O_STORE || o->kind == MS_O_RETSTORE) && o->len > 1024)
-			return "output too large";
-		if (o->kind == MS_O_RETSTORE && o->len != 4 && o->len != 8)
-			return "bad output";
+		if (d->kind == MS_DYN_DECLARED)
+			return declared_rule_ok(h, d, r, outs);
+		/* a handler module's: values for mock(), nothing else */
+		if (r->nouts || (r->flags & MS_RF_DEFAULT) || r->kind != MS_R_RETURN)
+			return "bad rule for a module function";
+		return NULL;
 	}
+	if (r->rd_kind == MS_RD_PARAM && r->rd_param >= np)
+		return "bad rule default";
+	if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
+		return "bad rule default";
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &outs[r->outs_first + k];
+
+		if (!output_ok(m, r, o, h->pool_size))
+			return "output not of the catalog's layout";
+		/* data 0: no entry */
+		if (o->kind == MS_O_PASSWD_R && o->data && !passwd_rec_ok(h, o->data))
+			return "bad struct passwd value";
+	}
+	if ((r->flags & MS_RF_STRVAL) && m->ret.tclass != MS_T_STR)
+		return "string value for a function that returns no string";
+	if (!!(r->flags & MS_RF_OWNED) != ((r->flags & MS_RF_STRVAL) && m->ret_owned))
+		return "bad owned-string mark";
+	if ((r->flags & MS_RF_PASSWD) && (!m->ret_passwd || !passwd_rec_ok(h, r->value_str)))
+		return "bad struct passwd value";
+	if (r->flags & MS_RF_GROUP) {
+		struct ms_group_rec g;
+
+		if (!m->ret_group || !r->value_str || h->pool_size < sizeof(g) ||
+		    r->value_str > h->pool_size - sizeof(g))
+			return "bad struct group value";
+		memcpy(&g, (const char *)h + h->pool_off + r->value_str, sizeof(g));
+		if (!pool_ok(h, g.name) || !pool_ok(h, g.passwd) || !pool_ok(h, g.mem))
+			return "bad struct group value";
+	}
+	if ((r->flags & MS_RF_HOSTENT) &&
+	    (!m->ret_hostent || r->value < 1 || r->value > 64 || !r->value_str ||
+	     r->value_str > h->pool_size ||
+	     (uint64_t)r->value * sizeof(struct ms_addr) > h->pool_size - r->value_str))
+		return "bad struct hostent value";
+	if ((r->flags & MS_RF_DEFAULT) && r->rd_kind != m->rd_kind &&
+	    !(m->ret.tclass == MS_T_VOID && r->rd_kind == MS_RD_CONST))
+		return "bad rule default";
+	return NULL;
+}
+
+const char *ms_channel_validate_attach(const void *map, uint64_t size)
+{
+	const struct ms_chan_hdr *h = map;
+	const struct ms_rule *rules;
+	const char *why;
+	uint32_t n;
+
+	if (size < sizeof(*h))
+		return "too small";
+	/* in this order: each check may trust what the ones before it saw */
+	if ((why = sections_ok(h, size)) || (why = state_layout_ok(h, size)) || (why = dyns_ok(h)) ||
+	    (why = fns_ok(h)))
+		return why;
+	/* the statements mockrun ctl added before this: no function's range
+	 * holds them (decide_live reads them) */
+	rules = ms_chan_at(h, h->rules_off);
+	n = __atomic_load_n(&h->nrules, __ATOMIC_ACQUIRE);
+	for (uint32_t i = h->live_first; i < n && i - h->live_first < h->live_cap; i++)
+		if ((why = rule_ok(h, &rules[i])))
+			return why;
+	return NULL;
+}
+
+const char *ms_channel_fn_ok(const struct ms_chan_hdr *h, uint32_t fn)
+{
+	const struct ms_chan_fn *f = (const struct ms_chan_fn *)ms_chan_at(h, h->fns_off) + fn;
+	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	const struct ms_expect *expects = ms_chan_at(h, h->expects_off);
+	const char *why;
+
+	if (fn >= h->nfns)
+		return "bad function";
+	for (uint32_t k = 0; k < f->nexpects; k++) {
+		const struct ms_expect *x = &expects[f->first_expect + k];
+
+		if (x->stmt.fn != fn)
+			return "function table inconsistent";
+		if ((why = expect_ok(h, x)))
+			return why;
+	}
+	for (uint32_t k = 0; k < f->nrules; k++) {
+		const struct ms_rule *r = &rules[f->first_rule + k];
+
+		if (r->stmt.fn != fn)
+			return "function table inconsistent";
+		if ((why = rule_ok(h, r)))
+			return why;
+	}
+	/* after its rules: the mark is computed from them */
+	if ((f->flags & (MS_FF_LEAN | MS_FF_LEAN_AIMED)) && f->flags != ms_fn_lean(h, f, rules))
+		return "function table inconsistent (its lean mark)";
 	return NULL;
 }
 
 const char *ms_channel_validate(const void *map, uint64_t size)
 {
 	const struct ms_chan_hdr *h = map;
+	const struct ms_out *outs;
 	const char *why;
 
-	if (size < sizeof(*h))
-		return "too small";
-	/* in this order: each check may trust what the ones before it saw */
-	if ((why = sections_ok(h, size)) || (why = state_layout_ok(h, size)) || (why = dyns_ok(h)) ||
-	    (why = fns_ok(h)) || (why = checks_ok(h)) || (why = rules_ok(h)))
+	if ((why = ms_channel_validate_attach(map, size)) || (why = ms_channel_orders_ok(h)))
 		return why;
-	return outs_ok(h);
+	for (uint32_t fn = 0; fn < h->nfns; fn++)
+		if ((why = ms_channel_fn_ok(h, fn)))
+			return why;
+	/* the outputs no rule names too: the writer's count holds */
+	outs = ms_chan_at(h, h->outs_off);
+	for (uint32_t i = 0; i < h->nouts; i++)
+		if ((why = out_ok(h, &outs[i])))
+			return why;
+	return NULL;
 }
 
 const char *ms_state_validate(const struct ms_chan_hdr *h, const void *state, uint64_t size)

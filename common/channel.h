@@ -20,8 +20,11 @@
  * | - fixed-width fields only, no pointers: offsets from the mapping's |
  * |   start, or indices; pool offset 0 means "none".                   |
  * | - the spec's offsets and counts (and the state's layout, which the |
- * |   spec names) are checked by ms_channel_validate() before the      |
- * |   first rule is read; the state's header by ms_state_validate().   |
+ * |   spec names) are checked before they are read: the header, the    |
+ * |   sections and the function table at attach, a function's          |
+ * |   statements at its first call (ms_channel_validate_attach,        |
+ * |   ms_channel_fn_ok; the whole at once: ms_channel_validate()); the |
+ * |   state's header by ms_state_validate().                           |
  * | Bump MS_CHAN_ABI whenever a struct below changes.                  |
  * +--------------------------------------------------------------------+
  */
@@ -736,8 +739,22 @@ uint32_t ms_fn_lean(const struct ms_chan_hdr *h, const struct ms_chan_fn *f,
 		    const struct ms_rule *rules);
 /* Checks every offset, count and index of a spec of `size` bytes, and
  * the state layout it names.  Returns NULL when it is valid, else a
- * static reason. */
+ * static reason.  The same as ms_channel_validate_attach(), then
+ * ms_channel_orders_ok() and ms_channel_fn_ok() of every function. */
 const char *ms_channel_validate(const void *map, uint64_t size);
+/*
+ * What a process that attaches checks before it reads anything: the
+ * header, the sections' bounds, the state's layout, the functions
+ * outside the catalog, the function table's bounds, the fake_times and
+ * the statements mockrun ctl added; O(1) a function, whatever the number
+ * of statements.  A function's statements are checked by
+ * ms_channel_fn_ok() before its first call reads them, and the
+ * call-order entries by ms_channel_orders_ok() before a call of a
+ * function with flags reads them.  NULL, or a static reason.
+ */
+const char *ms_channel_validate_attach(const void *map, uint64_t size);
+const char *ms_channel_fn_ok(const struct ms_chan_hdr *h, uint32_t fn);
+const char *ms_channel_orders_ok(const struct ms_chan_hdr *h);
 /* Checks a state of `size` bytes against the validated spec h: NULL, or
  * a static reason. */
 const char *ms_state_validate(const struct ms_chan_hdr *h, const void *state, uint64_t size);

@@ -311,7 +311,7 @@ static void attach(void)
 		why = "no state (not SPEC,STATE)";
 		goto fail;
 	}
-	why = ms_channel_validate(h, size);
+	why = ms_channel_validate_attach(h, size);
 	if (why)
 		goto fail;
 	state = map_part(comma + 1, ms_slen(comma + 1), &fdv, 1, &state_size, &why);
@@ -403,7 +403,10 @@ const char *ms_exe_name(void)
 }
 
 
-int ms_applies_here(unsigned fn)
+/* Whether a statement of function fn (catalog or not) is for this
+ * program (in=), or fn is traced, recorded or counted.  Its statements
+ * are checked. */
+static int applies_here(unsigned fn)
 {
 	const struct ms_chan_fn *f = &ms_d.fns[fn];
 
@@ -484,6 +487,96 @@ static void fast_fill(unsigned fn)
 		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE;
 }
 
+/* Function i's ms_armed bits whatever its statements: the fake clock's
+ * (MS_ARM_TIME), dlopen for declared prototypes, the allocator while the
+ * bootstrap arena is in use. */
+static uint8_t armed_besides(unsigned i, int boot)
+{
+	return ms_time_arms(i) |
+	       ((i == MS_ID_dlopen && ms_decl_active()) ||
+				((i == MS_ID_free || i == MS_ID_realloc) &&
+				 (boot || __atomic_load_n(&ms_boot_used, __ATOMIC_SEQ_CST)))
+			? MS_ARM_RULES : 0);
+}
+
+/*
+ * A function's statements are checked (ms_channel_fn_ok) and matched
+ * against this program (in=) at its first call, not at attach: a process
+ * pays for the functions it calls, whatever the size of the spec.  Per
+ * function: unchecked, being checked (by one thread; any other, or a
+ * signal handler, checks for itself meanwhile), on, off.  A process that
+ * forks keeps its answers: its child runs the same program.
+ */
+enum { FN_UNCHECKED, FN_CHECKING, FN_ON, FN_OFF };
+static uint8_t fn_state[MS_FN_COUNT + MS_DECL_MAX];
+static uint8_t orders_state;	/* 0 unchecked, 1 good, 2 bad */
+
+/* Whether function fn's statements are good and one is for this program;
+ * *why says what is wrong with them. */
+static int fn_check(unsigned fn, const char **why)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[fn];
+
+	*why = ms_channel_fn_ok(ms_d.chan, fn);
+	/* the call-order entries, read by the calls of functions with flags */
+	if (!*why && (f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED))) {
+		uint8_t o = __atomic_load_n(&orders_state, __ATOMIC_ACQUIRE);
+
+		if (!o) {
+			o = ms_channel_orders_ok(ms_d.chan) ? 2 : 1;
+			__atomic_store_n(&orders_state, o, __ATOMIC_RELEASE);
+		}
+		if (o == 2)
+			*why = ms_channel_orders_ok(ms_d.chan);
+	}
+	return !*why && applies_here(fn);
+}
+
+static void warn_fn(unsigned fn, const char *why)
+{
+	const struct ms_fn_meta *m = fn < MS_FN_COUNT ? ms_catalog_get(fn) : NULL;
+	const struct ms_chan_dyn *d = ms_chan_at(ms_d.chan, ms_d.chan->dyn_off);
+	const char *name = m ? m->name : ms_d.pool + d[fn - MS_FN_COUNT].name;
+
+	ms_diag("warning: ignoring the statements for ", name, " in the channel ",
+		chan_env[0] ? chan_env : "(inherited)", ": ", why,
+		"; its calls go to the real function", NULL);
+}
+
+int ms_fn_ready(unsigned fn)
+{
+	uint8_t st = FN_UNCHECKED;
+	const char *why;
+	int on;
+
+	if (fn < sizeof(fn_state)) {
+		st = __atomic_load_n(&fn_state[fn], __ATOMIC_ACQUIRE);
+		if (st == FN_ON || st == FN_OFF)
+			return st == FN_ON;
+	}
+	on = fn_check(fn, &why);
+	if (fn >= sizeof(fn_state)) {
+		if (why)
+			warn_fn(fn, why);
+		return on;
+	}
+	if (st != FN_UNCHECKED ||
+	    !__atomic_compare_exchange_n(&fn_state[fn], &st, FN_CHECKING, 0, __ATOMIC_ACQUIRE,
+					 __ATOMIC_RELAXED))
+		return on;
+	if (why)
+		warn_fn(fn, why);
+	if (on && fn < MS_FN_COUNT)
+		fast_fill(fn);
+	__atomic_store_n(&fn_state[fn], on ? FN_ON : FN_OFF, __ATOMIC_RELEASE);
+	/* nothing here for it: unarmed from now on, as if the spec had
+	 * never named it (but free and realloc, which boot_alloc() may arm
+	 * meanwhile: they stay armed and find fn_state off) */
+	if (!on && fn < MS_FN_COUNT && fn != MS_ID_free && fn != MS_ID_realloc)
+		__atomic_store_n(&ms_armed[fn], armed_besides(fn, 0), __ATOMIC_SEQ_CST);
+	return on;
+}
+
 void ms_rearm(void)
 {
 	int done = __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE;
@@ -514,14 +607,14 @@ void ms_rearm(void)
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		boot = 0;
 	}
+	/* armed where the channel has anything for a function: its first
+	 * call checks its statements and whether one is for this program
+	 * (fn_first), and disarms it if not */
 	for (unsigned i = 0; ms_d.chan && i < MS_FN_COUNT; i++) {
-		uint8_t on = ms_d.chan && (ms_applies_here(i) || (i == MS_ID_dlopen && ms_decl_active()));
+		const struct ms_chan_fn *f = &ms_d.fns[i];
+		uint8_t on = ((f->nrules | f->nexpects | f->flags) ? MS_ARM_RULES : 0) |
+			     armed_besides(i, boot);
 
-		if (boot && (i == MS_ID_free || i == MS_ID_realloc))
-			on = 1;
-		if (ms_d.chan)
-			fast_fill(i);
-		on |= ms_time_arms(i);
 		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
 	}
 	/* the bootstrap arena may have been used meanwhile: see boot_alloc() */
@@ -586,6 +679,18 @@ void ms_attach_now(void)
 		attach();
 }
 
+/* A call in an attached process: a function's first call checks it. */
+static inline int consult_attached(unsigned id, const uint64_t *args, int64_t *ret,
+				   const void *caller)
+{
+	if (ms_unlikely(__atomic_load_n(&fn_state[id], __ATOMIC_ACQUIRE) != FN_ON) &&
+	    !ms_fn_ready(id))
+		return 0;
+	if (ms_unlikely(ms_trace_timed) && (ms_d.fns[id].flags & MS_FF_TRACED))
+		ms_trace_start();
+	return ms_decide(id, args, ret, caller);
+}
+
 /* The first call of a process (or of a thread racing the attach). */
 static __attribute__((noinline)) int consult_attaching(unsigned id, const uint64_t *args,
 						       int64_t *ret, const void *caller)
@@ -598,7 +703,7 @@ static __attribute__((noinline)) int consult_attaching(unsigned id, const uint64
 	 * (acquire): another thread may be attaching right now */
 	if (!__atomic_load_n(&live, __ATOMIC_ACQUIRE))
 		return 0;
-	return ms_decide(id, args, ret, caller);
+	return consult_attached(id, args, ret, caller);
 }
 
 /* id is a catalog id: the trampolines pass constants. */
@@ -609,7 +714,5 @@ int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const void *call
 	if (ms_unlikely(!__atomic_load_n(&live, __ATOMIC_ACQUIRE)))
 		return __atomic_load_n(&attach_state, __ATOMIC_ACQUIRE) == ATTACH_DONE
 			       ? 0 : consult_attaching(id, args, ret, caller);
-	if (ms_unlikely(ms_trace_timed) && (ms_d.fns[id].flags & MS_FF_TRACED))
-		ms_trace_start();
-	return ms_decide(id, args, ret, caller);
+	return consult_attached(id, args, ret, caller);
 }

@@ -473,7 +473,7 @@ void ms_decl_bind(const struct ms_chan_hdr *h)
 		ms_decl_real[i] = missing();
 		ms_decl_fn[i] = (uint8_t)i;
 		/* where no statement applies, nothing is patched: it costs nothing */
-		patching[i] = dyn[i].kind == MS_DYN_DECLARED && ms_applies_here(MS_FN_COUNT + i);
+		patching[i] = dyn[i].kind == MS_DYN_DECLARED && ms_fn_ready(MS_FN_COUNT + i);
 		any_patching |= patching[i];
 		/* armed before any entry points at a stub */
 		__atomic_store_n(&ms_decl_armed[i],

@@ -62,7 +62,7 @@ MS_EXPORT void mockshim_register(struct mockshim_mock *m)
 	if (slot < MAX_MOCKS)
 		__atomic_store_n(&mocks[slot], m, __ATOMIC_RELEASE);
 	/* armed last: from here on calls enter the handler */
-	__atomic_store_n(&m->armed, id >= 0 && ms_applies_here((unsigned)id),
+	__atomic_store_n(&m->armed, id >= 0 && ms_fn_ready((unsigned)id),
 			 __ATOMIC_RELEASE);
 	ms_guard -= MS_GUARD;
 	errno = saved;

@@ -430,9 +430,10 @@ MS_HIDDEN int ms_preloaded_by_env(void);
 MS_HIDDEN const char *ms_shim_base(void);
 /* when(), ms_read_user, events: decide.h */
 
-/* Whether any statement of function id (catalog or not) is for this
- * program (in=), or it is traced. */
-MS_HIDDEN int ms_applies_here(unsigned id);
+/* Whether the statements of function id (catalog or not) are good and
+ * one is for this program (in=), or it is traced, recorded or counted:
+ * checked once (the first call), a warning if they are not good. */
+MS_HIDDEN int ms_fn_ready(unsigned id);
 
 /* Declared prototypes (declared.c): at attach, points the GOT entries of
  * the declared functions a statement applies to at their stubs; after a

@@ -45,6 +45,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(map, base, n);
 	for (size_t i = 0; i < size; i++)
 		map[i % n] ^= data[i];
+	/* what a shim checks, the attach then function by function, reads
+	 * nothing out of bounds, and accepts all that the whole validation
+	 * accepts (it may accept more: an output no rule names) */
+	if (!ms_channel_validate_attach(map, n)) {
+		const struct ms_chan_hdr *h = (const void *)map;
+		int parts = !ms_channel_orders_ok(h);
+
+		for (uint32_t f = 0; f < h->nfns; f++)
+			parts &= !ms_channel_fn_ok(h, f);
+		if (!parts && !ms_channel_validate(map, n))
+			abort();
+	} else if (!ms_channel_validate(map, n)) {
+		abort();
+	}
 	if (!ms_channel_validate(map, n)) {
 		/* accepted: every index the shim follows must stay inside */
 		const struct ms_chan_hdr *h = (const void *)map;

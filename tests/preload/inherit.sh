@@ -75,6 +75,17 @@ run env LD_PRELOAD="$SHIM" MOCKSHIM_CHANNEL="$T/bogus" "$PROBE" getuid 1
 want_rc 0; want_out "$uid"; want_err_has "warning: ignoring the channel $T/bogus: bad magic"
 [ "$(printf '%s\n' "$err" | grep -c warning)" -eq 1 ] || problem "warned more than once"; done_t
 
+t "a function's bad statements: that function runs unmocked, with a warning; the others are mocked"
+spec='will_return_always(getuid, 4242); will_return_always(getgid, 4343)'
+run env LD_PRELOAD="$SHIM" "$CHANFILE" "$spec" getuid "$PROBE" ids
+want_rc 0; want_out_has "uid=$uid "; want_out_has " gid=4343 "
+want_err_has "warning: ignoring the statements for getuid in the channel /proc/self/fd/"
+want_err_has ": bad rule count; its calls go to the real function"
+[ "$(printf '%s\n' "$err" | grep -c warning)" -eq 1 ] || problem "warned more than once: [$err]"
+# the same channel, good: both mocked
+run env LD_PRELOAD="$SHIM" "$CHANFILE" "$spec" - "$PROBE" ids
+want_rc 0; want_out_has "uid=4242 "; want_out_has " gid=4343 "; want_err_lacks warning; done_t
+
 t "a missing channel: warn once, run unmocked"
 run env LD_PRELOAD="$SHIM" MOCKSHIM_CHANNEL="$T/none" "$PROBE" getuid 1
 want_rc 0; want_out "$uid"; want_err_has "ignoring the channel $T/none: ENOENT"; done_t

@@ -131,6 +131,56 @@ static void test_lean_marks_checked(void **state)
 	assert_null(ms_channel_validate(f->map, f->size));
 }
 
+/*
+ * The attach checks O(1) a function; a function's statements are checked
+ * by their own check, which finds what the whole validation finds in
+ * them, and nothing in another function's.
+ */
+static void test_checked_per_function(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_chan_hdr *h = f->map;
+	struct ms_chan_fn *fns = ms_chan_at(h, h->fns_off);
+	struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	struct ms_out *outs = ms_chan_at(h, h->outs_off);
+	struct ms_rule *uid = &rules[fns[MS_ID_getuid].first_rule];
+	struct ms_rule saved = *uid;
+	struct ms_out *o = &outs[rules[fns[MS_ID_read].first_rule].outs_first];
+	struct ms_out osaved = *o;
+
+	for (uint32_t fn = 0; fn < h->nfns; fn++)
+		assert_null(ms_channel_fn_ok(h, fn));
+	assert_null(ms_channel_orders_ok(h));
+	uid->stmt.count = 0;
+	assert_null(ms_channel_validate_attach(f->map, f->size));
+	assert_string_equal(ms_channel_fn_ok(h, MS_ID_getuid), "bad rule count");
+	assert_null(ms_channel_fn_ok(h, MS_ID_read));
+	assert_null(ms_channel_fn_ok(h, MS_ID_open));
+	assert_non_null(ms_channel_validate(f->map, f->size));
+	*uid = saved;
+	/* a rule moved under another function */
+	uid->stmt.fn = MS_ID_getgid;
+	assert_null(ms_channel_validate_attach(f->map, f->size));
+	assert_string_equal(ms_channel_fn_ok(h, MS_ID_getuid), "function table inconsistent");
+	*uid = saved;
+	/* an output of read's rule */
+	o->len = h->pool_size + 1;
+	assert_null(ms_channel_validate_attach(f->map, f->size));
+	assert_string_equal(ms_channel_fn_ok(h, MS_ID_read), "output data out of bounds");
+	assert_null(ms_channel_fn_ok(h, MS_ID_getuid));
+	*o = osaved;
+	/* the function table's bounds are the attach's */
+	{
+		uint32_t n = fns[MS_ID_getuid].nrules;
+
+		fns[MS_ID_getuid].nrules = h->nrules + 1;
+		assert_non_null(ms_channel_validate_attach(f->map, f->size));
+		fns[MS_ID_getuid].nrules = n;
+	}
+	assert_non_null(ms_channel_fn_ok(h, h->nfns));
+	assert_null(ms_channel_validate(f->map, f->size));
+}
+
 static uint32_t h_first_rules(const struct fixture *f)
 {
 	return ((const struct ms_chan_hdr *)f->map)->rules_off;
@@ -449,6 +499,7 @@ int main(void)
 		T(test_valid),
 		T(test_header_checks),
 		T(test_rule_checks),
+		T(test_checked_per_function),
 		T(test_no_lean_function_under_v),
 		T(test_lean_marks_checked),
 		T(test_output_checks),
