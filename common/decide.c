@@ -719,11 +719,13 @@ static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a,
 	return k;
 }
 
+/* The exec family's (MS_FF_EXEC) but the spawners: a call that, if it
+ * succeeds, never returns. */
 static int is_exec(unsigned id)
 {
-	const struct ms_fn_meta *m = ms_catalog_get(id);
+	const struct ms_exec_row *x;
 
-	return m && (strncmp(m->name, "exec", 4) == 0 || strcmp(m->name, "fexecve") == 0);
+	return (ms_d.fns[id].flags & MS_FF_EXEC) && (x = ms_exec_row(id)) && !x->spawn;
 }
 
 /* A function with call order, expectations or a trace. */
@@ -734,6 +736,9 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 	const struct ms_expect *y;
 	int k;
 
+	/* traced, and nothing else: the real call, then its line */
+	if (f->flags == MS_FF_TRACED && !(f->nexpects | f->nrules))
+		return 2;
 	/* the checks keep errno: ms_record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
 	if (!f->flags && f->nexpects == 1 &&

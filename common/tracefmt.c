@@ -427,14 +427,12 @@ int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
 
 void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
 {
-	const char *base = strip(m->name);
-
 	ms_tl_put(o, m->name);
 	ms_tl_c(o, '(');
 	for (unsigned i = 0; i < m->nparams; i++) {
 		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */
-		if (eq(m->params[i].name, "mode") && i > 0 &&
-		    (eq(base, "open") || eq(base, "openat")) &&
+		if (i > 0 && eq(m->params[i].name, "mode") &&
+		    (eq(strip(m->name), "open") || eq(strip(m->name), "openat")) &&
 		    !(a[i - 1] & O_CREAT) && (a[i - 1] & O_TMPFILE) != O_TMPFILE)
 			break;
 		if (i)
