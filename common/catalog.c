@@ -154,6 +154,67 @@ static int classify(struct ms_type *t, const char *s, size_t n, unsigned flags)
 	return 0;
 }
 
+/* A row's name without SYS_: a system call's parameters show as the
+ * libc function's of that name do. */
+static int fn_is(const char *name, const char *what)
+{
+	if (strncmp(name, "SYS_", 4) == 0)
+		name += 4;
+	return strcmp(name, what) == 0;
+}
+
+static int fn_starts(const char *name, const char *what)
+{
+	if (strncmp(name, "SYS_", 4) == 0)
+		name += 4;
+	return strncmp(name, what, strlen(what)) == 0;
+}
+
+/* How --trace shows parameter i of m (enum ms_show). */
+static uint8_t show_of(const struct ms_fn_meta *m, unsigned i)
+{
+	const struct ms_param *p = &m->params[i];
+	const char *fn = m->name ? m->name : "", *pn = p->name;
+	int is_flags = strcmp(pn, "flags") == 0;
+
+	if (p->type.tclass == MS_T_STR)
+		return MS_SHOW_STR;
+	if (p->type.tclass == MS_T_PTR) {
+		if (strcmp(pn, "argv") == 0 && fn_starts(fn, "exec"))
+			return MS_SHOW_ARGV;
+		return strcmp(p->type.strct, "timespec") == 0 || strcmp(p->type.strct, "timeval") == 0 ||
+				       strcmp(p->type.strct, "stat") == 0 || strstr(p->type.text, "statx")
+			       ? MS_SHOW_STRUCT : MS_SHOW_PTR;
+	}
+	if (is_flags || strcmp(pn, "flag") == 0) {
+		static const char *const at[] = { "statx", "fstatat", "newfstatat", "faccessat",
+						  "faccessat2", "unlinkat", "linkat", "fchownat" };
+
+		for (size_t k = 0; k < sizeof(at) / sizeof(at[0]); k++)
+			if (fn_is(fn, at[k]))
+				return fn_is(fn, "unlinkat")	 ? MS_SHOW_AT_UNLINK
+				       : fn_starts(fn, "faccessat") ? MS_SHOW_AT_ACCESS
+								    : MS_SHOW_AT_FLAGS;
+	}
+	if (strcmp(pn, "mask") == 0 && fn_is(fn, "statx"))
+		return MS_SHOW_STATX_MASK;
+	if (is_flags && (fn_starts(fn, "send") || fn_starts(fn, "recv")))
+		return MS_SHOW_MSG_FLAGS;
+	if (strcmp(pn, "clockid") == 0 || strcmp(pn, "clk_id") == 0)
+		return MS_SHOW_CLOCK;
+	if ((fn_is(fn, "socket") || fn_is(fn, "socketpair")) &&
+	    (strcmp(pn, "domain") == 0 || strcmp(pn, "type") == 0))
+		return pn[0] == 'd' ? MS_SHOW_DOMAIN : MS_SHOW_SOCKTYPE;
+	if (is_flags && (fn_is(fn, "open") || fn_is(fn, "openat")))
+		return MS_SHOW_OFLAGS;
+	if (strcmp(p->type.text, "mode_t") == 0)
+		return i > 0 && strcmp(pn, "mode") == 0 && (fn_is(fn, "open") || fn_is(fn, "openat"))
+			       ? MS_SHOW_OPEN_MODE : MS_SHOW_MODE;
+	if (strcmp(pn, "dirfd") == 0 || strcmp(pn, "olddirfd") == 0 || strcmp(pn, "newdirfd") == 0)
+		return MS_SHOW_DIRFD;
+	return p->type.tclass == MS_T_UINT ? MS_SHOW_UINT : MS_SHOW_INT;
+}
+
 static void parse_proto(struct ms_fn_meta *m, unsigned flags)
 {
 	const char *p = m->proto + 1; /* skip '(' */
@@ -191,6 +252,8 @@ static void parse_proto(struct ms_fn_meta *m, unsigned flags)
 	}
 	if (bad)
 		m->nparams = 0xff;
+	for (unsigned i = 0; m->nparams != 0xff && i < m->nparams; i++)
+		m->params[i].show = show_of(m, i);
 }
 
 int ms_catalog_param(const struct ms_fn_meta *m, const char *name, size_t len)

@@ -84,9 +84,34 @@ struct ms_type {
 	char strct[24];		/* "stat" for struct stat *, else "" */
 };
 
+/* How --trace shows a parameter (tracefmt.c), decided from its row's
+ * name, the parameter's name and type once, when the row is parsed. */
+enum ms_show {
+	MS_SHOW_INT = 0,	/* a signed integer */
+	MS_SHOW_UINT,		/* an unsigned one */
+	MS_SHOW_STR,		/* a string, quoted */
+	MS_SHOW_ARGV,		/* exec*'s argv: its strings */
+	MS_SHOW_PTR,		/* a pointer */
+	MS_SHOW_STRUCT,		/* timespec, timeval, stat, statx: its values where the call
+				 * read it (const) or filled it, else the pointer */
+	MS_SHOW_AT_FLAGS,	/* AT_* flags (statx, fstatat, linkat, fchownat...) */
+	MS_SHOW_AT_UNLINK,	/* unlinkat's: AT_REMOVEDIR first */
+	MS_SHOW_AT_ACCESS,	/* faccessat's: AT_EACCESS first */
+	MS_SHOW_STATX_MASK,	/* STATX_* */
+	MS_SHOW_MSG_FLAGS,	/* send*, recv*: MSG_* */
+	MS_SHOW_CLOCK,		/* a clock id: CLOCK_* */
+	MS_SHOW_DOMAIN,		/* socket's: AF_* */
+	MS_SHOW_SOCKTYPE,	/* socket's: SOCK_*, and its flags */
+	MS_SHOW_OFLAGS,		/* open's: O_* */
+	MS_SHOW_MODE,		/* a mode_t, in octal */
+	MS_SHOW_OPEN_MODE,	/* open's mode: shown (octal) with O_CREAT or O_TMPFILE only */
+	MS_SHOW_DIRFD,		/* a directory descriptor: AT_FDCWD by name */
+};
+
 struct ms_param {
 	char name[24];
 	struct ms_type type;
+	uint8_t show;		/* enum ms_show */
 };
 
 /* A parsed output item of a row ("buf[count]", "*tp:timespec", ...). */

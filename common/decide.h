@@ -277,8 +277,14 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 		}
 		return 0;
 	}
-	if (ms_unlikely(f->flags | f->nexpects))
-		return ms_decide_checked(id, a, ret, caller, ms_number_call(id));
+	if (ms_unlikely(f->flags | f->nexpects)) {
+		uint32_t call = ms_number_call(id);
+
+		/* traced, and nothing else: the real call, then its line */
+		if (f->flags == MS_FF_TRACED && !(f->nexpects | f->nrules))
+			return 2;
+		return ms_decide_checked(id, a, ret, caller, call);
+	}
 	if (__atomic_load_n(&ms_t_skip, __ATOMIC_RELAXED) == ms_skip_key(id, caller))
 		return 0;
 	for (r = ms_d.rules + f->first_rule, end = r + f->nrules, rs = ms_d.rst + f->first_rule; r < end;

@@ -71,34 +71,74 @@ static const char pairs[] = "000102030405060708091011121314151617181920212223242
 			    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 			    "8081828384858687888990919293949596979899";
 
+/* Digits of v in base 10, 16 or 8: from its bit length, corrected for
+ * decimal by one compare. */
+static unsigned ndigits(uint64_t v, unsigned base)
+{
+	static const uint64_t p10[20] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
+		1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
+		100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
+		1000000000000000000u, 10000000000000000000u,
+	};
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1), t;
+
+	if (base == 16)
+		return (bits + 3) / 4;
+	if (base == 8)
+		return (bits + 2) / 3;
+	t = bits * 1233 >> 12; /* log10(2) * bits, rounded down */
+	return t + (v >= p10[t]) + (v == 0);
+}
+
 void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base)
 {
 	char t[24];
 	int k = 24;
 
-	if (base == 10) {
+	/* the common case: the digits written in place, backwards */
+	if ((base == 10 || base == 16 || base == 8) && o->n + 24 <= MS_TLINE - 2) {
+		unsigned n = ndigits(v, base);
+		char *d = o->buf + o->n + n;
+
+		o->n += n;
+		if (base == 16) {
+			/* two digits a step, the odd first one alone */
+			if (n & 1) {
+				*--d = "0123456789abcdef"[v & 15];
+				v >>= 4;
+			}
+			for (; v; v >>= 8) {
+				*--d = "0123456789abcdef"[v & 15];
+				*--d = "0123456789abcdef"[(v >> 4) & 15];
+			}
+			return;
+		}
+		if (base == 8) {
+			do
+				*--d = (char)('0' + (v & 7));
+			while ((v >>= 3));
+			return;
+		}
 		while (v >= 100) {
 			const char *q = pairs + 2 * (v % 100);
 
 			v /= 100;
-			t[--k] = q[1];
-			t[--k] = q[0];
+			*--d = q[1];
+			*--d = q[0];
 		}
 		if (v >= 10) {
-			t[--k] = pairs[2 * v + 1];
-			t[--k] = pairs[2 * v];
+			*--d = pairs[2 * v + 1];
+			*--d = pairs[2 * v];
 		} else {
-			t[--k] = (char)('0' + v);
+			*--d = (char)('0' + v);
 		}
-	} else if (base == 16) {
-		do
-			t[--k] = "0123456789abcdef"[v & 15];
-		while ((v >>= 4));
-	} else {
-		do
-			t[--k] = "0123456789abcdef"[v % base];
-		while ((v /= base) && k > 0);
+		return;
 	}
+	/* near the line's end, or another base: into t, then cut */
+	do
+		t[--k] = "0123456789abcdef"[v % base];
+	while ((v /= base) && k > 0);
 	put_digits(o, t, k);
 }
 
@@ -281,14 +321,23 @@ static void put_argv(struct ms_tline *o, uint64_t v)
 
 /* A struct the call reads (const) or filled (after a success): its
  * values, as strace shows them; only the catalog's time and stat types. */
-static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
+static size_t struct_read(void *dst, const void *src, size_t n, int filled)
+{
+	if (filled == MS_TL_WRITTEN) {
+		memcpy(dst, src, n);
+		return n;
+	}
+	return ms_read_user(dst, src, n);
+}
+
+static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, int filled)
 {
 	const void *src = (const void *)(uintptr_t)v;
 
 	if (eq(p->type.strct, "timespec")) {
 		struct timespec ts;
 
-		if (ms_read_user(&ts, src, sizeof(ts)) != sizeof(ts))
+		if (struct_read(&ts, src, sizeof(ts), filled) != sizeof(ts))
 			return 0;
 		ms_tl_put(o, "{tv_sec=");
 		ms_tl_i(o, ts.tv_sec);
@@ -300,7 +349,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 	if (eq(p->type.strct, "timeval")) {
 		struct timeval tv;
 
-		if (ms_read_user(&tv, src, sizeof(tv)) != sizeof(tv))
+		if (struct_read(&tv, src, sizeof(tv), filled) != sizeof(tv))
 			return 0;
 		ms_tl_put(o, "{tv_sec=");
 		ms_tl_i(o, tv.tv_sec);
@@ -312,7 +361,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 	if (eq(p->type.strct, "stat")) {
 		struct stat st;
 
-		if (ms_read_user(&st, src, sizeof(st)) != sizeof(st))
+		if (struct_read(&st, src, sizeof(st), filled) != sizeof(st))
 			return 0;
 		ms_tl_put(o, "{st_mode=0");
 		ms_tl_u(o, (uint32_t)st.st_mode, 8);
@@ -324,7 +373,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 	if (contains(p->type.text, "statx")) {
 		struct statx sx;
 
-		if (ms_read_user(&sx, src, sizeof(sx)) != sizeof(sx))
+		if (struct_read(&sx, src, sizeof(sx), filled) != sizeof(sx))
 			return 0;
 		ms_tl_put(o, "{stx_mode=0");
 		ms_tl_u(o, sx.stx_mode, 8);
@@ -336,81 +385,85 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v)
 	return 0;
 }
 
-/* A row's name without SYS_: a system call's arguments read as the
- * libc function's of that name do. */
-static const char *strip(const char *name)
-{
-	/* the first letter first: most names are the catalog's */
-	return name[0] == 'S' && starts(name, "SYS_") ? name + 4 : name;
-}
-
-static int is_fn(const struct ms_fn_meta *m, const char *name)
-{
-	return eq(strip(m->name), name);
-}
-
+/* Parameter i of m, as its row says it shows (enum ms_show). */
 static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, uint64_t v, int filled)
 {
 	const struct ms_param *p = &m->params[i];
 	int64_t iv = p->type.size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
 
-	if (p->type.tclass == MS_T_STR) {
+	switch (p->show) {
+	case MS_SHOW_STR:
 		ms_tl_str(o, v);
-	} else if (p->type.tclass == MS_T_PTR && eq(p->name, "argv") &&
-		   starts(strip(m->name), "exec")) {
+		return;
+	case MS_SHOW_ARGV:
 		put_argv(o, v);
-	} else if (p->type.tclass == MS_T_PTR) {
-		/* a struct read or filled: its values; else the pointer */
-		if (!v || !(filled || starts(p->type.text, "const")) || !put_struct(o, p, v))
+		return;
+	case MS_SHOW_PTR:
+		ms_tl_ptr(o, v);
+		return;
+	case MS_SHOW_STRUCT:
+		/* read or filled: its values; else the pointer */
+		if (!v || !(filled || starts(p->type.text, "const")) || !put_struct(o, p, v, filled))
 			ms_tl_ptr(o, v);
-	} else if ((eq(p->name, "flags") || eq(p->name, "flag")) &&
-		   (is_fn(m, "statx") || is_fn(m, "fstatat") || is_fn(m, "newfstatat") ||
-		    is_fn(m, "faccessat") || is_fn(m, "faccessat2") || is_fn(m, "unlinkat") ||
-		    is_fn(m, "linkat") || is_fn(m, "fchownat"))) {
-		if (is_fn(m, "unlinkat") && (iv & AT_REMOVEDIR)) {
-			ms_tl_put(o, "AT_REMOVEDIR");
-			if (iv & ~AT_REMOVEDIR) {
+		return;
+	case MS_SHOW_AT_UNLINK:
+	case MS_SHOW_AT_ACCESS: {
+		int64_t first = p->show == MS_SHOW_AT_UNLINK ? AT_REMOVEDIR : AT_EACCESS;
+
+		if (iv & first) {
+			ms_tl_put(o, p->show == MS_SHOW_AT_UNLINK ? "AT_REMOVEDIR" : "AT_EACCESS");
+			if (iv & ~first) {
 				ms_tl_c(o, '|');
-				put_flags(o, iv & ~AT_REMOVEDIR, at_flags, N_(at_flags), 1);
+				put_flags(o, iv & ~first, at_flags, N_(at_flags), 1);
 			}
-		} else if ((is_fn(m, "faccessat") || is_fn(m, "faccessat2")) && (iv & AT_EACCESS)) {
-			ms_tl_put(o, "AT_EACCESS");
-			if (iv & ~AT_EACCESS) {
-				ms_tl_c(o, '|');
-				put_flags(o, iv & ~AT_EACCESS, at_flags, N_(at_flags), 1);
-			}
-		} else {
-			put_flags(o, iv, at_flags, N_(at_flags), 1);
+			return;
 		}
-	} else if (eq(p->name, "mask") && is_fn(m, "statx")) {
+		put_flags(o, iv, at_flags, N_(at_flags), 1);
+		return;
+	}
+	case MS_SHOW_AT_FLAGS:
+		put_flags(o, iv, at_flags, N_(at_flags), 1);
+		return;
+	case MS_SHOW_STATX_MASK:
 		put_flags(o, (int64_t)(uint32_t)v, statx_mask, N_(statx_mask), 1);
-	} else if (eq(p->name, "flags") &&
-		   (starts(strip(m->name), "send") || starts(strip(m->name), "recv"))) {
+		return;
+	case MS_SHOW_MSG_FLAGS:
 		put_flags(o, iv, msg_flags, N_(msg_flags), 1);
-	} else if (eq(p->name, "clockid") || eq(p->name, "clk_id")) {
+		return;
+	case MS_SHOW_CLOCK:
 		put_name(o, iv, clocks, N_(clocks));
-	} else if (eq(p->name, "domain") && (is_fn(m, "socket") || is_fn(m, "socketpair"))) {
+		return;
+	case MS_SHOW_DOMAIN:
 		put_name(o, iv, families, N_(families));
-	} else if (eq(p->name, "type") && (is_fn(m, "socket") || is_fn(m, "socketpair"))) {
+		return;
+	case MS_SHOW_SOCKTYPE:
 		put_name(o, iv & 0xf, sock_types, N_(sock_types));
 		if (iv & ~0xf) {
 			ms_tl_c(o, '|');
 			put_flags(o, iv & ~0xf, sock_flags, N_(sock_flags), 1);
 		}
-	} else if (eq(p->name, "flags") &&
-		   (is_fn(m, "open") || is_fn(m, "openat"))) {
+		return;
+	case MS_SHOW_OFLAGS:
 		put_oflags(o, iv);
-	} else if (eq(p->type.text, "mode_t")) {
+		return;
+	case MS_SHOW_MODE:
+	case MS_SHOW_OPEN_MODE:
 		ms_tl_c(o, '0');
 		ms_tl_u(o, (uint32_t)v, 8);
-	} else if ((eq(p->name, "dirfd") || eq(p->name, "olddirfd") ||
-		    eq(p->name, "newdirfd")) && iv == AT_FDCWD) {
-		ms_tl_put(o, "AT_FDCWD");
-	} else if (p->type.tclass == MS_T_UINT) {
-		ms_tl_u(o, p->type.size == 4 ? (uint32_t)v : v, 10);
-	} else {
-		ms_tl_i(o, iv);
+		return;
+	case MS_SHOW_DIRFD:
+		if (iv == AT_FDCWD) {
+			ms_tl_put(o, "AT_FDCWD");
+			return;
+		}
+		break;
+	default:
+		break;
 	}
+	if (p->type.tclass == MS_T_UINT)
+		ms_tl_u(o, p->type.size == 4 ? (uint32_t)v : v, 10);
+	else
+		ms_tl_i(o, iv);
 }
 
 int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
@@ -431,9 +484,8 @@ void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *
 	ms_tl_c(o, '(');
 	for (unsigned i = 0; i < m->nparams; i++) {
 		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */
-		if (i > 0 && eq(m->params[i].name, "mode") &&
-		    (eq(strip(m->name), "open") || eq(strip(m->name), "openat")) &&
-		    !(a[i - 1] & O_CREAT) && (a[i - 1] & O_TMPFILE) != O_TMPFILE)
+		if (m->params[i].show == MS_SHOW_OPEN_MODE && !(a[i - 1] & O_CREAT) &&
+		    (a[i - 1] & O_TMPFILE) != O_TMPFILE)
 			break;
 		if (i)
 			ms_tl_put(o, ", ");

@@ -26,8 +26,16 @@ struct ms_tline {
 /* The line's pieces; the two smallest inline: every line takes dozens. */
 static inline void ms_tl_put(struct ms_tline *o, const char *s)
 {
-	while (*s && o->n < MS_TLINE - 2)
-		o->buf[o->n++] = *s++;
+	/* a literal's length is the compiler's, and its copy a few moves
+	 * (builtins even where the tier compiles with -fno-builtin) */
+	size_t n = __builtin_strlen(s);
+
+	if (o->n >= MS_TLINE - 2)
+		return;
+	if (n > MS_TLINE - 2 - o->n)
+		n = MS_TLINE - 2 - o->n;
+	__builtin_memcpy(o->buf + o->n, s, n);
+	o->n += n;
 }
 
 static inline void ms_tl_c(struct ms_tline *o, char c)
@@ -54,7 +62,10 @@ void ms_tl_str(struct ms_tline *o, uint64_t v);
 /* Whether ret is a success of m (its outputs then show as values). */
 int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err);
 /* "NAME(ARGS)", the arguments decoded as strace shows them; filled: the
- * call succeeded, the structs it filled are shown as values. */
+ * call succeeded, the structs it filled are shown as values;
+ * MS_TL_WRITTEN: the real function of this process did, so the structs
+ * it was given are memory it read or wrote, read without a system call. */
+#define MS_TL_WRITTEN 2
 void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled);
 /* " = RESULT[ ERRNO]" (nothing for a void function).  A system call's
  * -errno reads as strace shows it: -1 ENAME. */

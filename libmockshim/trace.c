@@ -361,7 +361,7 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 
 	if (trace_fd < 0 || !m)
 		return;
-	put_call(&o, m, a, ms_tl_ok(m, ret, err));
+	put_call(&o, m, a, !ms_tl_ok(m, ret, err) ? 0 : mocked_by ? 1 : MS_TL_WRITTEN);
 	ms_tl_result(&o, m, ret, err);
 	ms_tl_end(&o, mocked_by, passed_by);
 	trace_write(&o);

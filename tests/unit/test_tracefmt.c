@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/* --trace's line pieces (common/tracefmt.c): numbers in every base the
+ * lines use, against printf; arguments as each row shows them (its
+ * enum ms_show, decided when the row is parsed). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "catalog.h"
+#include "decide.h"
+#include "tracefmt.h"
+
+/* the tiers' fault-safe read (checks.c), here a plain copy counted */
+static unsigned user_reads;
+
+size_t ms_read_user(void *dst, const void *src, size_t n)
+{
+	user_reads++;
+	memcpy(dst, src, n);
+	return n;
+}
+
+static void want_u(uint64_t v, unsigned base)
+{
+	struct ms_tline o;
+	char want[40];
+
+	memcpy(o.buf, "x ", 2);
+	o.n = 2;
+	ms_tl_u(&o, v, base);
+	snprintf(want, sizeof(want), base == 10 ? "x %llu" : base == 16 ? "x %llx" : "x %llo",
+		 (unsigned long long)v);
+	if (o.n != strlen(want) || memcmp(o.buf, want, o.n) != 0)
+		fail_msg("base %u: [%.*s], expected [%s]", base, (int)o.n, o.buf, want);
+}
+
+static void test_numbers(void **state)
+{
+	uint64_t p = 1, r = 88172645463325252ull;
+
+	(void)state;
+	for (int k = 0; k < 20; k++, p *= 10)
+		for (int d = -1; d <= 1; d++)
+			for (unsigned b = 8; b <= 16; b += b == 8 ? 2 : 6)
+				want_u(p + (uint64_t)d, b);
+	for (int k = 0; k < 64; k++)
+		for (unsigned b = 8; b <= 16; b += b == 8 ? 2 : 6) {
+			want_u((uint64_t)1 << k, b);
+			want_u(((uint64_t)1 << k) - 1, b);
+		}
+	for (int i = 0; i < 100000; i++) {
+		r ^= r << 13, r ^= r >> 7, r ^= r << 17; /* xorshift */
+		for (unsigned b = 8; b <= 16; b += b == 8 ? 2 : 6)
+			want_u(r >> (i % 64), b);
+	}
+	want_u(UINT64_MAX, 10);
+	want_u(0, 16);
+}
+
+/* The line's end: cut there, the first digits kept, never past it. */
+static void test_cut(void **state)
+{
+	struct ms_tline o;
+
+	(void)state;
+	o.n = MS_TLINE - 5;
+	ms_tl_u(&o, 1234567890, 10);
+	assert_int_equal(o.n, MS_TLINE - 2);
+	assert_memory_equal(o.buf + MS_TLINE - 5, "123", 3);
+	o.n = MS_TLINE - 4;
+	ms_tl_put(&o, "abcdef");
+	assert_int_equal(o.n, MS_TLINE - 2);
+	assert_memory_equal(o.buf + MS_TLINE - 4, "ab", 2);
+	ms_tl_put(&o, "more");
+	ms_tl_c(&o, 'z');
+	assert_int_equal(o.n, MS_TLINE - 2);
+}
+
+static const char *line(const char *fn, const uint64_t *a, int filled)
+{
+	static struct ms_tline o;
+	int id = ms_catalog_find(fn, strlen(fn));
+
+	assert_true(id >= 0);
+	o.n = 0;
+	ms_tl_call(&o, ms_catalog_get((unsigned)id), a, filled);
+	o.buf[o.n] = '\0';
+	return o.buf;
+}
+
+static void test_shown(void **state)
+{
+	struct timespec ts = { 12, 345 };
+	/* room for the bytes a string's read takes past its end (the safe
+	 * read stops at an unreadable page, not at the NUL) */
+	static const char path[128] = "/tmp/f";
+
+	(void)state;
+	{
+		uint64_t a[] = { (uintptr_t)path, O_WRONLY | O_CREAT, 0640 };
+
+		assert_string_equal(line("open", a, 0), "open(\"/tmp/f\", O_WRONLY|O_CREAT, 0640)");
+		a[1] = O_RDONLY;
+		assert_string_equal(line("open", a, 0), "open(\"/tmp/f\", O_RDONLY)");
+	}
+	{
+		uint64_t a[] = { (uint64_t)(int64_t)AT_FDCWD, (uintptr_t)path, AT_REMOVEDIR };
+
+		assert_string_equal(line("unlinkat", a, 0), "unlinkat(AT_FDCWD, \"/tmp/f\", AT_REMOVEDIR)");
+		a[0] = 7;
+		a[2] = 0;
+		assert_string_equal(line("unlinkat", a, 0), "unlinkat(7, \"/tmp/f\", 0)");
+	}
+	{
+		uint64_t a[] = { CLOCK_MONOTONIC, (uintptr_t)&ts };
+
+		/* not filled (the call failed): the pointer; filled: the values */
+		assert_non_null(strstr(line("clock_gettime", a, 0), "clock_gettime(CLOCK_MONOTONIC, 0x"));
+		user_reads = 0;
+		assert_string_equal(line("clock_gettime", a, 1),
+				    "clock_gettime(CLOCK_MONOTONIC, {tv_sec=12, tv_nsec=345})");
+		assert_int_equal(user_reads, 1);
+		/* written by this process's real call: read without the safe read */
+		assert_string_equal(line("clock_gettime", a, MS_TL_WRITTEN),
+				    "clock_gettime(CLOCK_MONOTONIC, {tv_sec=12, tv_nsec=345})");
+		assert_int_equal(user_reads, 1);
+	}
+	{
+		uint64_t a[] = { 3, 0x7ffd0000abcdull, 64 };
+
+		assert_string_equal(line("read", a, 1), "read(3, 0x7ffd0000abcd, 64)");
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_shown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
