@@ -14,6 +14,39 @@
 #include "names.h"
 
 /* A row's number of parameters is its (args)' length. */
+/* The first lookups of a process scan the catalog, the later ones use
+ * the table built then: every name gets the same answer from both (this
+ * test runs first, so that its first lookups are the scans). */
+static void test_lookup_paths(void **state)
+{
+	static const char *const names[] = {
+		"open64", "__xstat", "read", "getpid", "dlsym", "rea", "openat64", "fstatat64",
+		"__fxstat64", "readdir64", "clock_gettime", "syscall", "__read_chk", "stat", "stat64",
+		"getuid",
+	};
+	int first[16];
+
+	(void)state;
+	for (size_t i = 0; i < 16; i++)
+		first[i] = ms_catalog_find(names[i], strlen(names[i]));
+	assert_int_equal(first[0], MS_ID_open);
+	assert_int_equal(first[1], MS_ID_stat);
+	assert_int_equal(first[2], MS_ID_read);
+	assert_int_equal(first[4], -1);
+	assert_int_equal(first[5], -1);
+	assert_int_equal(first[12], MS_ID_read);
+	assert_int_equal(first[15], MS_ID_getuid);
+	assert_int_equal(ms_catalog_find("", 0), -1);
+	/* the table, built by now */
+	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
+		const struct ms_fn_meta *m = ms_catalog_get(i);
+
+		assert_int_equal(ms_catalog_find(m->name, strlen(m->name)), (int)i);
+	}
+	for (size_t i = 0; i < 16; i++)
+		assert_int_equal(ms_catalog_find(names[i], strlen(names[i])), first[i]);
+}
+
 static void test_nargs(void **state)
 {
 	(void)state;
@@ -282,6 +315,7 @@ static void test_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lookup_paths),
 		cmocka_unit_test(test_nargs),
 		cmocka_unit_test(test_type_table),
 		cmocka_unit_test(test_module_types),
