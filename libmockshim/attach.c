@@ -615,6 +615,11 @@ void ms_rearm(void)
 		uint8_t on = ((f->nrules | f->nexpects | f->flags) ? MS_ARM_RULES : 0) |
 			     armed_besides(i, boot);
 
+		/* its catalog row parsed now, once a function's (not a
+		 * statement's): the first call's check reads it, and a signal
+		 * handler's call that interrupted the parse would wait on it */
+		if (f->nrules | f->nexpects)
+			ms_catalog_get(i);
 		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
 	}
 	/* the bootstrap arena may have been used meanwhile: see boot_alloc() */
