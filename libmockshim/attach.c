@@ -444,6 +444,35 @@ static void fast_fill_expect(struct ms_fast *s, const struct ms_chan_fn *f, unsi
 	__atomic_store_n(&s->live, MS_FAST_EXPECT, __ATOMIC_RELEASE);
 }
 
+/*
+ * Whether rule r, not plain, is a reply with one output the fast slot
+ * writes (MS_FAST_OUT): constant bytes through a pointer argument, at
+ * most an argument's worth (buf="...", reply()'s MS_O_BYTES) or all of
+ * them (*tp={...}, MS_O_STORE); a value, or `_` as the bytes copied; no
+ * errno, delay or probability.  Fills s's output fields if so.
+ */
+static int fast_fill_out(struct ms_fast *s, const struct ms_rule *r)
+{
+	const struct ms_out *o = &ms_d.outs[r->outs_first];
+
+	if (r->kind != MS_R_RETURN || r->nouts != 1 || r->delay_ns || r->prob ||
+	    (r->flags & ~MS_RF_DEFAULT) || o->cap2 != MS_NONE8)
+		return 0;
+	if (o->kind == MS_O_BYTES ? o->cap1 == MS_CAP_OWN : o->kind != MS_O_STORE || o->cap1 != MS_NONE8)
+		return 0;
+	/* `_`: the bytes a buf= copied; a store copies none */
+	if ((r->flags & MS_RF_DEFAULT) &&
+	    (r->rd_kind != MS_RD_BYTES || r->rd_div != MS_NONE8 || o->kind != MS_O_BYTES))
+		return 0;
+	s->param = o->param;
+	s->data = ms_d.pool + o->data;
+	s->len = o->len;
+	s->cap = o->cap1;
+	s->bytes = (r->flags & MS_RF_DEFAULT) != 0;
+	s->calls = &ms_d.fst[r->stmt.fn].calls;
+	return 1;
+}
+
 /* Fills function fn's fast slot (struct ms_fast), or empties it. */
 static void fast_fill(unsigned fn)
 {
@@ -472,16 +501,19 @@ static void fast_fill(unsigned fn)
 			return;
 		}
 	}
-	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) || !ms_rule_plain(r) ||
-	    (r->flags & MS_RF_DOUBLE) || r->stmt.from_glob || r->stmt.ncond ||
-	    !ms_in_here(r->stmt.in_glob) || r->stmt.count == 0)
+	if (f->nrules != 1 || f->nexpects || (f->flags & ~MS_FF_LEAN) ||
+	    (!ms_rule_plain(r) && !fast_fill_out(s, r)) || (r->flags & MS_RF_DOUBLE) ||
+	    r->stmt.from_glob || r->stmt.ncond || !ms_in_here(r->stmt.in_glob) ||
+	    r->stmt.count == 0)
 		return;
 	s->count = r->stmt.count;
 	s->err = r->err;
 	s->value = r->value;
 	s->consumed = &ms_d.rst[f->first_rule].consumed;
 	s->logged_pid = &ms_d.rst[f->first_rule].logged_pid;
-	if (r->flags & MS_RF_ERRNO)
+	if (r->nouts)
+		s->kind = MS_FAST_OUT;
+	else if (r->flags & MS_RF_ERRNO)
 		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS_ERRNO : MS_FAST_QUEUE_ERRNO;
 	else
 		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE;

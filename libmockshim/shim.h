@@ -322,14 +322,25 @@ struct ms_fast {
 	uint32_t *consumed;	/* the rule's (expectation's) state */
 	int32_t *logged_pid;
 	uint64_t mask;		/* MS_FAST_EXPECT: the parameter's bytes */
-	uint32_t *calls;	/* MS_FAST_EXPECT: the function's call count */
-	uint32_t param;		/* MS_FAST_EXPECT: which argument */
+	uint32_t *calls;	/* MS_FAST_EXPECT, MS_FAST_OUT: the function's call count */
+	uint32_t param;		/* MS_FAST_EXPECT: which argument; MS_FAST_OUT: the
+				 * output's pointer */
+	/* MS_FAST_OUT: len bytes at data through the pointer, at most
+	 * argument cap of them (MS_NONE8: no capacity); bytes: the value is
+	 * the number copied (`_` of a buf= reply) */
+	const char *data;
+	uint32_t len;
+	uint8_t cap, bytes;
 };
 enum ms_fast_kind {
 	MS_FAST_ALWAYS = 1,	/* count < 0 */
 	MS_FAST_QUEUE,		/* count > 0 */
 	MS_FAST_ALWAYS_ERRNO,	/* the _ERRNO kinds */
 	MS_FAST_QUEUE_ERRNO,
+	/* A plain reply with one output of constant bytes (buf="...", a
+	 * *tp={...} store) and no errno: the copy, then the value, in
+	 * ms_fastout_NAME (ms_fast_out). */
+	MS_FAST_OUT,
 	/* The function's only statement is an expect_value for any caller:
 	 * a call whose parameter holds the value takes its turn (and a call
 	 * number) and goes to the real function (MS_FAST_CHECK, in
@@ -342,6 +353,31 @@ enum ms_fast_kind {
 	 * from the trampoline.  Nothing to log either: live from the fill. */
 	MS_FAST_SKIP,
 };
+
+/* 1 when slot s, a live MS_FAST_OUT, took a turn for the call with
+ * arguments a (canonical): the bytes are written, *v is the value.  0:
+ * the slow path's (a NULL pointer it reports, a queue run out). */
+static inline __attribute__((always_inline)) int ms_fast_out(struct ms_fast *s, const uint64_t *a,
+							      int64_t *v)
+{
+	char *p = (char *)(uintptr_t)a[s->param];
+	uint64_t n = s->len;
+
+	if (!p || __atomic_load_n(&s->live, __ATOMIC_ACQUIRE) != MS_FAST_OUT)
+		return 0;
+	if (s->cap != MS_NONE8 && a[s->cap] < n)
+		n = a[s->cap];
+	if (s->count < 0)
+		__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED);
+	else if (!ms_claim_counted(s->consumed, s->count))
+		return 0;
+	/* numbered, as the slow path numbers every reply with an output:
+	 * the report of a later call's NULL pointer names the right call */
+	__atomic_fetch_add(s->calls, 1, __ATOMIC_RELAXED);
+	__builtin_memcpy(p, s->data, n);
+	*v = s->bytes ? (int64_t)n : s->value;
+	return 1;
+}
 
 /* 1 when slot s is a live MS_FAST_EXPECT whose parameter in a (the
  * canonical arguments) holds its value: the turn and the call number

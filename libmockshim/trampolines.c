@@ -121,7 +121,8 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
  * constant or a queue's turn answered with a few loads and one atomic
  * add, and no frame (the only calls are tail calls).  The slot's live
  * kind and the guard in one compare (MS_GUARD is above every kind).
- * The _ERRNO kinds go on to ms_fasterr_NAME (errno is a call away); a
+ * The _ERRNO kinds go on to ms_fasterr_NAME (errno is a call away), a
+ * reply with an output to ms_fastout_NAME (the arguments as an array); a
  * call site this thread found no statement is for (MS_FAST_SKIP) to the
  * real function; a slot not live, re-entry from the shim and a queue run
  * out go on to ms_armed_NAME, which decides and then opens the slot
@@ -140,6 +141,10 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 				return (ret)(uintptr_t)s_->value;                         \
 			if (k_ == MS_FAST_ALWAYS_ERRNO || k_ == MS_FAST_QUEUE_ERRNO)      \
 				MS_TAIL return ms_fasterr_##name args;                    \
+			if (k_ == MS_FAST_OUT) {                                          \
+				MS_NOTE_CALLER(args);                                     \
+				MS_TAIL return ms_fastout_##name args;                    \
+			}                                                                 \
 			if (k_ == MS_FAST_EXPECT) {                                       \
 				MS_NOTE_CALLER(args);                                     \
 				MS_TAIL return ms_fastx_##name args;                      \
@@ -170,6 +175,14 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		uint64_t c_[] = { __VA_ARGS__ };                                          \
 		if (ms_fast_check(&ms_fast[id], c_))                                      \
 			return ms_real.name.fn args;                                      \
+		MS_TAIL return ms_armed_##name args;                                      \
+	}                                                                                 \
+	static __attribute__((noinline, cold)) ret ms_fastout_##name proto               \
+	{                                                                                 \
+		uint64_t c_[] = { __VA_ARGS__ };                                          \
+		int64_t v_;                                                               \
+		if (ms_fast_out(&ms_fast[id], c_, &v_))                                   \
+			return (ret)(uintptr_t)v_;                                        \
 		MS_TAIL return ms_armed_##name args;                                      \
 	}
 

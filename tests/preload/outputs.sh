@@ -16,6 +16,27 @@ t "read: the copy never exceeds count"
 run "$M" -q -e 'will_return(read, _, buf="ABCDEFGH")' "$PROBE" read /dev/null 3
 want_rc 0; want_out "read: 3 0 414243"; done_t
 
+# From a process's second turn, a reply with one output is answered in the
+# trampoline (the fast slot): the same bytes, values and reports.
+t "the second and later turns of a buf= reply: the same bytes, '_' within count each time"
+run "$M" -q -e 'will_return_always(read, _, buf="ABC")' "$PROBE" readn 4 2 < /dev/null
+want_rc 0; want_out "2 2 2 2 |4142"
+run "$M" -q -e 'will_return_always(read, 9, buf="ABC")' "$PROBE" readn 3 16 < /dev/null
+want_rc 0; want_out "9 9 9 |414243000000000000"
+run "$M" -e 'will_return_count(read, _, 3, buf="xy")' "$PROBE" readn 5 8 < /dev/null
+want_rc 0; want_out "2 2 2 0 0 |"
+want_err_has 'will_return_count(read, _, 3, buf="xy"): 3 of 3 used'; done_t
+
+t "a NULL buffer after fast turns is reported, as on a first turn"
+run "$M" -e 'will_return_always(read, 1, buf="x")' "$PROBE" readn 4 0 < /dev/null
+want_rc 123; want_out "1 1 1 1 |00"
+want_err_has "read() call 4 in probe["; want_err_has "output buf is NULL: nothing written"; done_t
+
+t "the second and later turns of a *tp= store: every call gets the struct"
+run "$M" -q -e 'will_return_always(clock_gettime, 0, *tp={1700000000, 5})' "$PROBE" clockn 3
+want_rc 0
+want_out "0:1700000000.000000005 0:1700000000.000000005 0:1700000000.000000005"; done_t
+
 t "read: will_fail gives -1 and the row's errno"
 run "$M" -q -e 'will_fail(read)' "$PROBE" read /dev/zero 4
 want_rc 0; want_out "read: -1 EIO "; done_t

@@ -276,6 +276,31 @@ int main(int argc, char **argv)
 		printf("read: %zd %s ", r, ename(errno));
 		hex(buf, r > 0 ? r : 0);
 		close(fd);
+	} else if (strcmp(cmd, "readn") == 0 && argc == 4) {
+		/* readn N COUNT: N reads of stdin into a zeroed buffer, COUNT
+		 * bytes asked each time (0: a NULL buffer for the last read),
+		 * each result and the last bytes read */
+		unsigned char buf[32];
+		int n = atoi(argv[2]);
+		size_t count = (size_t)atoi(argv[3]);
+		ssize_t r = 0;
+
+		for (int i = 0; i < n; i++) {
+			memset(buf, 0, sizeof(buf));
+			r = read(0, count || i < n - 1 ? buf : NULL, count ? count : 1);
+			printf("%s%zd", i ? " " : "", r);
+		}
+		printf(" |");
+		hex(buf, r > 0 ? r : 0);
+	} else if (strcmp(cmd, "clockn") == 0 && argc == 3) {
+		/* clockn N: N clock_gettime(CLOCK_REALTIME) calls, each's time */
+		for (int i = 0, n = atoi(argv[2]); i < n; i++) {
+			struct timespec ts = { 0, 0 };
+			int r = clock_gettime(CLOCK_REALTIME, &ts);
+
+			printf("%s%d:%lld.%09ld", i ? " " : "", r, (long long)ts.tv_sec, ts.tv_nsec);
+		}
+		printf("\n");
 	} else if (strcmp(cmd, "readseq") == 0 && argc == 3) {
 		/* readseq N: N reads of a byte from stdin, then one from
 		 * /dev/zero (fd 3): the bytes read */
