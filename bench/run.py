@@ -65,7 +65,7 @@ class Op:
 
     def __init__(self, name, fn, n, value, outs='', expect=None, fiu=None, strace=None,
                  ltrace=None, faketime=False, sockwrap=False, cg_n=2000, crossings=1,
-                 decl=None, when=None):
+                 decl=None, when=None, out1=None):
         self.name = name  # bench OP
         self.fn = fn  # the catalog function
         self.n = n  # calls per repetition (timing)
@@ -85,6 +85,7 @@ class Op:
         self.decl = decl  # a declared prototype (mock ...): fn is no catalog function
         # when(): {variant: condition that every call of the loop satisfies}
         self.when = when or {}
+        self.out1 = out1  # one output of a reply (buf=, *tp=): issue 22's output row
 
     def reply(self):
         return self.value + (', ' + self.outs if self.outs else '')
@@ -95,10 +96,10 @@ OPS = [
        # when=4+: the loader's first three reads are the ELF headers of
        # libmsbenchdecl.so, libmsbenchfloor.so and libc.so.6
        fiu='posix/io/rw/read', strace='read:retval=1:when=4+', sockwrap=True,
-       when={'when_int': 'fd == 100', 'when_fd': 'fd ~ "/dev/zero"'}),
+       when={'when_int': 'fd == 100', 'when_fd': 'fd ~ "/dev/zero"'}, out1='buf="x"'),
     Op('clock', 'clock_gettime', 200000, '0',
        expect=('expect_value_count', 'clockid', 'CLOCK_REALTIME'), faketime=True,
-       when={'when_int': 'clockid == CLOCK_REALTIME'}),
+       when={'when_int': 'clockid == CLOCK_REALTIME'}, out1='*tp={1, 2}'),
     Op('getpid', 'getpid', 50000, '42', strace='getpid:retval=42'),
     Op('getuid', 'getuid', 50000, '0', strace='getuid:retval=0'),
     Op('malloc', 'malloc', 200000, 'NULL', expect=('expect_value_count', 'size', '32'),
@@ -233,6 +234,10 @@ class Bench:
                 return None
             return self.mockrun('will_return_always(%s, %s, when(%s))' % (fn, op.reply(),
                                                                           op.when[key]))
+        if key == 'output':
+            if not op.out1:
+                return None
+            return self.mockrun('will_return_always(%s, %s, %s)' % (fn, op.value, op.out1))
         if key == 'always_in':
             return self.mockrun('will_return_always(%s, %s, in="bench")' % (fn, op.reply()))
         if key in ('queue', 'queue_full'):
@@ -393,6 +398,7 @@ CG_VARIANTS = [
     ('nomatch_from', 'rule for FN, from="libother.so"'),
     ('always', 'will_return_always'),
     ('always_in', 'will_return_always(FN, V, in="bench"): a matching in='),
+    ('output', 'will_return_always(FN, V, OUT): one output, read buf="x", clock *tp={1, 2}'),
     ('when_int', 'will_return_always(FN, V, when(INT == V)): read fd == 100, clock clockid'),
     ('when_fd', 'will_return_always(read, 1, when(fd ~ "/dev/zero")): the path of an fd'),
     ('when_str', 'will_return_always(getaddrinfo, ..., when(node ~ "local*")): a string'),
@@ -426,6 +432,10 @@ SITE_FLOOR = {'read': 'floor_read', 'clock': 'floor_clock', 'getpid': 'floor_int
 
 # Issue 22's limits for replies, instructions per call over the empty loop
 FLOOR_TARGETS = {'always': 15, 'queue': 25}
+# ... and for one output (buf=, *tp=), over the same reply without it
+OUTPUT_LIMIT = 60
+# ... and for a traced call, over plain
+TRACE_LIMIT = 400
 
 
 def floor_table(ops, ir):
@@ -576,6 +586,20 @@ def callgrind_tables(b, ops, ir):
             row.append(('%+.0f' % d) + mark + ('' if ok else ' **over**'))
         out.append('| %s | +%d | %s | %s |' % (label, limit, ' | '.join(row),
                                                 'yes' if met else '**no**'))
+    # issue 22: one output costs at most OUTPUT_LIMIT over the bare reply
+    row, met, seen = [], True, False
+    for op in ops:
+        v, bare = ir.get(('output', op.name)), ir.get(('always', op.name))
+        if v is None or bare is None:
+            row.append('n/a')
+            continue
+        seen = True
+        ok = v - bare <= OUTPUT_LIMIT
+        met = met and ok
+        row.append('%+.0f%s' % (v - bare, '' if ok else ' **over**'))
+    if seen:
+        out.append('| one output (buf=, *tp=), over the bare reply | +%d | %s | %s |' % (
+            OUTPUT_LIMIT, ' | '.join(row), 'yes' if met else '**no**'))
     out += ['', 'For replies (always, queued) the number is the shim\'s own cost: '
             'instructions per call over the empty loop (bench none), since the real '
             'function no longer runs; for the others it is over plain.  † with '
@@ -1167,6 +1191,21 @@ def summary(b):
             out.append('- `expect_value`: %+.0f to %+.0f over plain on %s (limit +50: %s).' % (
                 min(ex.values()), max(ex.values()), ', '.join(sorted(ex)),
                 verdict(max(ex.values()) <= 50)))
+        o1 = {op: ir[('output', op)] - ir[('always', op)] for (k, op) in ir
+              if k == 'output' and ir[(k, op)] is not None
+              and ir.get(('always', op)) is not None}
+        if o1:
+            out.append('- One output (`buf=` on read, `*tp=` on clock_gettime): %s over the '
+                       'same reply without it (limit +%d: %s).' % (
+                           ', '.join('%s %+.0f' % (op, o1[op]) for op in sorted(o1)),
+                           OUTPUT_LIMIT, verdict(max(o1.values()) <= OUTPUT_LIMIT)))
+        tr = {op: ir[('trace', op)] - ir[('plain', op)] for (k, op) in ir
+              if k == 'trace' and ir[(k, op)] is not None and op in CATALOG_OPS
+              and ir.get(('plain', op)) is not None}
+        if tr:
+            out.append('- `--trace`: %s over plain per traced call (limit +%d: %s).' % (
+                ', '.join('%s %+.0f' % (op, tr[op]) for op in sorted(tr)), TRACE_LIMIT,
+                verdict(max(tr.values()) <= TRACE_LIMIT)))
     st = r.get('startup')
     if st:
         shim = st['env LD_PRELOAD=libmockshim.so true'] - st['env LD_PRELOAD=empty.so true']
