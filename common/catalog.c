@@ -254,6 +254,7 @@ static void parse_proto(struct ms_fn_meta *m, unsigned flags)
 		m->nparams = 0xff;
 	for (unsigned i = 0; m->nparams != 0xff && i < m->nparams; i++)
 		m->params[i].show = show_of(m, i);
+	m->name_len = (uint8_t)(m->name ? strnlen(m->name, 255) : 0);
 }
 
 int ms_catalog_param(const struct ms_fn_meta *m, const char *name, size_t len)

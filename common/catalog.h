@@ -151,6 +151,7 @@ enum ms_ret_default {
 
 struct ms_fn_meta {
 	const char *name;
+	uint8_t name_len;	/* strlen(name), set with the parameters */
 	const char *ret_text;
 	const char *proto;
 	const char *group;

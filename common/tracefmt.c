@@ -217,9 +217,10 @@ static void put_oflags(struct ms_tline *o, int64_t v)
 struct flag {
 	int64_t bit;
 	const char *name;
+	size_t len;
 };
 
-#define NF(x) { x, #x }
+#define NF(x) { x, #x, sizeof(#x) - 1 }
 static const struct flag at_flags[] = {
 	NF(AT_SYMLINK_NOFOLLOW), NF(AT_SYMLINK_FOLLOW), NF(AT_NO_AUTOMOUNT), NF(AT_EMPTY_PATH),
 	NF(AT_STATX_FORCE_SYNC), NF(AT_STATX_DONT_SYNC),
@@ -261,7 +262,7 @@ static void put_flags(struct ms_tline *o, int64_t v, const struct flag *t, size_
 		if (t[i].bit && (rest & (uint64_t)t[i].bit) == (uint64_t)t[i].bit) {
 			if (!first)
 				ms_tl_c(o, '|');
-			ms_tl_put(o, t[i].name);
+			ms_tl_putn(o, t[i].name, t[i].len);
 			rest &= ~(uint64_t)t[i].bit;
 			first = 0;
 		}
@@ -283,7 +284,7 @@ static int put_name(struct ms_tline *o, int64_t v, const struct flag *t, size_t 
 {
 	for (size_t i = 0; i < n; i++) {
 		if (t[i].bit == v) {
-			ms_tl_put(o, t[i].name);
+			ms_tl_putn(o, t[i].name, t[i].len);
 			return 1;
 		}
 	}
@@ -480,7 +481,10 @@ int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
 
 void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
 {
-	ms_tl_put(o, m->name);
+	if (m->name_len)
+		ms_tl_putn(o, m->name, m->name_len);
+	else
+		ms_tl_put(o, m->name); /* a meta whose parameters did not parse */
 	ms_tl_c(o, '(');
 	for (unsigned i = 0; i < m->nparams; i++) {
 		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */

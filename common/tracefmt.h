@@ -26,15 +26,47 @@ struct ms_tline {
 /* The line's pieces; the two smallest inline: every line takes dozens. */
 static inline void ms_tl_put(struct ms_tline *o, const char *s)
 {
-	/* a literal's length is the compiler's, and its copy a few moves
-	 * (builtins even where the tier compiles with -fno-builtin) */
 	size_t n = __builtin_strlen(s);
 
-	if (o->n >= MS_TLINE - 2)
+	/* a literal that fits: its length is the compiler's, its copy a few
+	 * moves (builtins even where the tier compiles with -fno-builtin) */
+	if (__builtin_constant_p(n) && o->n + n <= MS_TLINE - 2) {
+		__builtin_memcpy(o->buf + o->n, s, n);
+		o->n += n;
 		return;
-	if (n > MS_TLINE - 2 - o->n)
-		n = MS_TLINE - 2 - o->n;
-	__builtin_memcpy(o->buf + o->n, s, n);
+	}
+	/* a name (most are short: a loop beats strlen and memcpy calls), or
+	 * the line's end */
+	while (*s && o->n < MS_TLINE - 2)
+		o->buf[o->n++] = *s++;
+}
+
+/* n bytes of s (its length, known): up to 16 in two overlapping moves
+ * that read nothing outside s[0..n). */
+static inline void ms_tl_putn(struct ms_tline *o, const char *s, size_t n)
+{
+	char *d = o->buf + o->n;
+
+	if (o->n + n > MS_TLINE - 2) {
+		while (n-- && o->n < MS_TLINE - 2)
+			o->buf[o->n++] = *s++;
+		return;
+	}
+	if (n >= 8) {
+		if (n <= 16) {
+			__builtin_memcpy(d, s, 8);
+			__builtin_memcpy(d + n - 8, s + n - 8, 8);
+		} else {
+			__builtin_memcpy(d, s, n);
+		}
+	} else if (n >= 4) {
+		__builtin_memcpy(d, s, 4);
+		__builtin_memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	}
 	o->n += n;
 }
 

@@ -84,6 +84,29 @@ static void test_cut(void **state)
 	assert_int_equal(o.n, MS_TLINE - 2);
 }
 
+/* A known length's copy, every length its small moves treat apart, in
+ * the line and at its end. */
+static void test_putn(void **state)
+{
+	static const char src[] = "abcdefghijklmnopqrstuvwxyz";
+	struct ms_tline o;
+
+	(void)state;
+	for (size_t n = 0; n <= 20; n++) {
+		memset(o.buf, '.', sizeof(o.buf));
+		o.n = 1;
+		ms_tl_putn(&o, src, n);
+		assert_int_equal(o.n, 1 + n);
+		assert_memory_equal(o.buf + 1, src, n);
+		assert_int_equal(o.buf[0], '.');
+		assert_int_equal(o.buf[1 + n], '.');
+		o.n = MS_TLINE - 5;
+		ms_tl_putn(&o, src, n);
+		assert_int_equal(o.n, MS_TLINE - 5 + (n < 3 ? n : 3));
+		assert_memory_equal(o.buf + MS_TLINE - 5, src, n < 3 ? n : 3);
+	}
+}
+
 static const char *line(const char *fn, const uint64_t *a, int filled)
 {
 	static struct ms_tline o;
@@ -145,6 +168,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_cut),
+		cmocka_unit_test(test_putn),
 		cmocka_unit_test(test_shown),
 	};
 
