@@ -222,10 +222,13 @@ static const char *conds_ok(const struct ms_chan_hdr *h, const struct ms_stmt *s
 {
 	const struct ms_cond *c = (const void *)((const char *)h + h->conds_off);
 	uint32_t fn = s->fn, first = s->cond_first, n = s->ncond;
-	unsigned np = nparams_of(h, fn);
+	unsigned np;
 
 	if (first > h->nconds || n > h->nconds - first)
 		return "conditions out of bounds";
+	if (!n)
+		return NULL; /* most statements: no when() */
+	np = nparams_of(h, fn);
 	/* a handler module's functions: the shim never sees their arguments */
 	if (n && fn >= MS_FN_COUNT && dyn_of(h, fn)->kind == MS_DYN_MODULE)
 		return "conditions on a module function";
@@ -507,7 +510,6 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 	const struct ms_out *outs = ms_chan_at(h, h->outs_off);
 	const char *bad = stmt_ok(h, &r->stmt, &why);
 	const struct ms_fn_meta *m;
-	unsigned np;
 	uint32_t fn = r->stmt.fn;
 
 	if (bad)
@@ -525,9 +527,6 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 			return bad;
 	if (!pool_ok(h, r->value_str))
 		return "rule string out of bounds";
-	/* argument indices must exist: the shim's argument arrays hold
-	 * exactly the function's parameters */
-	np = nparams_of(h, fn);
 	m = fn < MS_FN_COUNT			 ? ms_catalog_get(fn)
 	    : dyn_of(h, fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, fn)->sysnr)
 						 : NULL;
@@ -541,9 +540,11 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 			return "bad rule for a module function";
 		return NULL;
 	}
-	if (r->rd_kind == MS_RD_PARAM && r->rd_param >= np)
+	/* argument indices must exist: the shim's argument arrays hold
+	 * exactly the function's parameters */
+	if (r->rd_kind == MS_RD_PARAM && r->rd_param >= m->nparams)
 		return "bad rule default";
-	if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= np)
+	if (r->rd_kind == MS_RD_BYTES && r->rd_div != MS_NONE8 && r->rd_div >= m->nparams)
 		return "bad rule default";
 	for (uint32_t k = 0; k < r->nouts; k++) {
 		const struct ms_out *o = &outs[r->outs_first + k];
