@@ -453,10 +453,13 @@ static void fast_fill_expect(struct ms_fast *s, const struct ms_chan_fn *f, unsi
  */
 static int fast_fill_out(struct ms_fast *s, const struct ms_rule *r)
 {
-	const struct ms_out *o = &ms_d.outs[r->outs_first];
+	const struct ms_out *o;
 
 	if (r->kind != MS_R_RETURN || r->nouts != 1 || r->delay_ns || r->prob ||
-	    (r->flags & ~MS_RF_DEFAULT) || o->cap2 != MS_NONE8)
+	    (r->flags & ~MS_RF_DEFAULT))
+		return 0;
+	o = &ms_d.outs[r->outs_first];
+	if (o->cap2 != MS_NONE8)
 		return 0;
 	if (o->kind == MS_O_BYTES ? o->cap1 == MS_CAP_OWN : o->kind != MS_O_STORE || o->cap1 != MS_NONE8)
 		return 0;
@@ -641,7 +644,7 @@ void ms_rearm(void)
 	}
 	/* armed where the channel has anything for a function: its first
 	 * call checks its statements and whether one is for this program
-	 * (fn_first), and disarms it if not */
+	 * (ms_fn_ready), and disarms it if not */
 	for (unsigned i = 0; ms_d.chan && i < MS_FN_COUNT; i++) {
 		const struct ms_chan_fn *f = &ms_d.fns[i];
 		uint8_t on = ((f->nrules | f->nexpects | f->flags) ? MS_ARM_RULES : 0) |
