@@ -1266,9 +1266,9 @@ def summary(b):
                      (fl['spec 1 xN'] - fl['spec 1'])) / float(SPEC_PROCS))
             out.append('- Each process that attaches a 100,000-statement spec on a function it '
                        'does not call pays %+.3f ms more than with a 1-statement spec (the xN '
-                       '`sh -c` rows on getsid%s; limit +0.050 ms: %s by wall time, which '
+                       '`sh -c` rows on getsid%s; limit +0.050 ms: %s by wall time, though '
                        'mockrun\'s own parse of the 100,000 statements, the same in both rows, '
-                       'spreads by more than that from run to run: the instruction count '
+                       'varies by more than that from run to run: the instruction count '
                        'below is the steady measure); where the shell calls the function '
                        '(getegid) it checks that function\'s 100,000 statements at the first '
                        'call: %+.3f ms a process, the shell\'s spread over the tree.' % (
