@@ -298,10 +298,11 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
 
 /*
  * A function's fast slot (issue 22): when its only statement is a plain
- * reply taken by any call of this process (a value and maybe errno; no
- * outputs, delay, when(), from=, probability=; in= matching this
- * program), ms_rearm() fills it (kind) and the trampoline answers from it
- * without ms_consult: the count, errno, the value.  The slot goes live in
+ * reply taken by any call of this process (a value and maybe errno, or
+ * one constant output; no delay, when(), from=, probability=; in=
+ * matching this program), the function's first call (ms_fn_ready) fills
+ * it (kind) and the trampoline answers from it without ms_consult: the
+ * count, errno or the output, the value.  The slot goes live in
  * a process (live = kind) once the rule's state says that this process
  * logged a turn of it (the report names each consumer), so a process's
  * first turn, re-entry from the shim (ms_guard), -v (key -1), a queue run
