@@ -182,9 +182,11 @@ static uint8_t show_of(const struct ms_fn_meta *m, unsigned i)
 	if (p->type.tclass == MS_T_PTR) {
 		if (strcmp(pn, "argv") == 0 && fn_starts(fn, "exec"))
 			return MS_SHOW_ARGV;
-		return strcmp(p->type.strct, "timespec") == 0 || strcmp(p->type.strct, "timeval") == 0 ||
-				       strcmp(p->type.strct, "stat") == 0 || strstr(p->type.text, "statx")
-			       ? MS_SHOW_STRUCT : MS_SHOW_PTR;
+		return strcmp(p->type.strct, "timespec") == 0 ? MS_SHOW_TIMESPEC
+		       : strcmp(p->type.strct, "timeval") == 0 ? MS_SHOW_TIMEVAL
+		       : strcmp(p->type.strct, "stat") == 0	  ? MS_SHOW_STAT
+		       : strstr(p->type.text, "statx")		  ? MS_SHOW_STATX
+								  : MS_SHOW_PTR;
 	}
 	if (is_flags || strcmp(pn, "flag") == 0) {
 		static const char *const at[] = { "statx", "fstatat", "newfstatat", "faccessat",

@@ -92,8 +92,12 @@ enum ms_show {
 	MS_SHOW_STR,		/* a string, quoted */
 	MS_SHOW_ARGV,		/* exec*'s argv: its strings */
 	MS_SHOW_PTR,		/* a pointer */
-	MS_SHOW_STRUCT,		/* timespec, timeval, stat, statx: its values where the call
-				 * read it (const) or filled it, else the pointer */
+	/* a struct shown by its values where the call read it (const) or
+	 * filled it, else the pointer */
+	MS_SHOW_TIMESPEC,
+	MS_SHOW_TIMEVAL,
+	MS_SHOW_STAT,
+	MS_SHOW_STATX,
 	MS_SHOW_AT_FLAGS,	/* AT_* flags (statx, fstatat, linkat, fchownat...) */
 	MS_SHOW_AT_UNLINK,	/* unlinkat's: AT_REMOVEDIR first */
 	MS_SHOW_AT_ACCESS,	/* faccessat's: AT_EACCESS first */

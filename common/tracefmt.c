@@ -21,32 +21,13 @@
 
 #define STR_CUT 64
 
-/*
- * Names are compared inline, not by strcmp: a line asks about each
- * parameter's name a dozen times, nearly all of which differ at the
- * first byte (a library call each, through the PLT, cost more than the
- * rest of the line).
- */
-static inline int eq(const char *a, const char *b)
-{
-	while (*a && *a == *b)
-		a++, b++;
-	return *a == *b;
-}
-
+/* Whether a starts with pre, inline: a struct parameter's type is asked
+ * whether it is const on every line that shows it. */
 static inline int starts(const char *a, const char *pre)
 {
 	while (*pre && *a == *pre)
 		a++, pre++;
 	return !*pre;
-}
-
-static int contains(const char *a, const char *w)
-{
-	for (; *a; a++)
-		if (*a == *w && starts(a, w))
-			return 1;
-	return 0;
 }
 
 /* Digits are written backwards into a scratch buffer and copied once;
@@ -321,7 +302,8 @@ static void put_argv(struct ms_tline *o, uint64_t v)
 }
 
 /* A struct the call reads (const) or filled (after a success): its
- * values, as strace shows them; only the catalog's time and stat types. */
+ * values, as strace shows them; the catalog's time and stat types, as
+ * the row's parse named them (enum ms_show). */
 static size_t struct_read(void *dst, const void *src, size_t n, int filled)
 {
 	if (filled == MS_TL_WRITTEN) {
@@ -335,7 +317,8 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 {
 	const void *src = (const void *)(uintptr_t)v;
 
-	if (eq(p->type.strct, "timespec")) {
+	switch (p->show) {
+	case MS_SHOW_TIMESPEC: {
 		struct timespec ts;
 
 		if (struct_read(&ts, src, sizeof(ts), filled) != sizeof(ts))
@@ -347,7 +330,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 		ms_tl_c(o, '}');
 		return 1;
 	}
-	if (eq(p->type.strct, "timeval")) {
+	case MS_SHOW_TIMEVAL: {
 		struct timeval tv;
 
 		if (struct_read(&tv, src, sizeof(tv), filled) != sizeof(tv))
@@ -359,7 +342,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 		ms_tl_c(o, '}');
 		return 1;
 	}
-	if (eq(p->type.strct, "stat")) {
+	case MS_SHOW_STAT: {
 		struct stat st;
 
 		if (struct_read(&st, src, sizeof(st), filled) != sizeof(st))
@@ -371,7 +354,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 		ms_tl_put(o, ", ...}");
 		return 1;
 	}
-	if (contains(p->type.text, "statx")) {
+	case MS_SHOW_STATX: {
 		struct statx sx;
 
 		if (struct_read(&sx, src, sizeof(sx), filled) != sizeof(sx))
@@ -383,7 +366,9 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 		ms_tl_put(o, ", ...}");
 		return 1;
 	}
-	return 0;
+	default:
+		return 0;
+	}
 }
 
 /* Parameter i of m, as its row says it shows (enum ms_show). */
@@ -402,7 +387,10 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 	case MS_SHOW_PTR:
 		ms_tl_ptr(o, v);
 		return;
-	case MS_SHOW_STRUCT:
+	case MS_SHOW_TIMESPEC:
+	case MS_SHOW_TIMEVAL:
+	case MS_SHOW_STAT:
+	case MS_SHOW_STATX:
 		/* read or filled: its values; else the pointer */
 		if (!v || !(filled || starts(p->type.text, "const")) || !put_struct(o, p, v, filled))
 			ms_tl_ptr(o, v);
