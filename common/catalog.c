@@ -478,9 +478,27 @@ static uint32_t name_hash(const char *s, size_t n)
 	return h;
 }
 
+/* The j-th name, canonical names first (a name that were both keeps its
+ * row): its slot value, the name, and the id it stands for. */
+static uint16_t slot_of(unsigned j)
+{
+	return (uint16_t)(j < MS_FN_COUNT ? j + 1 : 0x8000 | (j - MS_FN_COUNT + 1));
+}
+
 static const char *slot_name(uint16_t v)
 {
 	return STR(v & 0x8000 ? aliases[(v & 0x7fff) - 1].name : rows[v - 1].name);
+}
+
+static int slot_id(uint16_t v)
+{
+	return v & 0x8000 ? aliases[(v & 0x7fff) - 1].canon : (int)(v - 1);
+}
+
+/* Whether the catalog's name n is name[0..len). */
+static int name_is(const char *n, const char *name, size_t len)
+{
+	return strncmp(n, name, len) == 0 && n[len] == '\0';
 }
 
 static void name_put(const char *name, uint16_t v)
@@ -495,29 +513,20 @@ static void name_put(const char *name, uint16_t v)
 
 static void names_build(void)
 {
-	/* the canonical names first: a name that were both keeps its row */
-	for (unsigned i = 0; i < MS_FN_COUNT; i++)
-		name_put(STR(rows[i].name), (uint16_t)(i + 1));
-	for (unsigned k = 0; k < NALIASES; k++)
-		name_put(STR(aliases[k].name), (uint16_t)(0x8000 | (k + 1)));
+	for (unsigned j = 0; j < MS_FN_COUNT + NALIASES; j++)
+		name_put(slot_name(slot_of(j)), slot_of(j));
 	__atomic_store_n(&names_built, 1, __ATOMIC_RELEASE);
 }
 
-/* The same answer by a scan, canonical names first: cheaper than the
- * table for the few lookups of a small spec. */
+/* The same answer by a scan, in the same order: cheaper than the table
+ * for the few lookups of a small spec. */
 static int name_scan(const char *name, size_t len)
 {
-	for (unsigned i = 0; i < MS_FN_COUNT; i++) {
-		const char *n = STR(rows[i].name);
+	for (unsigned j = 0; j < MS_FN_COUNT + NALIASES; j++) {
+		const char *n = slot_name(slot_of(j));
 
-		if (n[0] == name[0] && strncmp(n, name, len) == 0 && n[len] == '\0')
-			return (int)i;
-	}
-	for (unsigned k = 0; k < NALIASES; k++) {
-		const char *n = STR(aliases[k].name);
-
-		if (n[0] == name[0] && strncmp(n, name, len) == 0 && n[len] == '\0')
-			return aliases[k].canon;
+		if (n[0] == name[0] && name_is(n, name, len))
+			return slot_id(slot_of(j));
 	}
 	return -1;
 }
@@ -536,12 +545,9 @@ int ms_catalog_find(const char *name, size_t len)
 		names_build();
 	}
 	for (i = name_hash(name, len) & (NAME_SLOTS - 1);
-	     (v = __atomic_load_n(&name_slots[i], __ATOMIC_RELAXED)) != 0; i = (i + 1) & (NAME_SLOTS - 1)) {
-		const char *n = slot_name(v);
-
-		if (strncmp(n, name, len) == 0 && n[len] == '\0')
-			return v & 0x8000 ? aliases[(v & 0x7fff) - 1].canon : (int)(v - 1);
-	}
+	     (v = __atomic_load_n(&name_slots[i], __ATOMIC_RELAXED)) != 0; i = (i + 1) & (NAME_SLOTS - 1))
+		if (name_is(slot_name(v), name, len))
+			return slot_id(v);
 	return -1;
 }
 
