@@ -271,10 +271,11 @@ extern __thread int ms_binding MS_HIDDEN __attribute__((tls_model("initial-exec"
  * whose alias then calls its canonical function; another function's
  * (left by a trampoline that reads its array anyway) is stale. */
 extern __thread int ms_rewrote MS_HIDDEN __attribute__((tls_model("initial-exec")));
-/* The re-entry guard (attach.c): while non-zero, every trampoline goes to
- * the real function.  Entered in steps of MS_GUARD, above every fast
- * slot's kind: a trampoline tests live | ms_guard against a kind, one
- * compare for both. */
+/* The re-entry guard (attach.c): while non-zero, the slow path sends
+ * every call to the real function, and so do the fast slots of the
+ * functions the shim may enter (MS_REENTRANT_FNS).  Entered in steps of
+ * MS_GUARD, above every fast slot's kind: those trampolines test
+ * live | ms_guard against a kind, one compare for both. */
 extern __thread unsigned ms_guard MS_HIDDEN __attribute__((tls_model("initial-exec")));
 #define MS_GUARD 0x100u
 
@@ -309,7 +310,8 @@ MS_HIDDEN int ms_consult(unsigned id, const uint64_t *args, int64_t *ret, const 
  * out and everything else take the slow path, which decides as always.
  * live is the shim's own memory: a forked child starts with no reply
  * live (forked(), attach.c).  live is stored last (release) and read
- * first (acquire), or'ed with ms_guard: one compare tests both.  Two
+ * first (acquire, ms_live_is), with the guard where the shim may enter
+ * the function (MS_REENTRANT_FNS).  Two
  * kinds log nothing, and are live from the fill: MS_FAST_EXPECT and
  * MS_FAST_SKIP below.  No slot is filled for a function a fake clock
  * arms (its calls are ms_timed_NAME's) or under -v.
@@ -382,10 +384,11 @@ static inline __attribute__((always_inline)) int ms_fast_out(struct ms_fast *s, 
 
 /* 1 when slot s is a live MS_FAST_EXPECT whose parameter in a (the
  * canonical arguments) holds its value: the turn and the call number
- * are taken, the real function is next. */
-static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s, const uint64_t *a)
+ * are taken, the real function is next.  guard: MS_GUARD_OF(id). */
+static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s, const uint64_t *a,
+								unsigned guard)
 {
-	if (ms_likely((__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | ms_guard) == MS_FAST_EXPECT) &&
+	if (ms_likely((__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) == MS_FAST_EXPECT) &&
 	    ((a[s->param] ^ (uint64_t)s->value) & s->mask) == 0 &&
 	    (s->count < 0 ? (__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED), 1)
 			  : ms_claim_counted(s->consumed, s->count))) {
@@ -395,6 +398,41 @@ static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s
 	return 0;
 }
 extern struct ms_fast ms_fast[MS_FN_COUNT] MS_HIDDEN;
+
+/* 1 when the live word at p holds kind k (a constant), with acquire
+ * order: on x86-64 one compare against memory (a load the compiler would
+ * not fold into the compare: an atomic one), ordered by x86's own load
+ * order and the asm's clobber; elsewhere an acquire load. */
+#if defined(__x86_64__)
+static inline __attribute__((always_inline)) int ms_live_is(const uint32_t *p, uint32_t k)
+{
+	int eq;
+
+	__asm__ volatile("cmpl %2, %1" : "=@ccz"(eq) : "m"(*p), "n"(k) : "memory");
+	return eq;
+}
+#else
+#define ms_live_is(p, k) (__atomic_load_n((p), __ATOMIC_ACQUIRE) == (k))
+#endif
+
+/*
+ * The catalog functions the shim itself calls, all under the guard: its
+ * report and standalone mode (stdio, setenv, ...), which bind to its own
+ * trampolines; glibc's and the loader's calls to the allocator, whose
+ * trampolines (alloc.c) test the guard on the slow path anyway.  Only
+ * these can be entered while this thread holds the guard, so only their
+ * trampolines test it before answering from the fast slot
+ * (MS_GUARD_OF); every other answers a live slot without reading this
+ * thread's guard.  A signal handler that runs while its thread holds the
+ * guard is the program's, and its calls are mocked as any other.
+ * tests/preload/reentrant.sh checks the list against what
+ * libmockshim.so, libc.so.6 and the loader call through their PLT.
+ */
+#define MS_REENTRANT_FNS(X)                                                               \
+	X(malloc) X(calloc) X(realloc) X(free) X(fclose) X(fdopen) X(fflush) X(fopen)     \
+	X(fprintf) X(fputc) X(fputs) X(fwrite) X(getcwd) X(gethostname) X(gmtime_r)       \
+	X(lseek) X(pread) X(realpath) X(setenv) X(strdup) X(unsetenv)
+
 /* log_key as a slot going live compares it: this pid, or -1 under -v */
 extern int32_t ms_fast_key MS_HIDDEN;
 /* Some slot went live in this process: forked() has slots to close. */

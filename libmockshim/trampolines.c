@@ -94,6 +94,15 @@ static const uint8_t ms_timed[MS_FN_COUNT] = {
 #undef X
 };
 
+/* The functions the shim itself may enter under the guard (shim.h), and
+ * the guard as a trampoline tests it: 0, a constant, in every other. */
+static const uint8_t ms_reentrant[MS_FN_COUNT] = {
+#define X(name) [MS_ID_##name] = 1,
+	MS_REENTRANT_FNS(X)
+#undef X
+};
+#define MS_GUARD_OF(id) (ms_reentrant[id] ? ms_guard : 0u)
+
 /* clock_gettime armed by fake_time alone goes straight to the fake clock
  * (a constant: the other rows compile to what they were). */
 #define MS_IS_CLOCK(name) (__builtin_strcmp(#name, "clock_gettime") == 0)
@@ -119,8 +128,10 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 /*
  * The fast slot (struct ms_fast, shim.h), in the trampoline itself: a
  * constant or a queue's turn answered with a few loads and one atomic
- * add, and no frame (the only calls are tail calls).  The slot's live
- * kind and the guard in one compare (MS_GUARD is above every kind).
+ * add, and no frame (the only calls are tail calls).  The live word is
+ * compared against MS_FAST_ALWAYS, then MS_FAST_QUEUE, in memory
+ * (ms_live_is); the guard only where the shim may enter the function
+ * (MS_GUARD_OF), or'ed into the kind (MS_GUARD is above every kind).
  * The _ERRNO kinds go on to ms_fasterr_NAME (errno is a call away), a
  * reply with an output to ms_fastout_NAME (the arguments as an array); a
  * call site this thread found no statement is for (MS_FAST_SKIP) to the
@@ -131,14 +142,18 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 #define MS_FAST(ret, id, name, args)                                                      \
 	do {                                                                              \
 		struct ms_fast *s_ = &ms_fast[id];                                        \
-		uint32_t k_ = __atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) | ms_guard;    \
-		if (ms_likely(k_ == MS_FAST_ALWAYS)) {                                    \
+		uint32_t k_;                                                              \
+		if (ms_likely(ms_live_is(&s_->live, MS_FAST_ALWAYS)) && !MS_GUARD_OF(id)) { \
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
 			return (ret)(uintptr_t)s_->value;                                 \
 		}                                                                         \
-		if (k_) {                                                                 \
-			if (k_ == MS_FAST_QUEUE && ms_claim_counted(s_->consumed, s_->count)) \
+		if (ms_live_is(&s_->live, MS_FAST_QUEUE) && !MS_GUARD_OF(id)) {           \
+			if (ms_claim_counted(s_->consumed, s_->count))                    \
 				return (ret)(uintptr_t)s_->value;                         \
+			break;                                                            \
+		}                                                                         \
+		k_ = __atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) | MS_GUARD_OF(id);      \
+		if (k_) {                                                                 \
 			if (k_ == MS_FAST_ALWAYS_ERRNO || k_ == MS_FAST_QUEUE_ERRNO)      \
 				MS_TAIL return ms_fasterr_##name args;                    \
 			if (k_ == MS_FAST_OUT) {                                          \
@@ -173,7 +188,7 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 	static __attribute__((noinline, cold)) ret ms_fastx_##name proto                 \
 	{                                                                                 \
 		uint64_t c_[] = { __VA_ARGS__ };                                          \
-		if (ms_fast_check(&ms_fast[id], c_))                                      \
+		if (ms_fast_check(&ms_fast[id], c_, MS_GUARD_OF(id)))                     \
 			return ms_real.name.fn args;                                      \
 		MS_TAIL return ms_armed_##name args;                                      \
 	}                                                                                 \

@@ -470,6 +470,16 @@ int main(int argc, char **argv)
 		int r = uname(&u);
 
 		printf("uname: %d %s %s\n", r, u.sysname, u.nodename);
+	} else if (strcmp(cmd, "stdio") == 0 && argc == 3) {
+		/* fputc and fwrite N times each, their results on stderr (the
+		 * standalone report calls them too, under the guard:
+		 * reentrant.sh) */
+		for (int i = atoi(argv[2]); i > 0; i--) {
+			int c = fputc('x', stdout);
+			size_t w = fwrite("y\n", 1, 2, stdout);
+
+			fprintf(stderr, "fputc: %d fwrite: %zu\n", c, w);
+		}
 	} else if (strcmp(cmd, "gethostname") == 0) {
 		char name[8];
 		int r = gethostname(name, sizeof(name));
