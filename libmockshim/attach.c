@@ -492,6 +492,14 @@ static void fast_fill(unsigned fn)
 		fast_fill_expect(s, f, fn);
 		return;
 	}
+	/* traced and nothing else: ms_decide's 2 without a rule to read */
+	if (f->flags == MS_FF_TRACED && !f->nrules && !f->nexpects) {
+		s->calls = &ms_d.fst[fn].calls;
+		s->kind = MS_FAST_TRACE;
+		__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->live, MS_FAST_TRACE, __ATOMIC_RELEASE);
+		return;
+	}
 	if (f->nrules && !f->nexpects && !f->flags) {
 		uint32_t k = 0;
 

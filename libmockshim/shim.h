@@ -355,6 +355,11 @@ enum ms_fast_kind {
 	 * for (ms_t_skip, this thread's last) goes to the real function
 	 * from the trampoline.  Nothing to log either: live from the fill. */
 	MS_FAST_SKIP,
+	/* --trace and nothing else (what ms_decide answers 2 without a
+	 * rule): ms_armed_NAME numbers the call and writes its line after the
+	 * real call (ms_fast_traced, ms_trace_plain), without ms_consult.
+	 * Live from the fill. */
+	MS_FAST_TRACE,
 };
 
 /* 1 when slot s, a live MS_FAST_OUT, took a turn for the call with
@@ -398,6 +403,25 @@ static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s
 	return 0;
 }
 extern struct ms_fast ms_fast[MS_FN_COUNT] MS_HIDDEN;
+/* --trace-format chrome: each traced line starts with when the call began
+ * (ms_trace_start, from ms_consult or ms_fast_traced) and ended, its
+ * thread and parent. */
+extern int ms_trace_timed MS_HIDDEN;
+MS_HIDDEN void ms_trace_start(void);
+
+/* 1 when slot s is a live MS_FAST_TRACE: the call is numbered, as
+ * ms_decide numbers a traced call, and timed under --trace-format
+ * chrome; the real call and ms_trace_plain are next.  guard:
+ * MS_GUARD_OF(id). */
+static inline __attribute__((always_inline)) int ms_fast_traced(struct ms_fast *s, unsigned guard)
+{
+	if ((__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) != MS_FAST_TRACE)
+		return 0;
+	__atomic_fetch_add(s->calls, 1, __ATOMIC_RELAXED);
+	if (ms_unlikely(ms_trace_timed))
+		ms_trace_start();
+	return 1;
+}
 
 /* 1 when the live word at p holds kind k (a constant), with acquire
  * order: on x86-64 one compare against memory (a load the compiler would
@@ -476,10 +500,6 @@ MS_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
  * (before the real one) marks its thread, which then asks the kernel. */
 MS_HIDDEN void ms_trace_forked(int32_t pid);
 MS_HIDDEN void ms_trace_vfork(void);
-/* --trace-format chrome: each traced line starts with when the call began
- * (ms_trace_start, from ms_consult) and ended, its thread and parent. */
-extern int ms_trace_timed MS_HIDDEN;
-MS_HIDDEN void ms_trace_start(void);
 MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
 			     const char *mocked_by, const char *passed_by);
 /* --record: logs a real call of recorded function id, its result and
@@ -493,6 +513,9 @@ MS_HIDDEN char *ms_record_log(uint64_t *cap);
 /* After a real call that ms_consult() returned 2 for: records and traces
  * it, and returns ret. */
 MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+/* The same for a call of a live MS_FAST_TRACE slot: a function traced and
+ * nothing else (no record, no rule to name). */
+MS_HIDDEN int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret);
 struct ms_event;
 /* Before an exec or spawn (the exec family's armed path, escape.c):
  * warns of a program that will run unmocked, and why. */

@@ -138,10 +138,12 @@ static void put_prefix(struct ms_tline *o)
 	int32_t pid = line_pid();
 
 	if (ms_likely(pid == __atomic_load_n(&prefix_pid, __ATOMIC_ACQUIRE))) {
-		/* after at most the timed fields: MS_TLINE has room to spare */
+		/* after at most the timed fields: MS_TLINE has room to spare;
+		 * most prefixes fit in 32 bytes, copied whole */
 		char *d = o->buf + o->n;
 
-		for (size_t i = 0; i < prefix_n; i += 8)
+		__builtin_memcpy(d, prefix, 32);
+		for (size_t i = 32; i < prefix_n; i += 8)
 			__builtin_memcpy(d + i, prefix + i, 8);
 		o->n += prefix_n;
 		return;
@@ -352,12 +354,12 @@ void ms_trace_exec(unsigned id, const uint64_t *a)
 	errno = saved;
 }
 
-void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by,
-		   const char *passed_by)
+/* The line of a call; errno is the caller's to keep. */
+static void trace_line(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by,
+		       const char *passed_by)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct ms_tline o;
-	int saved = errno;
 
 	if (trace_fd < 0 || !m)
 		return;
@@ -365,5 +367,22 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 	ms_tl_result(&o, m, ret, err);
 	ms_tl_end(&o, mocked_by, passed_by);
 	trace_write(&o);
+}
+
+void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by,
+		   const char *passed_by)
+{
+	int saved = errno;
+
+	trace_line(id, a, ret, err, mocked_by, passed_by);
 	errno = saved;
+}
+
+int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret)
+{
+	int err = errno;
+
+	trace_line(id, a, ret, err, NULL, NULL);
+	errno = err;
+	return ret;
 }

@@ -229,7 +229,11 @@ static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		uint64_t c_[] = { cargs };                                                \
 		decl                                                                      \
 		int64_t v_;                                                               \
-		int k_ = ms_consult(id, c_, &v_, MS_ARMED_CALLER(args));                  \
+		int k_;                                                                   \
+		if (ms_fast_traced(&ms_fast[id], MS_GUARD_OF(id)))                        \
+			return (ret)(uintptr_t)ms_trace_plain(                            \
+				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args)); \
+		k_ = ms_consult(id, c_, &v_, MS_ARMED_CALLER(args));                      \
 		if (ms_likely(k_ == 1)) {                                                 \
 			if (ms_fast[id].kind)                                             \
 				ms_fast_open(&ms_fast[id]);                               \
