@@ -30,8 +30,8 @@ static inline int starts(const char *a, const char *pre)
 	return !*pre;
 }
 
-/* Digits are written backwards into a scratch buffer and copied once;
- * decimal goes two digits a step. */
+/* Digits near the line's end, or in another base, are written backwards
+ * into a scratch buffer and copied once, cut. */
 static void put_digits(struct ms_tline *o, const char *t, int k)
 {
 	size_t n = (size_t)(24 - k);
@@ -48,72 +48,139 @@ static void put_digits(struct ms_tline *o, const char *t, int k)
 		*d++ = *t++;
 }
 
-static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-			    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-			    "8081828384858687888990919293949596979899";
+const char ms_tl_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+			      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+			      "8081828384858687888990919293949596979899";
 
-/* Digits of v in base 10, 16 or 8: from its bit length, corrected for
- * decimal by one compare. */
+/* Digits of v in base 16 or 8, from its bit length. */
 static unsigned ndigits(uint64_t v, unsigned base)
 {
-	static const uint64_t p10[20] = {
-		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u,
-		1000000000u, 10000000000u, 100000000000u, 1000000000000u, 10000000000000u,
-		100000000000000u, 1000000000000000u, 10000000000000000u, 100000000000000000u,
-		1000000000000000000u, 10000000000000000000u,
-	};
-	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1), t;
+	unsigned bits = 64 - (unsigned)__builtin_clzll(v | 1);
 
-	if (base == 16)
-		return (bits + 3) / 4;
-	if (base == 8)
-		return (bits + 2) / 3;
-	t = bits * 1233 >> 12; /* log10(2) * bits, rounded down */
-	return t + (v >= p10[t]) + (v == 0);
+	return base == 16 ? (bits + 3) / 4 : (bits + 2) / 3;
 }
 
-void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base)
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "dec8 and hex8 lay digits out in a little-endian word"
+#endif
+
+/* The 8 decimal digits of x (< 10^8), zero-padded, as the bytes of a
+ * little-endian word, the first digit in the lowest byte: the halves of
+ * 4 digits, each split in pairs, each pair in digits, in 64-bit lanes
+ * (a quotient by 100 below 10^4 is x * 10486 >> 20, by 10 below 100
+ * x * 103 >> 10; no lane carries into the next). */
+static inline uint64_t dec8(uint32_t x)
+{
+	uint64_t v = (uint64_t)(x / 10000) | (uint64_t)(x % 10000) << 32;
+	uint64_t q = (v * 10486 >> 20) & 0x0000007f0000007fu;
+
+	v = q | (v - 100 * q) << 16;
+	q = (v * 103 >> 10) & 0x000f000f000f000fu;
+	v = q | (v - 10 * q) << 8;
+	return v + 0x3030303030303030u;
+}
+
+/* The 8 hex digits of x the same way: each nibble spread to a byte, a
+ * digit past 9 moved on to 'a', the bytes turned to put the first digit
+ * lowest. */
+static inline uint64_t hex8(uint32_t x)
+{
+	uint64_t v = x;
+
+	v = (v | v << 16) & 0x0000ffff0000ffffu;
+	v = (v | v << 8) & 0x00ff00ff00ff00ffu;
+	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fu;
+	v += 0x0606060606060606u; /* a digit past 9 carries into bit 4 */
+	v += ((v >> 4) & 0x0101010101010101u) * ('a' - '0' - 10) + 0x2a2a2a2a2a2a2a2au;
+	return __builtin_bswap64(v);
+}
+
+/* The last n (1 to 8) digits of word w (as dec8 and hex8 lay them out) at
+ * d; the 8 - n bytes after them are written too, and overwritten next. */
+static inline void put_last(char *d, uint64_t w, unsigned n)
+{
+	w >>= 8 * (8 - n);
+	__builtin_memcpy(d, &w, 8);
+}
+
+/* x (< 10^8) in decimal at d, without leading zeros; returns its end.
+ * The 8 bytes from d may be written. */
+static inline char *dec_lead(char *d, uint32_t x)
+{
+	uint64_t w, z;
+	unsigned lead;
+
+	if (x < 100) {
+		if (x < 10) {
+			*d = (char)('0' + x);
+			return d + 1;
+		}
+		__builtin_memcpy(d, ms_tl_pairs + 2 * x, 2);
+		return d + 2;
+	}
+	w = dec8(x);
+	z = w - 0x3030303030303030u; /* the leading zeros are its low zero bytes */
+	lead = (unsigned)__builtin_ctzll(z) & ~7u;
+	w >>= lead;
+	__builtin_memcpy(d, &w, 8);
+	return d + 8 - lead / 8;
+}
+
+/* v in decimal at d, eight digits at a time; returns its end.  The 8
+ * bytes past it may be written. */
+static char *dec(char *d, uint64_t v)
+{
+	uint64_t hi, w;
+
+	if (v < 100000000u)
+		return dec_lead(d, (uint32_t)v);
+	hi = v / 100000000u;
+	if (hi < 100000000u) {
+		d = dec_lead(d, (uint32_t)hi);
+	} else {
+		uint64_t top = hi / 100000000u;
+
+		d = dec_lead(d, (uint32_t)top);
+		w = dec8((uint32_t)(hi - top * 100000000u));
+		__builtin_memcpy(d, &w, 8);
+		d += 8;
+	}
+	w = dec8((uint32_t)(v - hi * 100000000u));
+	__builtin_memcpy(d, &w, 8);
+	return d + 8;
+}
+
+void ms_tl_u_(struct ms_tline *o, uint64_t v, unsigned base)
 {
 	char t[24];
 	int k = 24;
 
-	/* the common case: the digits written in place, backwards */
+	/* the common case: the digits written in place, eight at a time
+	 * (room for 24 more: an eight's last bytes may pass the number) */
 	if ((base == 10 || base == 16 || base == 8) && o->n + 24 <= MS_TLINE - 2) {
-		unsigned n = ndigits(v, base);
-		char *d = o->buf + o->n + n;
+		unsigned n;
+		char *d = o->buf + o->n;
 
+		if (base == 10) {
+			o->n = (size_t)(dec(d, v) - o->buf);
+			return;
+		}
+		n = ndigits(v, base);
 		o->n += n;
 		if (base == 16) {
-			/* two digits a step, the odd first one alone */
-			if (n & 1) {
-				*--d = "0123456789abcdef"[v & 15];
-				v >>= 4;
+			if (n > 8) {
+				put_last(d, hex8((uint32_t)(v >> 32)), n - 8);
+				d += n - 8;
+				n = 8;
 			}
-			for (; v; v >>= 8) {
-				*--d = "0123456789abcdef"[v & 15];
-				*--d = "0123456789abcdef"[(v >> 4) & 15];
-			}
+			put_last(d, hex8((uint32_t)v), n);
 			return;
 		}
-		if (base == 8) {
-			do
-				*--d = (char)('0' + (v & 7));
-			while ((v >>= 3));
-			return;
-		}
-		while (v >= 100) {
-			const char *q = pairs + 2 * (v % 100);
-
-			v /= 100;
-			*--d = q[1];
-			*--d = q[0];
-		}
-		if (v >= 10) {
-			*--d = pairs[2 * v + 1];
-			*--d = pairs[2 * v];
-		} else {
-			*--d = (char)('0' + v);
-		}
+		/* base 8 */
+		d += n;
+		do
+			*--d = (char)('0' + (v & 7));
+		while ((v >>= 3));
 		return;
 	}
 	/* near the line's end, or another base: into t, then cut */

@@ -76,7 +76,26 @@ static inline void ms_tl_c(struct ms_tline *o, char c)
 		o->buf[o->n++] = c;
 }
 
-void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base);
+/* "00".."99": a two-digit number's characters at 2 * v */
+extern const char ms_tl_pairs[201];
+void ms_tl_u_(struct ms_tline *o, uint64_t v, unsigned base);
+
+/* v in base 10, 16 or 8 (any other: 2 to 16).  A decimal below 100 (a
+ * descriptor, a count, a result of 0 or -1) is written here, the rest by
+ * ms_tl_u_. */
+static inline void ms_tl_u(struct ms_tline *o, uint64_t v, unsigned base)
+{
+	if (__builtin_constant_p(base) && base == 10 && v < 100 && o->n < MS_TLINE - 3) {
+		if (v < 10) {
+			o->buf[o->n++] = (char)('0' + v);
+		} else {
+			__builtin_memcpy(o->buf + o->n, ms_tl_pairs + 2 * v, 2);
+			o->n += 2;
+		}
+		return;
+	}
+	ms_tl_u_(o, v, base);
+}
 
 static inline void ms_tl_i(struct ms_tline *o, int64_t v)
 {

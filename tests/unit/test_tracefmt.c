@@ -40,6 +40,13 @@ static void want_u(uint64_t v, unsigned base)
 		 (unsigned long long)v);
 	if (o.n != strlen(want) || memcmp(o.buf, want, o.n) != 0)
 		fail_msg("base %u: [%.*s], expected [%s]", base, (int)o.n, o.buf, want);
+	if (base != 10)
+		return;
+	/* a constant base: decimals below 100 take the header's inline path */
+	o.n = 2;
+	ms_tl_u(&o, v, 10);
+	if (o.n != strlen(want) || memcmp(o.buf, want, o.n) != 0)
+		fail_msg("base 10 (constant): [%.*s], expected [%s]", (int)o.n, o.buf, want);
 }
 
 static void test_numbers(void **state)
@@ -61,6 +68,10 @@ static void test_numbers(void **state)
 		for (unsigned b = 8; b <= 16; b += b == 8 ? 2 : 6)
 			want_u(r >> (i % 64), b);
 	}
+	for (uint64_t v = 0; v < 200000; v++)
+		want_u(v, 10);
+	for (uint64_t v = UINT32_MAX - 1000; v < (uint64_t)UINT32_MAX + 1000; v++)
+		want_u(v, 10);
 	want_u(UINT64_MAX, 10);
 	want_u(0, 16);
 }
@@ -75,6 +86,13 @@ static void test_cut(void **state)
 	ms_tl_u(&o, 1234567890, 10);
 	assert_int_equal(o.n, MS_TLINE - 2);
 	assert_memory_equal(o.buf + MS_TLINE - 5, "123", 3);
+	/* the inline path's numbers too: 42 with room for one digit */
+	o.n = MS_TLINE - 3;
+	ms_tl_u(&o, 42, 10);
+	assert_int_equal(o.n, MS_TLINE - 2);
+	assert_int_equal(o.buf[MS_TLINE - 3], '4');
+	ms_tl_u(&o, 7, 10);
+	assert_int_equal(o.n, MS_TLINE - 2);
 	o.n = MS_TLINE - 4;
 	ms_tl_put(&o, "abcdef");
 	assert_int_equal(o.n, MS_TLINE - 2);
