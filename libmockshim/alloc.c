@@ -59,29 +59,53 @@ static int boot_owns(const void *p)
 	       (const unsigned char *)p < boot_arena + BOOT_SIZE;
 }
 
-/* The armed path of an allocator function: mocked, real, or real and
- * traced; cold, reached by a tail call. */
+/*
+ * The armed path of an allocator function: mocked, real, or real and
+ * traced; cold, reached by a tail call.  The fast slot (ms_fast_take)
+ * answers first, in the trampoline, as a generated one's does; the guard
+ * is always tested here: glibc and the loader call the allocator, and
+ * the shim's own stdio does, while a thread holds it (MS_REENTRANT_FNS).
+ */
 #define ALLOC_ARMED(name, id, call, ...)                                             \
 	static __attribute__((noinline, cold)) void *name                            \
 	{                                                                            \
 		uint64_t a[] = { __VA_ARGS__ };                                      \
 		int64_t v;                                                           \
-		int k = ms_consult(id, a, &v, MS_CALLER);                            \
+		int k;                                                               \
 		void *r;                                                             \
-		if (k == 1)                                                          \
+		if (ms_fast_traced(&ms_fast[id], ms_guard))                          \
+			return (void *)(uintptr_t)ms_trace_plain(                    \
+				id, a, (int64_t)(uintptr_t)(call));                  \
+		k = ms_consult(id, a, &v, MS_CALLER);                                \
+		if (k == 1) {                                                        \
+			if (ms_fast[id].kind)                                        \
+				ms_fast_open(&ms_fast[id]);                          \
 			return (void *)(uintptr_t)v;                                 \
+		}                                                                    \
 		r = call;                                                            \
 		if (k == 2)                                                          \
 			ms_trace_after(id, a, (int64_t)(uintptr_t)r);                \
 		return r;                                                            \
 	}
+/* In the trampoline: a live slot's answer, or on to name (a tail call) */
+#define ALLOC_FAST(id, name, call, ...)                                              \
+	do {                                                                         \
+		uint64_t a_[] = { __VA_ARGS__ };                                     \
+		int64_t v_;                                                          \
+		int k_ = ms_fast_take(id, ms_guard, a_, MS_CALLER, &v_);             \
+		if (k_ == 1)                                                         \
+			return (void *)(uintptr_t)v_;                                \
+		if (k_ == 2)                                                         \
+			return call;                                                 \
+		return name;                                                         \
+	} while (0)
 
 ALLOC_ARMED(malloc_armed(size_t size), MS_ID_malloc, ms_real.malloc.fn(size), MS_U(size))
 
 MS_EXPORT void *malloc(size_t size)
 {
 	if (ms_unlikely(ms_armed[MS_ID_malloc]))
-		return malloc_armed(size);
+		ALLOC_FAST(MS_ID_malloc, malloc_armed(size), ms_real.malloc.fn(size), MS_U(size));
 	return ms_real.malloc.fn(size);
 }
 
@@ -99,7 +123,8 @@ ALLOC_ARMED(calloc_armed(size_t nmemb, size_t size), MS_ID_calloc, ms_real.callo
 MS_EXPORT void *calloc(size_t nmemb, size_t size)
 {
 	if (ms_unlikely(ms_armed[MS_ID_calloc]))
-		return calloc_armed(nmemb, size);
+		ALLOC_FAST(MS_ID_calloc, calloc_armed(nmemb, size), ms_real.calloc.fn(nmemb, size),
+			   MS_U(nmemb), MS_U(size));
 	return ms_real.calloc.fn(nmemb, size);
 }
 
@@ -138,7 +163,8 @@ MS_EXPORT void *realloc(void *ptr, size_t size)
 	if (ms_unlikely(ms_armed[MS_ID_realloc])) {
 		if (boot_owns(ptr))
 			return boot_realloc(ptr, size);
-		return realloc_armed(ptr, size);
+		ALLOC_FAST(MS_ID_realloc, realloc_armed(ptr, size), ms_real.realloc.fn(ptr, size),
+			   MS_U(ptr), MS_U(size));
 	}
 	return ms_real.realloc.fn(ptr, size);
 }
@@ -159,11 +185,17 @@ static __attribute__((noinline, cold)) void free_armed(void *ptr)
 	int64_t v;
 	int k;
 
-	if (boot_owns(ptr))
+	if (ms_fast_traced(&ms_fast[MS_ID_free], ms_guard)) {
+		ms_real.free.fn(ptr);
+		ms_trace_plain(MS_ID_free, a, 0);
 		return;
+	}
 	k = ms_consult(MS_ID_free, a, &v, MS_CALLER);
-	if (k == 1)
+	if (k == 1) {
+		if (ms_fast[MS_ID_free].kind)
+			ms_fast_open(&ms_fast[MS_ID_free]);
 		return;
+	}
 	ms_real.free.fn(ptr);
 	if (k == 2)
 		ms_trace_after(MS_ID_free, a, 0);
@@ -172,7 +204,20 @@ static __attribute__((noinline, cold)) void free_armed(void *ptr)
 MS_EXPORT void free(void *ptr)
 {
 	if (ms_unlikely(ms_armed[MS_ID_free])) {
-		free_armed(ptr);
+		uint64_t a[] = { MS_U(ptr) };
+		int64_t v;
+		int k;
+
+		/* the arena's blocks are never the real free's, nor a rule's */
+		if (boot_owns(ptr))
+			return;
+		k = ms_fast_take(MS_ID_free, ms_guard, a, MS_CALLER, &v);
+		if (k == 1)
+			return;
+		if (k == 2)
+			ms_real.free.fn(ptr);
+		else
+			free_armed(ptr);
 		return;
 	}
 	ms_real.free.fn(ptr);

@@ -18,6 +18,7 @@
 
 /* Every type the catalog's prototypes use. */
 #include <dirent.h>
+#include <errno.h>
 #include <fts.h>
 #include <glob.h>
 #include <grp.h>
@@ -438,6 +439,51 @@ static inline __attribute__((always_inline)) int ms_live_is(const uint32_t *p, u
 #else
 #define ms_live_is(p, k) (__atomic_load_n((p), __ATOMIC_ACQUIRE) == (k))
 #endif
+
+/*
+ * The fast slot of function id for a trampoline written by hand (alloc.c):
+ * what MS_FAST and its cold functions do in a generated one (trampolines.c),
+ * as one inline function.  1: answered, *v the value (errno set by an
+ * _ERRNO kind); 2: the real function is next (a passing expect_value, a
+ * call site no statement is for); 0: the slow path's.  a: the canonical
+ * arguments; guard: MS_GUARD_OF(id); caller: the program's call site.
+ */
+static inline __attribute__((always_inline)) int ms_fast_take(unsigned id, unsigned guard,
+							       const uint64_t *a, const void *caller,
+							       int64_t *v)
+{
+	struct ms_fast *s = &ms_fast[id];
+
+	if (ms_likely(ms_live_is(&s->live, MS_FAST_ALWAYS)) && !guard) {
+		__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED);
+		*v = s->value;
+		return 1;
+	}
+	switch (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) {
+	case MS_FAST_QUEUE:
+	case MS_FAST_QUEUE_ERRNO:
+		if (!ms_claim_counted(s->consumed, s->count))
+			return 0;
+		if (s->kind == MS_FAST_QUEUE_ERRNO)
+			errno = s->err;
+		*v = s->value;
+		return 1;
+	case MS_FAST_ALWAYS_ERRNO:
+		__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED);
+		errno = s->err;
+		*v = s->value;
+		return 1;
+	case MS_FAST_EXPECT:
+		return ms_fast_check(s, a, guard) ? 2 : 0;
+	case MS_FAST_SKIP:
+		return __atomic_load_n(&ms_t_skip, __ATOMIC_RELAXED) == ms_skip_key(id, caller) ? 2 : 0;
+	default:
+		return 0;
+	}
+}
+/* A slot goes live in this process once the slow path logged a turn of
+ * its rule here (trampolines.c). */
+MS_HIDDEN void ms_fast_open(struct ms_fast *s);
 
 /*
  * The catalog functions the shim itself calls, all under the guard: its

@@ -113,7 +113,7 @@ static const uint8_t ms_reentrant[MS_FN_COUNT] = {
 
 /* A slot goes live in this process once the rule's state says that it
  * logged a turn here: the slow path's, just taken. */
-static __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
+__attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 {
 	int32_t key = __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED);
 	uint32_t kind = __atomic_load_n(&s->kind, __ATOMIC_RELAXED);

@@ -436,6 +436,22 @@ int main(int argc, char **argv)
 		p = malloc(64);
 		printf("malloc: %s %s\n", p ? "ok" : "NULL", ename(errno));
 		free(p);
+	} else if (strcmp(cmd, "mallocn") == 0 && argc == 3) {
+		/* malloc(64) N times: how many NULLs, the last errno with one */
+		int nulls = 0, ok = 0, e = 0;
+
+		for (int i = atoi(argv[2]); i > 0; i--) {
+			void *q;
+
+			errno = 0;
+			q = malloc(64);
+			if (q)
+				ok++;
+			else
+				nulls++, e = errno;
+			free(q);
+		}
+		printf("mallocn: ok %d null %d %s\n", ok, nulls, ename(e));
 	} else if (strcmp(cmd, "fgets") == 0 && argc == 3) {
 		FILE *f = fopen(argv[2], "r");
 		char line[64];

@@ -95,4 +95,28 @@ want_rc 0; want_out "7 7 7 7"
 [ "$(printf '%s\n' "$err" | grep -c 'getuid() call [0-9] in probe\[')" -eq 4 ] ||
 	problem "not 4 turns listed: $err"; done_t
 
+# The allocator's trampolines (alloc.c) answer from the fast slot too,
+# after a process's first turn: mallocn calls malloc(64) N times
+t "the allocator's fast slot: a queue of NULLs runs out exactly, then the real malloc"
+run "$M" -e 'will_return_count(malloc, NULL, 5, in="probe")' "$PROBE" mallocn 8
+want_rc 0; want_out "mallocn: ok 3 null 5 0"
+want_err_has "will_return_count(malloc, NULL, 5, in=\"probe\"): 5 of 5 used, by probe["; done_t
+
+t "the allocator's fast slot: errno on every turn of an always"
+run "$M" -e 'will_return_always(malloc, NULL, errno=ENOMEM, in="probe")' "$PROBE" mallocn 8
+want_rc 0; want_out "mallocn: ok 0 null 8 ENOMEM"
+# the eight and stdout's buffer
+want_err_has "used 9 times (always), by probe["; done_t
+
+t "the allocator's fast slot: expect_value passes the matching sizes, reports the first other"
+run "$M" -e 'expect_value_count(malloc, size, 64, -1, in="probe")' "$PROBE" mallocn 8
+want_rc 123; want_out "mallocn: ok 8 null 0 0"
+want_err_has "malloc() call 9 in probe["
+want_err_has "parameter size: expected 64, got 4096"
+want_err_lacks "call 8 in"; done_t
+
+t "the allocator's fast slot: from= another object lets every call by"
+run "$M" -e 'will_return_maybe(malloc, NULL, from="libnothing.so")' "$PROBE" mallocn 8
+want_rc 0; want_out "mallocn: ok 8 null 0 0"; want_err_has "all checks passed"; done_t
+
 finish

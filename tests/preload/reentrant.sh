@@ -64,4 +64,16 @@ want_err_has "will_return_always(fputc, 7): used 3 times (always), by probe["
 want_err_has "
 mockshim: all checks passed"; done_t
 
+name="standalone: the allocator stays real for the report while the program's calls fail"
+if [ "${SANITIZE:-none}" = none ]; then
+	t "$name"
+	run env LD_PRELOAD="$SHIM" MOCKSHIM='will_return_always(malloc, NULL, errno=ENOMEM, in="probe")' \
+		"$PROBE" mallocn 8
+	want_rc 0; want_out "mallocn: ok 0 null 8 ENOMEM"
+	want_err_has "used 9 times (always), by probe["
+	want_err_has "mockshim: all checks passed"; done_t
+else
+	skip_t "$name" "a sanitizer's runtime answers the program's malloc itself"
+fi
+
 finish
