@@ -76,7 +76,7 @@ static inline void ms_cpu_relax(void)
  * x86-64: unarmed, a jump to real[i] through x16 with every argument
  * register untouched; armed, x0-x8 saved (q0-q7 too when a parameter is
  * a double) in a 256-byte frame (x29, x30, then struct ms_decl_frame),
- * ms_consult() called directly on x0-x7 (no double) or through
+ * ms_decl_consult() called directly on x0-x7 (no double) or through
  * ms_decl_dispatch(); a reply in x0 and d0; otherwise the registers
  * restored, the frame popped and a jump to real[i], or, when traced, a
  * call of it and ms_decl_after().
@@ -135,7 +135,7 @@ static inline void ms_cpu_relax(void)
 	"	add x1, x29, #16\n" \
 	"	add x2, x29, #240\n" \
 	"	mov x3, x30\n" \
-	"	bl ms_consult\n" \
+	"	bl ms_decl_consult\n" \
 	"4:	cmp w0, #1\n" \
 	"	b.eq 2f\n" \
 	"	cmp w0, #2\n" \

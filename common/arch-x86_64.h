@@ -47,13 +47,18 @@ static inline void ms_cpu_relax(void)
  * Stub i: `endbr64; movl $i, %r11d; jmp ms_decl_common`, 16 bytes apart.
  * A function with no double parameter reads no SSE register, so its
  * stub saves none, and its six integer registers, saved in order, are
- * the arguments array ms_consult() takes: it is consulted directly.
+ * the arguments array ms_consult() takes: ms_decl_consult() reads them
+ * in place.
  * With doubles, xmm0-7 are saved too and ms_decl_dispatch() sorts the
  * registers into the parameters' order.  A reply goes to rax and xmm0
  * alike (either is the return register, the other is scratch).  The
  * caller, for from=, is the return address at (%rsp) on entry.  A traced
  * call calls the real function instead of jumping to it, so that its
  * result can be traced (no declared function takes stack arguments).
+ * Before any of that, a live MS_FAST_ALWAYS slot (ms_decl_slot[i], the
+ * function's struct ms_fast) is answered with no frame: the count, the
+ * value to rax and xmm0 (rax is scratch: a declared function is never
+ * variadic); declared.c checks the offsets.
  */
 #define MS_ARCH_DECL_ASM \
 	".text\n" \
@@ -83,7 +88,16 @@ static inline void ms_cpu_relax(void)
 	"	jnz 1f\n" \
 	"	leaq ms_decl_real(%rip), %r10\n" \
 	"	jmp *(%r10, %r11, 8)\n" \
-	"1:	pushq %rbp\n" \
+	"1:	leaq ms_decl_slot(%rip), %rax\n"	/* the function's fast slot */ \
+	"	movq (%rax, %r11, 8), %rax\n" \
+	"	cmpl $1, (%rax)\n"			/* live == MS_FAST_ALWAYS */ \
+	"	jne 8f\n" \
+	"	movq 24(%rax), %r10\n"			/* consumed */ \
+	"	lock addl $1, (%r10)\n" \
+	"	movq 16(%rax), %rax\n"			/* value */ \
+	"	movq %rax, %xmm0\n" \
+	"	ret\n" \
+	"8:	pushq %rbp\n" \
 	"	.cfi_def_cfa_offset 16\n" \
 	"	.cfi_offset %rbp, -16\n" \
 	"	movq %rsp, %rbp\n" \
@@ -118,7 +132,7 @@ static inline void ms_cpu_relax(void)
 	"	movq %rsp, %rsi\n" \
 	"	leaq 192(%rsp), %rdx\n" \
 	"	movq 8(%rbp), %rcx\n" \
-	"	call ms_consult\n" \
+	"	call ms_decl_consult\n" \
 	"4:	cmpl $1, %eax\n" \
 	"	je 2f\n" \
 	"	cmpl $2, %eax\n" \

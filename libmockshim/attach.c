@@ -57,7 +57,8 @@ static const struct ms_chan_hdr *live;
  * compares it */
 int32_t ms_fast_key = -1;
 uint8_t ms_fast_any;
-struct ms_fast ms_fast[MS_FN_COUNT];
+#define MS_FAST_SLOTS (MS_FN_COUNT + MS_DECL_MAX)
+struct ms_fast ms_fast[MS_FAST_SLOTS];
 
 enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
 static int attach_state;
@@ -609,7 +610,7 @@ int ms_fn_ready(unsigned fn)
 		return on;
 	if (why)
 		warn_fn(fn, why);
-	if (on && fn < MS_FN_COUNT)
+	if (on && fn < MS_FAST_SLOTS)
 		fast_fill(fn);
 	__atomic_store_n(&fn_state[fn], on ? FN_ON : FN_OFF, __ATOMIC_RELEASE);
 	/* nothing here for it: unarmed from now on, as if the spec had
@@ -685,7 +686,7 @@ static void forked(void)
 	/* the parent's live replies: this process has logged no turn yet
 	 * (a check or a skip logs nothing: it stays live) */
 	if (__atomic_load_n(&ms_fast_any, __ATOMIC_RELAXED))
-		for (unsigned i = 0; i < MS_FN_COUNT; i++)
+		for (unsigned i = 0; i < MS_FAST_SLOTS; i++)
 			if (ms_fast[i].live < MS_FAST_EXPECT)
 				__atomic_store_n(&ms_fast[i].live, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&ms_d.self_pid, pid, __ATOMIC_RELAXED);

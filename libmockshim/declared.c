@@ -93,15 +93,47 @@ static uintptr_t canon[MS_DECL_MAX];	/* function i's canonical PLT entry, if any
 MS_HIDDEN uint8_t ms_decl_fn[MS_DECL_MAX];
 static uint32_t nstubs;
 
+/* ms_decl_slot[stub]: its function's fast slot, which x86-64's stub reads
+ * before it saves a register (arch-x86_64.h: the offsets below); set
+ * before the stub is armed (stub_is), one that is never live before. */
+static struct ms_fast no_slot;
+MS_HIDDEN struct ms_fast *ms_decl_slot[MS_DECL_MAX];
+_Static_assert(offsetof(struct ms_fast, live) == 0 && offsetof(struct ms_fast, value) == 16 &&
+		       offsetof(struct ms_fast, consumed) == 24 && MS_FAST_ALWAYS == 1,
+	       "the fast slot as arch-x86_64.h's stub reads it");
+
+static void stub_is(unsigned st, unsigned fn)
+{
+	ms_decl_fn[st] = (uint8_t)fn;
+	__atomic_store_n(&ms_decl_slot[st], &ms_fast[MS_FN_COUNT + fn], __ATOMIC_RELAXED);
+}
+
+/* ms_consult for declared function id (MS_FN_COUNT + i), the stubs'
+ * way in: its fast slot first (shim.h), as a catalog function's; the
+ * shim never calls a declared function, so there is no guard to test. */
+MS_HIDDEN int ms_decl_consult(unsigned id, const uint64_t *a, int64_t *ret, const void *caller);
+
+int ms_decl_consult(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)
+{
+	int k = ms_fast_take(id, 0, a, caller, ret);
+
+	if (k)
+		return k == 1;
+	k = ms_consult(id, a, ret, caller);
+	if (k == 1 && ms_fast[id].kind)
+		ms_fast_open(&ms_fast[id]);
+	return k;
+}
+
 int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 {
 	const struct ms_chan_dyn *d = &dyn[ms_decl_fn[i]];
 	uint64_t a[MS_MAX_PARAMS];
 	unsigned gi = 0, xi = 0;
 
-	for (unsigned k = 0; k < d->nparams; k++)
-		a[k] = d->dblmask & (1u << k) ? fr->fpr[xi++][0] : fr->gpr[gi++];
-	return ms_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
+	for (unsigned n = 0; n < d->nparams; n++)
+		a[n] = d->dblmask & (1u << n) ? fr->fpr[xi++][0] : fr->gpr[gi++];
+	return ms_decl_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
 }
 
 /* A traced real call returned: its line, with the declared types. */
@@ -201,7 +233,7 @@ static int stub_for(unsigned i, uintptr_t def)
 		return -1;
 	}
 	/* complete before any entry points at it */
-	ms_decl_fn[nstubs] = (uint8_t)i;
+	stub_is(nstubs, i);
 	__atomic_store_n(&ms_decl_real[nstubs], p, __ATOMIC_RELEASE);
 	__atomic_store_n(&ms_decl_armed[nstubs], ms_decl_armed[i], __ATOMIC_RELEASE);
 	return (int)nstubs++;
@@ -463,6 +495,9 @@ void ms_decl_bind(const struct ms_chan_hdr *h)
 {
 	if (!h || !h->ndyn)
 		return;
+	for (unsigned st = 0; st < MS_DECL_MAX; st++)
+		if (!ms_decl_slot[st])
+			ms_decl_slot[st] = &no_slot;
 	dyn = ms_chan_at(h, h->dyn_off);
 	dyn_pool = ms_chan_at(h, h->pool_off);
 	bound_fns = ms_state_at(ms_state(), h->st_fns_off);
@@ -471,7 +506,7 @@ void ms_decl_bind(const struct ms_chan_hdr *h)
 	ms_guard_enter();
 	for (uint32_t i = 0; i < ndecl; i++) {
 		ms_decl_real[i] = missing();
-		ms_decl_fn[i] = (uint8_t)i;
+		stub_is(i, i);
 		/* where no statement applies, nothing is patched: it costs nothing */
 		patching[i] = dyn[i].kind == MS_DYN_DECLARED && ms_fn_ready(MS_FN_COUNT + i);
 		any_patching |= patching[i];

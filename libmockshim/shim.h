@@ -403,7 +403,9 @@ static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s
 	}
 	return 0;
 }
-extern struct ms_fast ms_fast[MS_FN_COUNT] MS_HIDDEN;
+/* one a catalog function, then one a declared prototype (id MS_FN_COUNT + i,
+ * i below channel.h's MS_DECL_MAX: attach.c's MS_FAST_SLOTS) */
+extern struct ms_fast ms_fast[] MS_HIDDEN;
 /* --trace-format chrome: each traced line starts with when the call began
  * (ms_trace_start, from ms_consult or ms_fast_traced) and ended, its
  * thread and parent. */

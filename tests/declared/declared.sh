@@ -180,6 +180,30 @@ run "$M" -e "$ADD" -e 'will_return_count(decl_add, 3, 1000)' decl_lazy threads
 want_rc 0; want_out "threads 9000"; want_err_has "1000 of 1000 used"
 done_t
 
+# after a process's first turn the stub answers from the function's fast
+# slot (x86-64: before it saves a register; elsewhere ms_decl_consult)
+t "the fast slot: a queue runs out exactly, then the real function"
+run "$M" -e "$ADD" -e 'will_return_count(decl_add, 9, 3)' decl_lazy add add add add add
+want_rc 0; want_out $'add 9\nadd 9\nadd 9\nadd 5\nadd 5'; want_err_has "3 of 3 used"
+done_t
+
+t "the fast slot: every call of an always counted, a forked child's too"
+run "$M" -e "$ADD" -e 'will_return_always(decl_add, 8)' decl_lazy add add add fork
+want_rc 0
+[ "$(grep -c '8$' <<<"$out")" -ge 5 ] && ! grep -q ' 5$' <<<"$out" || problem "not every call mocked: $out"
+want_err_has "used 5 times (always), by decl_lazy["
+# the child logs a first turn of its own: the report names both processes
+want_err_has "], decl_lazy["
+done_t
+
+t "the fast slot: expect_value passes matching calls (four threads), reports another"
+run "$M" -e "$ADD" -e 'expect_value_count(decl_add, a, 1, -1)' decl_lazy threads add
+want_rc 123; want_out $'threads 8000\nadd 5'
+want_err_has "decl_add() call 4001 in decl_lazy["; want_err_has "parameter a: expected 1, got 2"
+want_err_has "checked 4001 times (always)"
+want_err_lacks "call 4000 in"
+done_t
+
 t "a declared function no loaded object exports is reported"
 run "$M" -e 'mock int decl_nowhere(int x)' -e 'will_return(decl_nowhere, 1)' decl_lazy add
 want_rc 123; want_out "add 5"
