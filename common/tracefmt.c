@@ -150,6 +150,22 @@ static char *dec(char *d, uint64_t v)
 	return d + 8;
 }
 
+/* v in hex at d; returns its end.  The 8 bytes from d may be written,
+ * and none past its end otherwise. */
+static inline char *hex(char *d, uint64_t v)
+{
+	unsigned n = ndigits(v, 16);
+	char *e = d + n;
+
+	if (n > 8) {
+		put_last(d, hex8((uint32_t)(v >> 32)), n - 8);
+		d += n - 8;
+		n = 8;
+	}
+	put_last(d, hex8((uint32_t)v), n);
+	return e;
+}
+
 void ms_tl_u_(struct ms_tline *o, uint64_t v, unsigned base)
 {
 	char t[24];
@@ -165,17 +181,12 @@ void ms_tl_u_(struct ms_tline *o, uint64_t v, unsigned base)
 			o->n = (size_t)(dec(d, v) - o->buf);
 			return;
 		}
-		n = ndigits(v, base);
-		o->n += n;
 		if (base == 16) {
-			if (n > 8) {
-				put_last(d, hex8((uint32_t)(v >> 32)), n - 8);
-				d += n - 8;
-				n = 8;
-			}
-			put_last(d, hex8((uint32_t)v), n);
+			o->n = (size_t)(hex(d, v) - o->buf);
 			return;
 		}
+		n = ndigits(v, base);
+		o->n += n;
 		/* base 8 */
 		d += n;
 		do
@@ -522,38 +533,230 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 		ms_tl_i(o, iv);
 }
 
-int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
+
+/*
+ * A catalog call's line, composed in one function (ms_tl_line) with its
+ * pieces inlined: the next byte's address stays in a register, where
+ * o->n in memory was read and written by every piece, and a piece checks
+ * the room left once, against the most it writes, not per character.
+ * Where the room is short (the line's end) or the argument is a rare
+ * kind (a string, flags, a stat), the piece is the o->n one above, which
+ * cuts the line as it always did: the cursor is stored to o->n before it
+ * and read back after.  ms_tl_call, ms_tl_result and ms_tl_end (the
+ * syscall tier's) are the same pieces.
+ */
+struct cur {
+	struct ms_tline *o;
+	char *p; /* o->buf + o->n while the cursor holds the line */
+};
+
+#define AI static inline __attribute__((always_inline))
+
+/* the line handed to an o->n piece, and taken back */
+#define SLOW(c, piece)                                      \
+	do {                                                \
+		(c)->o->n = (size_t)((c)->p - (c)->o->buf); \
+		piece;                                      \
+		(c)->p = (c)->o->buf + (c)->o->n;           \
+	} while (0)
+
+AI size_t room(const struct cur *c)
 {
-	if (m->syscall)
-		return !err && (ret >= 0 || ret < -4095 || (m->sys_flags & MS_SYSF_NOFAIL));
-	if (m->ret.tclass >= MS_T_PTR)
-		return ret != 0;
-	if (m->fail_kind == MS_FK_RC)
-		return ret == 0;
-	return m->fail_kind != MS_FK_ERRNO ||
-	       (m->ret.size == 4 ? (int64_t)(int32_t)ret : ret) != m->fail_value;
+	return (size_t)(c->o->buf + MS_TLINE - 2 - c->p);
 }
 
-void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
+AI void cur_c(struct cur *c, char ch)
+{
+	if (room(c))
+		*c->p++ = ch;
+}
+
+/* A literal: its length is the compiler's. */
+AI void cur_lit(struct cur *c, const char *s)
+{
+	size_t n = __builtin_strlen(s);
+
+	if (room(c) < n) {
+		SLOW(c, ms_tl_put(c->o, s));
+		return;
+	}
+	__builtin_memcpy(c->p, s, n);
+	c->p += n;
+}
+
+/* A string of unknown length (an errno's name, a statement's), cut as
+ * ms_tl_put cuts. */
+AI void cur_str(struct cur *c, const char *s)
+{
+	char *p = c->p, *end = c->o->buf + MS_TLINE - 2;
+
+	while (*s && p < end)
+		*p++ = *s++;
+	c->p = p;
+}
+
+AI void cur_putn(struct cur *c, const char *s, size_t n)
+{
+	if (room(c) < n) {
+		SLOW(c, ms_tl_putn(c->o, s, n));
+		return;
+	}
+	ms_tl_moves(c->p, s, n);
+	c->p += n;
+}
+
+/* A number's most: 20 digits, and dec's 8 bytes past them (24, as
+ * ms_tl_u_ asks); a sign. */
+AI void cur_u10(struct cur *c, uint64_t v)
+{
+	if (room(c) < 24) {
+		SLOW(c, ms_tl_u_(c->o, v, 10));
+		return;
+	}
+	if (v < 10) {
+		*c->p++ = (char)('0' + v);
+		return;
+	}
+	c->p = dec(c->p, v);
+}
+
+AI void cur_i10(struct cur *c, int64_t v)
+{
+	if (room(c) < 25) {
+		SLOW(c, ms_tl_i(c->o, v));
+		return;
+	}
+	if (v < 0) {
+		*c->p++ = '-';
+		c->p = dec(c->p, (uint64_t)0 - (uint64_t)v);
+		return;
+	}
+	if (v < 10) {
+		*c->p++ = (char)('0' + v);
+		return;
+	}
+	c->p = dec(c->p, (uint64_t)v);
+}
+
+/* "0x" and 16 digits at most */
+AI void cur_ptr(struct cur *c, uint64_t v)
+{
+	if (room(c) < 18) {
+		SLOW(c, ms_tl_ptr(c->o, v));
+		return;
+	}
+	if (!v) {
+		__builtin_memcpy(c->p, "NULL", 4);
+		c->p += 4;
+		return;
+	}
+	__builtin_memcpy(c->p, "0x", 2);
+	c->p = hex(c->p + 2, v);
+}
+
+AI void cur_name(struct cur *c, int64_t v, const struct flag *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (t[i].bit == v) {
+			cur_putn(c, t[i].name, t[i].len);
+			return;
+		}
+	}
+	cur_i10(c, v);
+}
+
+/* put_arg, its common kinds here: integers, pointers, names, and the
+ * times a call of this process wrote (the struct copied in a few moves,
+ * not by memcpy); the rest by put_arg. */
+AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t v, int filled)
+{
+	const struct ms_param *p = &m->params[i];
+	int64_t iv = p->type.size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+
+	switch (p->show) {
+	case MS_SHOW_INT:
+	case MS_SHOW_UINT:
+		break;
+	case MS_SHOW_PTR:
+		cur_ptr(c, v);
+		return;
+	case MS_SHOW_TIMESPEC:
+		if (v && filled == MS_TL_WRITTEN) {
+			struct timespec ts;
+
+			__builtin_memcpy(&ts, (const void *)(uintptr_t)v, sizeof(ts));
+			cur_lit(c, "{tv_sec=");
+			cur_i10(c, ts.tv_sec);
+			cur_lit(c, ", tv_nsec=");
+			cur_i10(c, ts.tv_nsec);
+			cur_c(c, '}');
+			return;
+		}
+		SLOW(c, put_arg(c->o, m, i, v, filled));
+		return;
+	case MS_SHOW_TIMEVAL:
+		if (v && filled == MS_TL_WRITTEN) {
+			struct timeval tv;
+
+			__builtin_memcpy(&tv, (const void *)(uintptr_t)v, sizeof(tv));
+			cur_lit(c, "{tv_sec=");
+			cur_i10(c, tv.tv_sec);
+			cur_lit(c, ", tv_usec=");
+			cur_i10(c, tv.tv_usec);
+			cur_c(c, '}');
+			return;
+		}
+		SLOW(c, put_arg(c->o, m, i, v, filled));
+		return;
+	case MS_SHOW_CLOCK:
+		cur_name(c, iv, clocks, N_(clocks));
+		return;
+	case MS_SHOW_DOMAIN:
+		cur_name(c, iv, families, N_(families));
+		return;
+	case MS_SHOW_SOCKTYPE:
+		cur_name(c, iv & 0xf, sock_types, N_(sock_types));
+		if (iv & ~0xf) {
+			cur_c(c, '|');
+			SLOW(c, put_flags(c->o, iv & ~0xf, sock_flags, N_(sock_flags), 1));
+		}
+		return;
+	case MS_SHOW_DIRFD:
+		if (iv == AT_FDCWD) {
+			cur_lit(c, "AT_FDCWD");
+			return;
+		}
+		break;
+	default:
+		SLOW(c, put_arg(c->o, m, i, v, filled));
+		return;
+	}
+	if (p->type.tclass == MS_T_UINT)
+		cur_u10(c, p->type.size == 4 ? (uint32_t)v : v);
+	else
+		cur_i10(c, iv);
+}
+
+AI void cur_call(struct cur *c, const struct ms_fn_meta *m, const uint64_t *a, int filled)
 {
 	if (m->name_len)
-		ms_tl_putn(o, m->name, m->name_len);
+		cur_putn(c, m->name, m->name_len);
 	else
-		ms_tl_put(o, m->name); /* a meta whose parameters did not parse */
-	ms_tl_c(o, '(');
+		cur_str(c, m->name); /* a meta whose parameters did not parse */
+	cur_c(c, '(');
 	for (unsigned i = 0; i < m->nparams; i++) {
 		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */
 		if (m->params[i].show == MS_SHOW_OPEN_MODE && !(a[i - 1] & O_CREAT) &&
 		    (a[i - 1] & O_TMPFILE) != O_TMPFILE)
 			break;
 		if (i)
-			ms_tl_put(o, ", ");
-		put_arg(o, m, i, a[i], filled);
+			cur_lit(c, ", ");
+		cur_arg(c, m, i, a[i], filled);
 	}
-	ms_tl_c(o, ')');
+	cur_c(c, ')');
 }
 
-void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err)
+AI void cur_result(struct cur *c, const struct ms_fn_meta *m, int64_t ret, int err)
 {
 	int failed;
 
@@ -564,42 +767,77 @@ void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, i
 		err = (int)-ret;
 		ret = -1;
 	}
-	ms_tl_put(o, " = ");
+	cur_lit(c, " = ");
 	if (m->ret.tclass >= MS_T_PTR) {
-		ms_tl_ptr(o, (uint64_t)ret);
+		cur_ptr(c, (uint64_t)ret);
 		failed = ret == 0 && m->fail_kind == MS_FK_ERRNO;
 	} else {
 		int64_t r = m->ret.size == 4 ? (int64_t)(int32_t)ret : ret;
 
 		if (m->ret.tclass == MS_T_UINT)
-			ms_tl_u(o, m->ret.size == 4 ? (uint32_t)ret : (uint64_t)ret, 10);
+			cur_u10(c, m->ret.size == 4 ? (uint32_t)ret : (uint64_t)ret);
 		else
-			ms_tl_i(o, r);
+			cur_i10(c, r);
 		failed = m->fail_kind == MS_FK_ERRNO && r == m->fail_value;
 		if (m->fail_kind == MS_FK_RC && r != 0 && ms_eai_name((int)r)) {
-			ms_tl_c(o, ' ');
-			ms_tl_put(o, ms_eai_name((int)r));
+			cur_c(c, ' ');
+			cur_str(c, ms_eai_name((int)r));
 		}
 	}
 	/* a row whose failure sets no errno (getenv) shows none: it is stale */
 	if (failed && err > 0 && m->fail_errno && ms_errno_name(err)) {
-		ms_tl_c(o, ' ');
-		ms_tl_put(o, ms_errno_name(err));
+		cur_c(c, ' ');
+		cur_str(c, ms_errno_name(err));
 	}
+}
+
+AI void cur_end(struct cur *c, const char *mocked_by, const char *passed_by)
+{
+	if (mocked_by) {
+		cur_lit(c, " (mocked: ");
+		cur_str(c, mocked_by);
+		cur_c(c, ')');
+	}
+	if (passed_by) {
+		/* when() or probability= let this call by a statement */
+		cur_lit(c, " (passed by: ");
+		cur_str(c, passed_by);
+		cur_c(c, ')');
+	}
+	*c->p++ = '\n';
+}
+
+void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
+{
+	struct cur c = { o, o->buf + o->n };
+
+	cur_call(&c, m, a, filled);
+	o->n = (size_t)(c.p - o->buf);
+}
+
+void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err)
+{
+	struct cur c = { o, o->buf + o->n };
+
+	cur_result(&c, m, ret, err);
+	o->n = (size_t)(c.p - o->buf);
 }
 
 void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by)
 {
-	if (mocked_by) {
-		ms_tl_put(o, " (mocked: ");
-		ms_tl_put(o, mocked_by);
-		ms_tl_c(o, ')');
-	}
-	if (passed_by) {
-		/* when() or probability= let this call by a statement */
-		ms_tl_put(o, " (passed by: ");
-		ms_tl_put(o, passed_by);
-		ms_tl_c(o, ')');
-	}
-	o->buf[o->n++] = '\n';
+	struct cur c = { o, o->buf + o->n };
+
+	cur_end(&c, mocked_by, passed_by);
+	o->n = (size_t)(c.p - o->buf);
+}
+
+void ms_tl_line(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
+		int err, int filled, const char *mocked_by, const char *passed_by)
+{
+	struct cur c = { o, o->buf + o->n };
+
+	cur_call(&c, m, a, filled);
+	cur_result(&c, m, ret, err);
+	cur_end(&c, mocked_by, passed_by);
+	o->n = (size_t)(c.p - o->buf);
 }

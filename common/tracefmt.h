@@ -41,17 +41,10 @@ static inline void ms_tl_put(struct ms_tline *o, const char *s)
 		o->buf[o->n++] = *s++;
 }
 
-/* n bytes of s (its length, known): up to 16 in two overlapping moves
- * that read nothing outside s[0..n). */
-static inline void ms_tl_putn(struct ms_tline *o, const char *s, size_t n)
+/* n bytes of s to d (its length, known): up to 16 in two overlapping
+ * moves that read nothing outside s[0..n). */
+static inline void ms_tl_moves(char *d, const char *s, size_t n)
 {
-	char *d = o->buf + o->n;
-
-	if (o->n + n > MS_TLINE - 2) {
-		while (n-- && o->n < MS_TLINE - 2)
-			o->buf[o->n++] = *s++;
-		return;
-	}
 	if (n >= 8) {
 		if (n <= 16) {
 			__builtin_memcpy(d, s, 8);
@@ -67,6 +60,16 @@ static inline void ms_tl_putn(struct ms_tline *o, const char *s, size_t n)
 		d[n / 2] = s[n / 2];
 		d[n - 1] = s[n - 1];
 	}
+}
+
+static inline void ms_tl_putn(struct ms_tline *o, const char *s, size_t n)
+{
+	if (o->n + n > MS_TLINE - 2) {
+		while (n-- && o->n < MS_TLINE - 2)
+			o->buf[o->n++] = *s++;
+		return;
+	}
+	ms_tl_moves(o->buf + o->n, s, n);
 	o->n += n;
 }
 
@@ -110,8 +113,19 @@ void ms_tl_ptr(struct ms_tline *o, uint64_t v);
 /* A string of the caller's memory at v, quoted and escaped, cut. */
 void ms_tl_str(struct ms_tline *o, uint64_t v);
 
-/* Whether ret is a success of m (its outputs then show as values). */
-int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err);
+/* Whether ret is a success of m (its outputs then show as values);
+ * inline: every traced call asks. */
+static inline int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
+{
+	if (m->syscall)
+		return !err && (ret >= 0 || ret < -4095 || (m->sys_flags & MS_SYSF_NOFAIL));
+	if (m->ret.tclass >= MS_T_PTR)
+		return ret != 0;
+	if (m->fail_kind == MS_FK_RC)
+		return ret == 0;
+	return m->fail_kind != MS_FK_ERRNO ||
+	       (m->ret.size == 4 ? (int64_t)(int32_t)ret : ret) != m->fail_value;
+}
 /* "NAME(ARGS)", the arguments decoded as strace shows them; filled: the
  * call succeeded, the structs it filled are shown as values;
  * MS_TL_WRITTEN: the real function of this process did, so the structs
@@ -123,5 +137,10 @@ void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *
 void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err);
 /* " (mocked: BY)", " (passed by: BY)" where given, and the newline. */
 void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by);
+/* The three at once, in one function (a traced call's line after its
+ * prefix): ms_tl_call(o, m, a, filled), ms_tl_result(o, m, ret, err),
+ * ms_tl_end(o, mocked_by, passed_by), the same bytes. */
+void ms_tl_line(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
+		int err, int filled, const char *mocked_by, const char *passed_by);
 
 #endif

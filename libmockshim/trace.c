@@ -151,9 +151,8 @@ static void put_prefix(struct ms_tline *o)
 	build_prefix(o, pid);
 }
 
-/* "PID EXE: FN(ARGS)" into o; filled: the call succeeded, its outputs
- * are shown as values. */
-static void put_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
+/* The timed fields, if asked, and "PID EXE: " into o, from its start. */
+static inline void put_head(struct ms_tline *o)
 {
 	o->n = 0;
 	if (ms_trace_timed) {
@@ -172,7 +171,6 @@ static void put_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint6
 		call_start = 0;
 	}
 	put_prefix(o);
-	ms_tl_call(o, m, a, filled);
 }
 
 /* ---- declared functions: the types come from the declaration's text ---- */
@@ -347,25 +345,28 @@ void ms_trace_exec(unsigned id, const uint64_t *a)
 
 	if (trace_fd < 0 || !m)
 		return;
-	put_call(&o, m, a, 0);
+	put_head(&o);
+	ms_tl_call(&o, m, a, 0);
 	ms_tl_put(&o, " ...");
 	o.buf[o.n++] = '\n';
 	trace_write(&o);
 	errno = saved;
 }
 
-/* The line of a call; errno is the caller's to keep. */
-static void trace_line(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by,
-		       const char *passed_by)
+/* The line of a call; errno is the caller's to keep.  Inline in its two
+ * callers: ms_trace_plain's is the hot one. */
+static inline void trace_line(unsigned id, const uint64_t *a, int64_t ret, int err,
+			      const char *mocked_by, const char *passed_by)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct ms_tline o;
 
 	if (trace_fd < 0 || !m)
 		return;
-	put_call(&o, m, a, !ms_tl_ok(m, ret, err) ? 0 : mocked_by ? 1 : MS_TL_WRITTEN);
-	ms_tl_result(&o, m, ret, err);
-	ms_tl_end(&o, mocked_by, passed_by);
+	put_head(&o);
+	/* filled: the call succeeded, its outputs are shown as values */
+	ms_tl_line(&o, m, a, ret, err, !ms_tl_ok(m, ret, err) ? 0 : mocked_by ? 1 : MS_TL_WRITTEN,
+		   mocked_by, passed_by);
 	trace_write(&o);
 }
 

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 #include <cmocka.h>
 
@@ -181,6 +183,78 @@ static void test_shown(void **state)
 	}
 }
 
+/* A whole line (ms_tl_line) from offset at, terminated. */
+static const char *whole(size_t at, const char *fn, const uint64_t *a, int64_t ret, int err,
+			 int filled, const char *mocked_by, const char *passed_by)
+{
+	static struct ms_tline o;
+	int id = ms_catalog_find(fn, strlen(fn));
+
+	assert_true(id >= 0);
+	memset(o.buf, '.', sizeof(o.buf));
+	o.n = at;
+	ms_tl_line(&o, ms_catalog_get((unsigned)id), a, ret, err, filled, mocked_by, passed_by);
+	assert_true(o.n < MS_TLINE);
+	o.buf[o.n] = '\0';
+	return o.buf + at;
+}
+
+/* The line composed at once: the pieces' bytes, and near the line's end
+ * the same line cut where the pieces cut it (its first MS_TLINE - 2
+ * bytes, and the newline), from every offset that cuts it. */
+static void test_line(void **state)
+{
+	struct timespec ts = { 1796597924, 325918014 }, neg = { -5, 999999999 };
+	struct timeval tv = { 77, 123456 };
+	static const char path[128] = "/tmp/\"q\"\n";
+	const struct {
+		const char *fn;
+		uint64_t a[4];
+		int64_t ret;
+		int err, filled;
+		const char *mocked_by, *passed_by, *want;
+	} t[] = {
+		{ "getpid", { 0 }, 4194304, 0, 2, NULL, NULL, "getpid() = 4194304\n" },
+		{ "getuid", { 0 }, 0, 0, 2, NULL, NULL, "getuid() = 0\n" },
+		{ "read", { 100, 0x7fffc047e74full, 1 }, 1, 0, 2, NULL, NULL,
+		  "read(100, 0x7fffc047e74f, 1) = 1\n" },
+		{ "read", { 3, 0, 64 }, -1, 5, 0, "-e#1:1", NULL,
+		  "read(3, NULL, 64) = -1 EIO (mocked: -e#1:1)\n" },
+		{ "read", { 12345678, 0xffffffffffffffffull, 18446744073709551615ull }, 99, 0, 2, NULL,
+		  "-e#2", "read(12345678, 0xffffffffffffffff, 18446744073709551615) = 99 (passed by: -e#2)\n" },
+		{ "clock_gettime", { CLOCK_REALTIME, (uintptr_t)&ts }, 0, 0, 2, NULL, NULL,
+		  "clock_gettime(CLOCK_REALTIME, {tv_sec=1796597924, tv_nsec=325918014}) = 0\n" },
+		{ "clock_gettime", { 77, (uintptr_t)&neg }, 0, 0, 2, NULL, NULL,
+		  "clock_gettime(77, {tv_sec=-5, tv_nsec=999999999}) = 0\n" },
+		{ "gettimeofday", { (uintptr_t)&tv, 0 }, 0, 0, 2, NULL, NULL,
+		  "gettimeofday({tv_sec=77, tv_usec=123456}, NULL) = 0\n" },
+		{ "socket", { AF_INET, SOCK_DGRAM, 0 }, 4, 0, 2, NULL, NULL,
+		  "socket(AF_INET, SOCK_DGRAM, 0) = 4\n" },
+		{ "socket", { AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | 0x4000, 6 }, -1, 97, 0, NULL, NULL,
+		  "socket(AF_INET6, SOCK_STREAM|SOCK_CLOEXEC|0x4000, 6) = -1 EAFNOSUPPORT\n" },
+		{ "openat", { (uint64_t)(int64_t)AT_FDCWD, (uintptr_t)path, O_RDONLY }, 3, 0, 2, NULL, NULL,
+		  "openat(AT_FDCWD, \"/tmp/\\\"q\\\"\\n\", O_RDONLY) = 3\n" },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
+		size_t len = strlen(t[k].want);
+
+		assert_string_equal(whole(0, t[k].fn, t[k].a, t[k].ret, t[k].err, t[k].filled,
+					  t[k].mocked_by, t[k].passed_by),
+				    t[k].want);
+		for (size_t at = MS_TLINE - 1 - len; at <= MS_TLINE - 2; at++) {
+			const char *got = whole(at, t[k].fn, t[k].a, t[k].ret, t[k].err, t[k].filled,
+						t[k].mocked_by, t[k].passed_by);
+			size_t keep = MS_TLINE - 2 - at < len - 1 ? MS_TLINE - 2 - at : len - 1;
+
+			if (strlen(got) != keep + 1 || memcmp(got, t[k].want, keep) != 0 ||
+			    got[keep] != '\n')
+				fail_msg("%s from %zu: [%s]", t[k].fn, at, got);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +262,7 @@ int main(void)
 		cmocka_unit_test(test_cut),
 		cmocka_unit_test(test_putn),
 		cmocka_unit_test(test_shown),
+		cmocka_unit_test(test_line),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
