@@ -59,6 +59,20 @@ static inline void ms_cpu_relax(void)
 	__asm__ volatile("yield" ::: "memory");
 }
 
+/* A system call of three arguments, inline (the kernel's ABI: the number
+ * in x8, the arguments in x0-x2, the result in x0). */
+#define MS_ARCH_SYSCALL3 1
+static inline long ms_arch_syscall3(long nr, long a, long b, long c)
+{
+	register long x8 __asm__("x8") = nr;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+
+	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+	return x0;
+}
+
 /* The q registers, saved to or loaded from the frame (base x29 + 16). */
 #define MS_A64_Q(op) \
 	"	" op " q0, q1, [x29, #96]\n" \

@@ -43,6 +43,20 @@ static inline void ms_cpu_relax(void)
 	__builtin_ia32_pause();
 }
 
+/* A system call of three arguments, inline (the kernel's ABI: the number
+ * in rax, the arguments in rdi, rsi, rdx; rcx and r11 clobbered). */
+#define MS_ARCH_SYSCALL3 1
+static inline long ms_arch_syscall3(long nr, long a, long b, long c)
+{
+	long r;
+
+	__asm__ volatile("syscall"
+			 : "=a"(r)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c)
+			 : "rcx", "r11", "memory");
+	return r;
+}
+
 /*
  * Stub i: `endbr64; movl $i, %r11d; jmp ms_decl_common`, 16 bytes apart.
  * A function with no double parameter reads no SSE register, so its

@@ -27,6 +27,11 @@
  *                                declared.c for what they do
  *   MS_ARCH_VFORK_ASM            vfork's entry: see trampolines_hand.c
  *   ms_cpu_relax()               the spin-wait hint (pause, yield)
+ *   ms_arch_syscall3(nr, a, b, c)  optional (MS_ARCH_SYSCALL3 defined
+ *                                with it): a system call inline, its
+ *                                result the kernel's (-errno, errno
+ *                                untouched); without it the shim's trace
+ *                                writes go through syscall()
  *   MS_ARCH_AUDIT                the syscall tier's: the seccomp filter's
  *                                AUDIT_ARCH_*, MS_ARCH_ELF_MACHINE the
  *                                EM_* of the programs it answers,

@@ -41,16 +41,20 @@ static __thread int32_t vfork_parent __attribute__((tls_model("initial-exec")));
 
 static void cache_prefix(int32_t pid);
 
-static int32_t line_pid(void)
+static int32_t vfork_line_pid(void)
 {
-	int32_t p;
+	int32_t p = (int32_t)syscall(SYS_getpid);
 
-	if (ms_likely(!vfork_parent))
-		return __atomic_load_n(&trace_pid, __ATOMIC_RELAXED);
-	p = (int32_t)syscall(SYS_getpid);
 	if (p == vfork_parent)
 		vfork_parent = 0;
 	return p;
+}
+
+static inline int32_t line_pid(void)
+{
+	if (ms_likely(!vfork_parent))
+		return __atomic_load_n(&trace_pid, __ATOMIC_RELAXED);
+	return vfork_line_pid();
 }
 
 void ms_trace_forked(int32_t pid)
@@ -133,7 +137,10 @@ static void cache_prefix(int32_t pid)
 	__atomic_store_n(&prefix_pid, pid, __ATOMIC_RELEASE);
 }
 
-static void put_prefix(struct ms_tline *o)
+/* Inline, as the rest of a traced call's line before its pieces (the
+ * timed fields, line_pid, trace_line, trace_write): ms_trace_plain is
+ * one function but for the catalog's row and ms_tl_line. */
+static inline __attribute__((always_inline)) void put_prefix(struct ms_tline *o)
 {
 	int32_t pid = line_pid();
 
@@ -151,25 +158,31 @@ static void put_prefix(struct ms_tline *o)
 	build_prefix(o, pid);
 }
 
+/* "@START END TID PPID ", under --trace-format chrome: the driver turns
+ * it into trace events */
+static void put_timed(struct ms_tline *o)
+{
+	uint64_t end = now_ns();
+
+
+	ms_tl_c(o, '@');
+	ms_tl_u(o, call_start && call_start <= end ? call_start : end, 10);
+	ms_tl_c(o, ' ');
+	ms_tl_u(o, end, 10);
+	ms_tl_c(o, ' ');
+	ms_tl_i(o, (int64_t)syscall(SYS_gettid));
+	ms_tl_c(o, ' ');
+	ms_tl_i(o, (int64_t)syscall(SYS_getppid));
+	ms_tl_c(o, ' ');
+	call_start = 0;
+}
+
 /* The timed fields, if asked, and "PID EXE: " into o, from its start. */
-static inline void put_head(struct ms_tline *o)
+static inline __attribute__((always_inline)) void put_head(struct ms_tline *o)
 {
 	o->n = 0;
-	if (ms_trace_timed) {
-		/* "@START END TID PPID ": the driver turns it into trace events */
-		uint64_t end = now_ns();
-
-		ms_tl_c(o, '@');
-		ms_tl_u(o, call_start && call_start <= end ? call_start : end, 10);
-		ms_tl_c(o, ' ');
-		ms_tl_u(o, end, 10);
-		ms_tl_c(o, ' ');
-		ms_tl_i(o, (int64_t)syscall(SYS_gettid));
-		ms_tl_c(o, ' ');
-		ms_tl_i(o, (int64_t)syscall(SYS_getppid));
-		ms_tl_c(o, ' ');
-		call_start = 0;
-	}
+	if (ms_unlikely(ms_trace_timed))
+		put_timed(o);
 	put_prefix(o);
 }
 
@@ -273,9 +286,17 @@ static void put_typed(struct ms_tline *o, const char *t, size_t n, uint64_t v, i
 /* One line, written whole; a line the descriptor did not take (the
  * program closed it: close_range, a daemon's loop) is counted for the
  * report. */
-static void trace_write(const struct ms_tline *o)
+static inline __attribute__((always_inline)) void trace_write(const struct ms_tline *o)
 {
-	if (syscall(SYS_write, trace_fd, o->buf, o->n) != (long)o->n && ms_state())
+#ifdef MS_ARCH_SYSCALL3
+	/* inline: syscall()'s variadic wrapper and its errno cost as much
+	 * as the line's pieces; a failure is -errno here, -1 there */
+	long r = ms_arch_syscall3(SYS_write, trace_fd, (long)(uintptr_t)o->buf, (long)o->n);
+#else
+	long r = syscall(SYS_write, trace_fd, o->buf, o->n);
+#endif
+
+	if (r != (long)o->n && ms_state())
 		__atomic_fetch_add(&ms_state()->trace_lost, 1, __ATOMIC_RELAXED);
 }
 
@@ -355,8 +376,10 @@ void ms_trace_exec(unsigned id, const uint64_t *a)
 
 /* The line of a call; errno is the caller's to keep.  Inline in its two
  * callers: ms_trace_plain's is the hot one. */
-static inline void trace_line(unsigned id, const uint64_t *a, int64_t ret, int err,
-			      const char *mocked_by, const char *passed_by)
+static inline __attribute__((always_inline)) void trace_line(unsigned id, const uint64_t *a,
+							     int64_t ret, int err,
+							     const char *mocked_by,
+							     const char *passed_by)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct ms_tline o;
