@@ -61,7 +61,7 @@ static unsigned ndigits(uint64_t v, unsigned base)
 }
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "dec8 and hex8 lay digits out in a little-endian word"
+#error "dec8 lays digits out in a little-endian word"
 #endif
 
 /* The 8 decimal digits of x (< 10^8), zero-padded, as the bytes of a
@@ -80,29 +80,6 @@ static inline uint64_t dec8(uint32_t x)
 	return v + 0x3030303030303030u;
 }
 
-/* The 8 hex digits of x the same way: each nibble spread to a byte, a
- * digit past 9 moved on to 'a', the bytes turned to put the first digit
- * lowest. */
-static inline uint64_t hex8(uint32_t x)
-{
-	uint64_t v = x;
-
-	v = (v | v << 16) & 0x0000ffff0000ffffu;
-	v = (v | v << 8) & 0x00ff00ff00ff00ffu;
-	v = (v | v << 4) & 0x0f0f0f0f0f0f0f0fu;
-	v += 0x0606060606060606u; /* a digit past 9 carries into bit 4 */
-	v += ((v >> 4) & 0x0101010101010101u) * ('a' - '0' - 10) + 0x2a2a2a2a2a2a2a2au;
-	return __builtin_bswap64(v);
-}
-
-/* The last n (1 to 8) digits of word w (as dec8 and hex8 lay them out) at
- * d; the 8 - n bytes after them are written too, and overwritten next. */
-static inline void put_last(char *d, uint64_t w, unsigned n)
-{
-	w >>= 8 * (8 - n);
-	__builtin_memcpy(d, &w, 8);
-}
-
 /* x (< 10^8) in decimal at d, without leading zeros; returns its end.
  * The 8 bytes from d may be written. */
 static inline char *dec_lead(char *d, uint32_t x)
@@ -116,6 +93,20 @@ static inline char *dec_lead(char *d, uint32_t x)
 			return d + 1;
 		}
 		__builtin_memcpy(d, ms_tl_pairs + 2 * x, 2);
+		return d + 2;
+	}
+	if (x < 10000) {
+		/* a descriptor, a count, a port: two pairs (the first may be
+		 * one digit) cost less than the eight */
+		uint32_t hi = x / 100, lo = x - 100 * hi;
+
+		if (hi < 10) {
+			*d++ = (char)('0' + hi);
+		} else {
+			__builtin_memcpy(d, ms_tl_pairs + 2 * hi, 2);
+			d += 2;
+		}
+		__builtin_memcpy(d, ms_tl_pairs + 2 * lo, 2);
 		return d + 2;
 	}
 	w = dec8(x);
@@ -150,19 +141,29 @@ static char *dec(char *d, uint64_t v)
 	return d + 8;
 }
 
-/* v in hex at d; returns its end.  The 8 bytes from d may be written,
- * and none past its end otherwise. */
+/* "00".."ff": a byte's two hex digits at 2 * b */
+#define HEX16(x) \
+	x "0" x "1" x "2" x "3" x "4" x "5" x "6" x "7" x "8" x "9" x "a" x "b" x "c" x "d" x "e" x "f"
+static const char hex_pairs[513] = HEX16("0") HEX16("1") HEX16("2") HEX16("3") HEX16("4") HEX16("5")
+	HEX16("6") HEX16("7") HEX16("8") HEX16("9") HEX16("a") HEX16("b") HEX16("c") HEX16("d")
+	HEX16("e") HEX16("f");
+#undef HEX16
+
+/* v in hex at d, a byte (two digits) at a time from its end; returns
+ * its end, and writes nothing past it. */
 static inline char *hex(char *d, uint64_t v)
 {
-	unsigned n = ndigits(v, 16);
-	char *e = d + n;
+	char *e = d + ndigits(v, 16), *q = e;
 
-	if (n > 8) {
-		put_last(d, hex8((uint32_t)(v >> 32)), n - 8);
-		d += n - 8;
-		n = 8;
+	while (v > 0xff) {
+		q -= 2;
+		__builtin_memcpy(q, hex_pairs + 2 * (v & 0xff), 2);
+		v >>= 8;
 	}
-	put_last(d, hex8((uint32_t)v), n);
+	if (v > 0xf)
+		__builtin_memcpy(q - 2, hex_pairs + 2 * v, 2);
+	else
+		q[-1] = hex_pairs[2 * v + 1];
 	return e;
 }
 
