@@ -669,7 +669,21 @@ AI void cur_name(struct cur *c, int64_t v, const struct flag *t, size_t n)
 /* put_arg, its common kinds here: integers, pointers, names, and the
  * times a call of this process wrote (the struct copied in a few moves,
  * not by memcpy); the rest by put_arg. */
-AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t v, int filled)
+/* What the call's structs show as: ms_tl_call's filled as given, or
+ * ms_tl_line's, what a success fills, asked of ms_tl_ok only where a
+ * parameter shows a struct (most lines have none). */
+struct fills {
+	int filled, ask;
+	int64_t ret;
+	int err;
+};
+
+AI int filled(const struct ms_fn_meta *m, struct fills f)
+{
+	return !f.ask || ms_tl_ok(m, f.ret, f.err) ? f.filled : 0;
+}
+
+AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t v, struct fills f)
 {
 	const struct ms_param *p = &m->params[i];
 	int64_t iv = p->type.size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
@@ -682,7 +696,7 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 		cur_ptr(c, v);
 		return;
 	case MS_SHOW_TIMESPEC:
-		if (v && filled == MS_TL_WRITTEN) {
+		if (v && filled(m, f) == MS_TL_WRITTEN) {
 			struct timespec ts;
 
 			__builtin_memcpy(&ts, (const void *)(uintptr_t)v, sizeof(ts));
@@ -693,10 +707,10 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 			cur_c(c, '}');
 			return;
 		}
-		SLOW(c, put_arg(c->o, m, i, v, filled));
+		SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
 		return;
 	case MS_SHOW_TIMEVAL:
-		if (v && filled == MS_TL_WRITTEN) {
+		if (v && filled(m, f) == MS_TL_WRITTEN) {
 			struct timeval tv;
 
 			__builtin_memcpy(&tv, (const void *)(uintptr_t)v, sizeof(tv));
@@ -707,7 +721,7 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 			cur_c(c, '}');
 			return;
 		}
-		SLOW(c, put_arg(c->o, m, i, v, filled));
+		SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
 		return;
 	case MS_SHOW_CLOCK:
 		cur_name(c, iv, clocks, N_(clocks));
@@ -729,7 +743,7 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 		}
 		break;
 	default:
-		SLOW(c, put_arg(c->o, m, i, v, filled));
+		SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
 		return;
 	}
 	if (p->type.tclass == MS_T_UINT)
@@ -738,7 +752,7 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 		cur_i10(c, iv);
 }
 
-AI void cur_call(struct cur *c, const struct ms_fn_meta *m, const uint64_t *a, int filled)
+AI void cur_call(struct cur *c, const struct ms_fn_meta *m, const uint64_t *a, struct fills f)
 {
 	if (m->name_len)
 		cur_putn(c, m->name, m->name_len);
@@ -752,7 +766,7 @@ AI void cur_call(struct cur *c, const struct ms_fn_meta *m, const uint64_t *a, i
 			break;
 		if (i)
 			cur_lit(c, ", ");
-		cur_arg(c, m, i, a[i], filled);
+		cur_arg(c, m, i, a[i], f);
 	}
 	cur_c(c, ')');
 }
@@ -811,8 +825,9 @@ AI void cur_end(struct cur *c, const char *mocked_by, const char *passed_by)
 void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
 {
 	struct cur c = { o, o->buf + o->n };
+	struct fills f = { filled, 0, 0, 0 };
 
-	cur_call(&c, m, a, filled);
+	cur_call(&c, m, a, f);
 	o->n = (size_t)(c.p - o->buf);
 }
 
@@ -833,11 +848,12 @@ void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by)
 }
 
 void ms_tl_line(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
-		int err, int filled, const char *mocked_by, const char *passed_by)
+		int err, int fills, const char *mocked_by, const char *passed_by)
 {
 	struct cur c = { o, o->buf + o->n };
+	struct fills f = { fills, 1, ret, err };
 
-	cur_call(&c, m, a, filled);
+	cur_call(&c, m, a, f);
 	cur_result(&c, m, ret, err);
 	cur_end(&c, mocked_by, passed_by);
 	o->n = (size_t)(c.p - o->buf);

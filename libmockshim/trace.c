@@ -387,9 +387,9 @@ static inline __attribute__((always_inline)) void trace_line(unsigned id, const 
 	if (trace_fd < 0 || !m)
 		return;
 	put_head(&o);
-	/* filled: the call succeeded, its outputs are shown as values */
-	ms_tl_line(&o, m, a, ret, err, !ms_tl_ok(m, ret, err) ? 0 : mocked_by ? 1 : MS_TL_WRITTEN,
-		   mocked_by, passed_by);
+	/* a success's outputs are shown as values: a statement's, or what
+	 * the real call of this process wrote */
+	ms_tl_line(&o, m, a, ret, err, mocked_by ? 1 : MS_TL_WRITTEN, mocked_by, passed_by);
 	trace_write(&o);
 }
 

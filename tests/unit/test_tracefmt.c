@@ -185,7 +185,7 @@ static void test_shown(void **state)
 
 /* A whole line (ms_tl_line) from offset at, terminated. */
 static const char *whole(size_t at, const char *fn, const uint64_t *a, int64_t ret, int err,
-			 int filled, const char *mocked_by, const char *passed_by)
+			 int fills, const char *mocked_by, const char *passed_by)
 {
 	static struct ms_tline o;
 	int id = ms_catalog_find(fn, strlen(fn));
@@ -193,7 +193,7 @@ static const char *whole(size_t at, const char *fn, const uint64_t *a, int64_t r
 	assert_true(id >= 0);
 	memset(o.buf, '.', sizeof(o.buf));
 	o.n = at;
-	ms_tl_line(&o, ms_catalog_get((unsigned)id), a, ret, err, filled, mocked_by, passed_by);
+	ms_tl_line(&o, ms_catalog_get((unsigned)id), a, ret, err, fills, mocked_by, passed_by);
 	assert_true(o.n < MS_TLINE);
 	o.buf[o.n] = '\0';
 	return o.buf + at;
@@ -211,14 +211,14 @@ static void test_line(void **state)
 		const char *fn;
 		uint64_t a[4];
 		int64_t ret;
-		int err, filled;
+		int err, fills;
 		const char *mocked_by, *passed_by, *want;
 	} t[] = {
 		{ "getpid", { 0 }, 4194304, 0, 2, NULL, NULL, "getpid() = 4194304\n" },
 		{ "getuid", { 0 }, 0, 0, 2, NULL, NULL, "getuid() = 0\n" },
 		{ "read", { 100, 0x7fffc047e74full, 1 }, 1, 0, 2, NULL, NULL,
 		  "read(100, 0x7fffc047e74f, 1) = 1\n" },
-		{ "read", { 3, 0, 64 }, -1, 5, 0, "-e#1:1", NULL,
+		{ "read", { 3, 0, 64 }, -1, 5, 1, "-e#1:1", NULL,
 		  "read(3, NULL, 64) = -1 EIO (mocked: -e#1:1)\n" },
 		{ "read", { 12345678, 0xffffffffffffffffull, 18446744073709551615ull }, 99, 0, 2, NULL,
 		  "-e#2", "read(12345678, 0xffffffffffffffff, 18446744073709551615) = 99 (passed by: -e#2)\n" },
@@ -226,11 +226,14 @@ static void test_line(void **state)
 		  "clock_gettime(CLOCK_REALTIME, {tv_sec=1796597924, tv_nsec=325918014}) = 0\n" },
 		{ "clock_gettime", { 77, (uintptr_t)&neg }, 0, 0, 2, NULL, NULL,
 		  "clock_gettime(77, {tv_sec=-5, tv_nsec=999999999}) = 0\n" },
+		/* failed: the pointer, not read (nothing is there) */
+		{ "clock_gettime", { CLOCK_MONOTONIC, 0x1000 }, -1, 22, 2, NULL, NULL,
+		  "clock_gettime(CLOCK_MONOTONIC, 0x1000) = -1 EINVAL\n" },
 		{ "gettimeofday", { (uintptr_t)&tv, 0 }, 0, 0, 2, NULL, NULL,
 		  "gettimeofday({tv_sec=77, tv_usec=123456}, NULL) = 0\n" },
 		{ "socket", { AF_INET, SOCK_DGRAM, 0 }, 4, 0, 2, NULL, NULL,
 		  "socket(AF_INET, SOCK_DGRAM, 0) = 4\n" },
-		{ "socket", { AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | 0x4000, 6 }, -1, 97, 0, NULL, NULL,
+		{ "socket", { AF_INET6, SOCK_STREAM | SOCK_CLOEXEC | 0x4000, 6 }, -1, 97, 2, NULL, NULL,
 		  "socket(AF_INET6, SOCK_STREAM|SOCK_CLOEXEC|0x4000, 6) = -1 EAFNOSUPPORT\n" },
 		{ "openat", { (uint64_t)(int64_t)AT_FDCWD, (uintptr_t)path, O_RDONLY }, 3, 0, 2, NULL, NULL,
 		  "openat(AT_FDCWD, \"/tmp/\\\"q\\\"\\n\", O_RDONLY) = 3\n" },
@@ -240,11 +243,11 @@ static void test_line(void **state)
 	for (size_t k = 0; k < sizeof(t) / sizeof(t[0]); k++) {
 		size_t len = strlen(t[k].want);
 
-		assert_string_equal(whole(0, t[k].fn, t[k].a, t[k].ret, t[k].err, t[k].filled,
+		assert_string_equal(whole(0, t[k].fn, t[k].a, t[k].ret, t[k].err, t[k].fills,
 					  t[k].mocked_by, t[k].passed_by),
 				    t[k].want);
 		for (size_t at = MS_TLINE - 1 - len; at <= MS_TLINE - 2; at++) {
-			const char *got = whole(at, t[k].fn, t[k].a, t[k].ret, t[k].err, t[k].filled,
+			const char *got = whole(at, t[k].fn, t[k].a, t[k].ret, t[k].err, t[k].fills,
 						t[k].mocked_by, t[k].passed_by);
 			size_t keep = MS_TLINE - 2 - at < len - 1 ? MS_TLINE - 2 - at : len - 1;
 
