@@ -534,7 +534,6 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 		ms_tl_i(o, iv);
 }
 
-
 /*
  * A catalog call's line, composed in one function (ms_tl_line) with its
  * pieces inlined: the next byte's address stays in a register, where
@@ -666,9 +665,6 @@ AI void cur_name(struct cur *c, int64_t v, const struct flag *t, size_t n)
 	cur_i10(c, v);
 }
 
-/* put_arg, its common kinds here: integers, pointers, names, and the
- * times a call of this process wrote (the struct copied in a few moves,
- * not by memcpy); the rest by put_arg. */
 /* What the call's structs show as: ms_tl_call's filled as given, or
  * ms_tl_line's, what a success fills, asked of ms_tl_ok only where a
  * parameter shows a struct (most lines have none). */
@@ -683,6 +679,9 @@ AI int filled(const struct ms_fn_meta *m, struct fills f)
 	return !f.ask || ms_tl_ok(m, f.ret, f.err) ? f.filled : 0;
 }
 
+/* put_arg, its common kinds here: integers, pointers, names, and the
+ * times a call of this process wrote (the struct copied in a few moves,
+ * not by memcpy); the rest by put_arg. */
 AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t v, struct fills f)
 {
 	const struct ms_param *p = &m->params[i];

@@ -164,7 +164,6 @@ static void put_timed(struct ms_tline *o)
 {
 	uint64_t end = now_ns();
 
-
 	ms_tl_c(o, '@');
 	ms_tl_u(o, call_start && call_start <= end ? call_start : end, 10);
 	ms_tl_c(o, ' ');
