@@ -75,7 +75,7 @@ static const struct row {
 #include "mockshim/catalog_end.h"
 };
 
-static struct ms_fn_meta table[MS_FN_COUNT];
+struct ms_fn_meta ms_catalog_table[MS_FN_COUNT];
 
 static const uint8_t nparams_table[MS_FN_COUNT] = {
 #define MOCKSHIM_FN(ret, fn, proto, args, ...) [MS_ID_##fn] = MS_NARGS_OF(args),
@@ -410,7 +410,7 @@ static uint8_t state[MS_FN_COUNT];
 
 static void parse_row(unsigned i)
 {
-	struct ms_fn_meta *m = &table[i];
+	struct ms_fn_meta *m = &ms_catalog_table[i];
 	const struct row *r = &rows[i];
 	uint8_t expect = 0;
 
@@ -450,7 +450,7 @@ const struct ms_fn_meta *ms_catalog_get(unsigned id)
 		return NULL;
 	if (__atomic_load_n(&state[id], __ATOMIC_ACQUIRE) != 2)
 		parse_row(id);
-	return &table[id];
+	return &ms_catalog_table[id];
 }
 
 /*

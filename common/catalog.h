@@ -210,6 +210,9 @@ static inline int ms_call_failed(const struct ms_fn_meta *m, int64_t ret)
 /* Metadata of canonical function id, or NULL. Parsed once, thread-unsafe
  * on first use: call ms_catalog_init() before starting threads. */
 const struct ms_fn_meta *ms_catalog_get(unsigned id);
+/* The rows ms_catalog_get() fills; after ms_catalog_init(), every one:
+ * a reader that ran it (--trace's lines) reads them here directly. */
+extern struct ms_fn_meta ms_catalog_table[MS_FN_COUNT] __attribute__((visibility("hidden")));
 void ms_catalog_init(void);
 /* Canonical id of a canonical name or alias, or -1. */
 int ms_catalog_find(const char *name, size_t len);

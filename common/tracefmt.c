@@ -548,6 +548,7 @@ static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, 
 struct cur {
 	struct ms_tline *o;
 	char *p; /* o->buf + o->n while the cursor holds the line */
+	char *end; /* o->buf + MS_TLINE - 2: the room a line has */
 };
 
 #define AI static inline __attribute__((always_inline))
@@ -562,7 +563,7 @@ struct cur {
 
 AI size_t room(const struct cur *c)
 {
-	return (size_t)(c->o->buf + MS_TLINE - 2 - c->p);
+	return (size_t)(c->end - c->p);
 }
 
 AI void cur_c(struct cur *c, char ch)
@@ -588,9 +589,9 @@ AI void cur_lit(struct cur *c, const char *s)
  * ms_tl_put cuts. */
 AI void cur_str(struct cur *c, const char *s)
 {
-	char *p = c->p, *end = c->o->buf + MS_TLINE - 2;
+	char *p = c->p;
 
-	while (*s && p < end)
+	while (*s && p < c->end)
 		*p++ = *s++;
 	c->p = p;
 }
@@ -823,7 +824,7 @@ AI void cur_end(struct cur *c, const char *mocked_by, const char *passed_by)
 
 void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int filled)
 {
-	struct cur c = { o, o->buf + o->n };
+	struct cur c = { o, o->buf + o->n, o->buf + MS_TLINE - 2 };
 	struct fills f = { filled, 0, 0, 0 };
 
 	cur_call(&c, m, a, f);
@@ -832,7 +833,7 @@ void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *
 
 void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err)
 {
-	struct cur c = { o, o->buf + o->n };
+	struct cur c = { o, o->buf + o->n, o->buf + MS_TLINE - 2 };
 
 	cur_result(&c, m, ret, err);
 	o->n = (size_t)(c.p - o->buf);
@@ -840,7 +841,7 @@ void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, i
 
 void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by)
 {
-	struct cur c = { o, o->buf + o->n };
+	struct cur c = { o, o->buf + o->n, o->buf + MS_TLINE - 2 };
 
 	cur_end(&c, mocked_by, passed_by);
 	o->n = (size_t)(c.p - o->buf);
@@ -849,7 +850,7 @@ void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by)
 void ms_tl_line(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
 		int err, int fills, const char *mocked_by, const char *passed_by)
 {
-	struct cur c = { o, o->buf + o->n };
+	struct cur c = { o, o->buf + o->n, o->buf + MS_TLINE - 2 };
 	struct fills f = { fills, 1, ret, err };
 
 	cur_call(&c, m, a, f);
