@@ -274,6 +274,14 @@ LOOP(none,
 		sink = i;
 )
 
+/* The floor of any count that threads share exactly: one atomic add on
+ * one cache line a call, no mock (threads-atomic). */
+static uint32_t shared_count __attribute__((aligned(64)));
+LOOP(atomic,
+	for (long i = 0; i < n; i++)
+		__atomic_fetch_add(&shared_count, 1, __ATOMIC_RELAXED);
+)
+
 struct op {
 	const char *name;
 	void (*loop)(long n);
@@ -319,17 +327,19 @@ static int run_threads(const char *mode, int nthreads, long n)
 	static const struct op unrelated[] = {
 		OP(getpid), OP(getuid), OP(getgid), OP(geteuid),
 	};
+	static const struct op atomic = OP(atomic);
 	struct worker w[64];
 	double cpu = 0, wall = 0;
 	int shared = strcmp(mode, "threads-shared") == 0;
+	int floor = strcmp(mode, "threads-atomic") == 0;
 
-	if (!shared && strcmp(mode, "threads-unrelated") != 0)
+	if (!shared && !floor && strcmp(mode, "threads-unrelated") != 0)
 		die("unknown threads mode");
 	if (nthreads < 1 || nthreads > 64)
 		die("threads: 1 to 64");
 	pthread_barrier_init(&start, NULL, (unsigned)nthreads);
 	for (int i = 0; i < nthreads; i++) {
-		w[i] = (struct worker){ .op = &unrelated[shared ? 0 : i % 4], .n = n };
+		w[i] = (struct worker){ .op = floor ? &atomic : &unrelated[shared ? 0 : i % 4], .n = n };
 		if (pthread_create(&w[i].th, NULL, work, &w[i]) != 0)
 			die("pthread_create failed");
 	}
@@ -369,7 +379,7 @@ int main(int argc, char **argv)
 	if (argc == 4 && strncmp(argv[1], "threads-", 8) == 0)
 		return run_threads(argv[1], atoi(argv[2]), atol(argv[3]));
 	if (argc < 3 || argc > 5)
-		die("usage: bench OP N [REPS [WARMUP]] | bench threads-shared|threads-unrelated T N | "
+		die("usage: bench OP N [REPS [WARMUP]] | bench threads-shared|threads-unrelated|threads-atomic T N | "
 		    "bench rss");
 	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
 		if (strcmp(ops[i].name, argv[1]) == 0)

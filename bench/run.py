@@ -999,6 +999,10 @@ THREAD_VARIANTS = [
     ('unrelated', 'threads-unrelated', 'unrelated queues: will_return_count each of the 4',
      ['will_return_count(%s, 42, %d)' % (f, QUEUE) for f in ('getpid', 'getuid', 'getgid',
                                                               'geteuid')]),
+    # what any count that threads share exactly costs at the least: the
+    # hardware's, with no mock (bench.c's threads-atomic)
+    ('plain', 'threads-atomic', 'the floor of an exact shared count: one atomic add on one '
+     'line a call, no mock', None),
 ]
 
 
@@ -1049,6 +1053,9 @@ def threads(b):
             ratio += '' if at / one <= THREAD_LIMITS[key] else ' **over**'
             wall = med((label, par, 'wall'))
             b.results['threads'][key] = (par, at / one, wall / at if wall and at else None)
+            b.results['threads'][key + ' ns'] = (one, at)
+        if label.startswith('the floor') and one and at:
+            b.results['threads']['floor ns'] = (one, at)
         ratio4 = '%.2fx' % (four / one) if one and four else 'ERR'
         out.append('| %s | %s | %s | %s |' % (label, ' | '.join(cells), ratio, ratio4))
     return out
@@ -1305,6 +1312,21 @@ def summary(b):
                            verdict(ratio <= THREAD_LIMITS[key]),
                            '; wall over CPU time %.2f (1.0: they ran at once)' % wall
                            if wall else ''))
+    if th and 'floor ns' in th and 'shared ns' in th:
+        (fa, fc), (qa, qc) = th['floor ns'], th['shared ns']
+        extra = fc - fa  # what the line's moves add to one atomic add
+        out.append('- The hardware\'s floor for the shared queue, in the same run: %d threads '
+                   'adding 1 to one shared counter with a bare atomic instruction, no mock, '
+                   'take %.1f ns per add against %.1f ns alone: the cache line moving between '
+                   'the CPUs adds %.1f ns to every add, and so to every turn of a queue '
+                   'counted exactly across threads and processes.  The queue takes %.1f ns a '
+                   'call alone, so its least at %d threads is %.1f ns, %.2fx: %s' % (
+                       th['shared'][0], fc, fa, extra, qa, th['shared'][0], qa + extra,
+                       (qa + extra) / qa,
+                       'the %.0fx limit is under that floor on this machine (the queue '
+                       'measured %.2fx).' % (THREAD_LIMITS['shared'], qc / qa)
+                       if (qa + extra) / qa > THREAD_LIMITS['shared'] else
+                       'the limit is above that floor here.'))
     pa = r.get('parsing')
     if pa:
         keys = [k for k in pa if k != 'line']
