@@ -111,18 +111,29 @@ static void stub_is(unsigned st, unsigned fn)
 /* ms_consult for declared function id (MS_FN_COUNT + i), the stubs'
  * way in: its fast slot first (shim.h), as a catalog function's; the
  * shim never calls a declared function, so there is no guard to test. */
+static inline __attribute__((always_inline)) int decl_consult(unsigned id, const uint64_t *a,
+							      int64_t *ret, const void *caller)
+{
+	int k;
+
+	/* no slot (a double's reply, a when(), ...): ms_consult alone */
+	if (!__atomic_load_n(&ms_fast[id].kind, __ATOMIC_RELAXED))
+		return ms_consult(id, a, ret, caller);
+	k = ms_fast_take(id, 0, a, caller, ret);
+	if (k)
+		return k == 1;
+	k = ms_consult(id, a, ret, caller);
+	if (k == 1)
+		ms_fast_open(&ms_fast[id]);
+	return k;
+}
+
+/* decl_consult for the stub's assembly (a function with no double) */
 MS_HIDDEN int ms_decl_consult(unsigned id, const uint64_t *a, int64_t *ret, const void *caller);
 
 int ms_decl_consult(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)
 {
-	int k = ms_fast_take(id, 0, a, caller, ret);
-
-	if (k)
-		return k == 1;
-	k = ms_consult(id, a, ret, caller);
-	if (k == 1 && ms_fast[id].kind)
-		ms_fast_open(&ms_fast[id]);
-	return k;
+	return decl_consult(id, a, ret, caller);
 }
 
 int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
@@ -133,7 +144,7 @@ int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 
 	for (unsigned n = 0; n < d->nparams; n++)
 		a[n] = d->dblmask & (1u << n) ? fr->fpr[xi++][0] : fr->gpr[gi++];
-	return ms_decl_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
+	return decl_consult(MS_FN_COUNT + ms_decl_fn[i], a, &fr->ret, caller);
 }
 
 /* A traced real call returned: its line, with the declared types. */

@@ -329,6 +329,8 @@ struct ms_fast {
 	uint32_t *calls;	/* MS_FAST_EXPECT, MS_FAST_OUT: the function's call count */
 	uint32_t param;		/* MS_FAST_EXPECT: which argument; MS_FAST_OUT: the
 				 * output's pointer */
+	int32_t far;		/* count - MS_CLAIM_SLACK: a turn below it is one
+				 * atomic add (ms_fast_claim); <= 0: none is */
 	/* MS_FAST_OUT: len bytes at data through the pointer, at most
 	 * argument cap of them (MS_NONE8: no capacity); bytes: the value is
 	 * the number copied (`_` of a buf= reply) */
@@ -363,6 +365,38 @@ enum ms_fast_kind {
 	MS_FAST_TRACE,
 };
 
+/*
+ * A turn of slot s's count (> 0): 1, or 0 for the slow path.  Far from
+ * the end (below s->far) a turn is one atomic add, with nothing read of
+ * the counter first: threads that share the queue each move its cache
+ * line once a call (bench/README.md's threads table), where a
+ * compare-and-swap loop reads it, then retries.  The add that reaches
+ * within MS_CLAIM_SLACK of the end closes the slot in this process: the
+ * slow path's compare-and-swap takes the last turns exactly, and
+ * ms_fast_open leaves the slot closed.  The count is then never passed,
+ * even for a moment, unless more than MS_CLAIM_SLACK claims race at
+ * once; such an add is undone.  A count below
+ * MS_CLAIM_SLACK is claimed by compare-and-swap from the first turn.
+ */
+#define MS_CLAIM_SLACK 1024
+static inline __attribute__((always_inline)) int ms_fast_claim(struct ms_fast *s)
+{
+	uint32_t old;
+
+	if (s->far <= 0)
+		return ms_claim_counted(s->consumed, s->count);
+	old = __atomic_fetch_add(s->consumed, 1, __ATOMIC_ACQ_REL);
+	if (ms_likely(old < (uint32_t)s->far))
+		return 1;
+	/* near the end: closed here (no call: a trampoline keeps no frame);
+	 * the turn kept if it is one, else the add undone */
+	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
+	if (old < (uint32_t)s->count)
+		return 1;
+	__atomic_fetch_sub(s->consumed, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
 /* 1 when slot s, a live MS_FAST_OUT, took a turn for the call with
  * arguments a (canonical): the bytes are written, *v is the value.  0:
  * the slow path's (a NULL pointer it reports, a queue run out). */
@@ -378,7 +412,7 @@ static inline __attribute__((always_inline)) int ms_fast_out(struct ms_fast *s, 
 		n = a[s->cap];
 	if (s->count < 0)
 		__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED);
-	else if (!ms_claim_counted(s->consumed, s->count))
+	else if (!ms_fast_claim(s))
 		return 0;
 	/* numbered, as the slow path numbers every reply with an output:
 	 * the report of a later call's NULL pointer names the right call */
@@ -397,7 +431,7 @@ static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s
 	if (ms_likely((__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) == MS_FAST_EXPECT) &&
 	    ((a[s->param] ^ (uint64_t)s->value) & s->mask) == 0 &&
 	    (s->count < 0 ? (__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED), 1)
-			  : ms_claim_counted(s->consumed, s->count))) {
+			  : ms_fast_claim(s))) {
 		__atomic_fetch_add(s->calls, 1, __ATOMIC_RELAXED);
 		return 1;
 	}
@@ -464,7 +498,7 @@ static inline __attribute__((always_inline)) int ms_fast_take(unsigned id, unsig
 	switch (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) {
 	case MS_FAST_QUEUE:
 	case MS_FAST_QUEUE_ERRNO:
-		if (!ms_claim_counted(s->consumed, s->count))
+		if (!ms_fast_claim(s))
 			return 0;
 		if (s->kind == MS_FAST_QUEUE_ERRNO)
 			errno = s->err;

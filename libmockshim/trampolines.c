@@ -118,6 +118,9 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 	int32_t key = __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED);
 	uint32_t kind = __atomic_load_n(&s->kind, __ATOMIC_RELAXED);
 
+	/* a count near its end stays the slow path's (ms_fast_claim) */
+	if (s->far > 0 && __atomic_load_n(s->consumed, __ATOMIC_RELAXED) >= (uint32_t)s->far)
+		return;
 	if (kind && kind < MS_FAST_EXPECT && !ms_guard && key != -1 &&
 	    __atomic_load_n(s->logged_pid, __ATOMIC_RELAXED) == key) {
 		__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
@@ -148,7 +151,7 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 			return (ret)(uintptr_t)s_->value;                                 \
 		}                                                                         \
 		if (ms_live_is(&s_->live, MS_FAST_QUEUE) && !MS_GUARD_OF(id)) {           \
-			if (ms_claim_counted(s_->consumed, s_->count))                    \
+			if (ms_fast_claim(s_))                                            \
 				return (ret)(uintptr_t)s_->value;                         \
 			break;                                                            \
 		}                                                                         \
@@ -180,7 +183,7 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		struct ms_fast *s_ = &ms_fast[id];                                        \
 		if (__atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) == MS_FAST_ALWAYS_ERRNO) \
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
-		else if (!ms_claim_counted(s_->consumed, s_->count))                      \
+		else if (!ms_fast_claim(s_))                                              \
 			MS_TAIL return ms_armed_##name args;                              \
 		errno = s_->err;                                                          \
 		return (ret)(uintptr_t)s_->value;                                         \

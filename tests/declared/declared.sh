@@ -187,6 +187,11 @@ run "$M" -e "$ADD" -e 'will_return_count(decl_add, 9, 3)' decl_lazy add add add 
 want_rc 0; want_out $'add 9\nadd 9\nadd 9\nadd 5\nadd 5'; want_err_has "3 of 3 used"
 done_t
 
+t "the fast slot: a double's queue (its bits in xmm0), then the real function"
+run "$M" -e "$SCALE" -e 'will_return_count(decl_scale, 2.5, 3)' decl_lazy scale scale scale scale
+want_rc 0; want_out $'scale 2.5\nscale 2.5\nscale 2.5\nscale 3.25'; want_err_has "3 of 3 used"
+done_t
+
 t "the fast slot: every call of an always counted, a forked child's too"
 run "$M" -e "$ADD" -e 'will_return_always(decl_add, 8)' decl_lazy add add add fork
 want_rc 0

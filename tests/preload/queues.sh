@@ -95,6 +95,13 @@ want_rc 0; want_out "7 7 7 7"
 [ "$(printf '%s\n' "$err" | grep -c 'getuid() call [0-9] in probe\[')" -eq 4 ] ||
 	problem "not 4 turns listed: $err"; done_t
 
+# A count past MS_CLAIM_SLACK (shim.h): its turns are atomic adds until the
+# last 1024, which are the slow path's compare-and-swap; 4 processes of 4
+# threads call getpid 2,000 times each, 32,000 calls for 5,000 turns
+t "a long queue shared by processes and threads: exactly its count, to the end"
+run "$M" -e 'will_return_count(getpid, 42, 5000)' "$PROBE" fork-threads 4 4 2000 42
+want_rc 0; want_out "5000"; want_err_has "5000 of 5000 used"; done_t
+
 # The allocator's trampolines (alloc.c) answer from the fast slot too,
 # after a process's first turn: mallocn calls malloc(64) N times
 t "the allocator's fast slot: a queue of NULLs runs out exactly, then the real malloc"
