@@ -117,6 +117,38 @@ static inline char *dec_lead(char *d, uint32_t x)
 	return d + 8 - lead / 8;
 }
 
+/* The next two digits of a fraction t (its lower 32 bits, in 2^-32ths):
+ * its product by 100's upper half. */
+static inline char *next_pair(char *d, uint64_t *t)
+{
+	*t = (uint64_t)(uint32_t)*t * 100;
+	__builtin_memcpy(d, ms_tl_pairs + 2 * (*t >> 32), 2);
+	return d + 2;
+}
+
+/* x (10^8 <= x < 2^32: a time's seconds or nanoseconds) in decimal at
+ * d, its 9 or 10 digits, a pair at a time; returns its end.  t is x /
+ * 10^8 in 32.32 fixed point, a little above (the multiplier rounded up,
+ * plus 4), so that each fraction times 100 carries the next pair exactly
+ * into the upper half (checked against printf for every such x). */
+static inline char *dec_big32(char *d, uint32_t x)
+{
+	uint64_t t = ((uint64_t)x * 2882303762u >> 26) + 4; /* 2^58 / 10^8, rounded up */
+	uint32_t lead = (uint32_t)(t >> 32);
+
+	if (lead < 10) {
+		*d++ = (char)('0' + lead);
+	} else {
+		__builtin_memcpy(d, ms_tl_pairs + 2 * lead, 2);
+		d += 2;
+	}
+	/* written out: a loop's counter costs as much as a pair */
+	d = next_pair(d, &t);
+	d = next_pair(d, &t);
+	d = next_pair(d, &t);
+	return next_pair(d, &t);
+}
+
 /* v in decimal at d, eight digits at a time; returns its end.  The 8
  * bytes past it may be written. */
 static char *dec(char *d, uint64_t v)
@@ -125,6 +157,8 @@ static char *dec(char *d, uint64_t v)
 
 	if (v < 100000000u)
 		return dec_lead(d, (uint32_t)v);
+	if (v <= UINT32_MAX)
+		return dec_big32(d, (uint32_t)v);
 	hi = v / 100000000u;
 	if (hi < 100000000u) {
 		d = dec_lead(d, (uint32_t)hi);

@@ -74,6 +74,12 @@ static void test_numbers(void **state)
 		want_u(v, 10);
 	for (uint64_t v = UINT32_MAX - 1000; v < (uint64_t)UINT32_MAX + 1000; v++)
 		want_u(v, 10);
+	/* 9 and 10 digits below 2^32 (a time's fields) take a path of their
+	 * own: a stride through them, and each side of 10^8 and 10^9 */
+	for (uint64_t v = 100000000 - 7; v <= UINT32_MAX; v += 9973)
+		want_u(v, 10);
+	for (uint64_t v = 999999000; v < 1000001000; v++)
+		want_u(v, 10);
 	want_u(UINT64_MAX, 10);
 	want_u(0, 16);
 }
