@@ -214,6 +214,8 @@ static uint8_t show_of(const struct ms_fn_meta *m, unsigned i)
 			       ? MS_SHOW_OPEN_MODE : MS_SHOW_MODE;
 	if (strcmp(pn, "dirfd") == 0 || strcmp(pn, "olddirfd") == 0 || strcmp(pn, "newdirfd") == 0)
 		return MS_SHOW_DIRFD;
+	if (p->type.size == 4)
+		return p->type.tclass == MS_T_UINT ? MS_SHOW_UINT32 : MS_SHOW_INT32;
 	return p->type.tclass == MS_T_UINT ? MS_SHOW_UINT : MS_SHOW_INT;
 }
 

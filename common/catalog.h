@@ -89,6 +89,8 @@ struct ms_type {
 enum ms_show {
 	MS_SHOW_INT = 0,	/* a signed integer */
 	MS_SHOW_UINT,		/* an unsigned one */
+	MS_SHOW_INT32,		/* ... of 4 bytes: the register's upper half is not */
+	MS_SHOW_UINT32,		/* the value's (the line's common kinds decided here) */
 	MS_SHOW_STR,		/* a string, quoted */
 	MS_SHOW_ARGV,		/* exec*'s argv: its strings */
 	MS_SHOW_PTR,		/* a pointer */

@@ -714,21 +714,39 @@ AI int filled(const struct ms_fn_meta *m, struct fills f)
 	return !f.ask || ms_tl_ok(m, f.ret, f.err) ? f.filled : 0;
 }
 
+/* A 4-byte signed parameter's value: the register's upper half is not
+ * the value's. */
+AI int64_t sext(const struct ms_param *p, uint64_t v)
+{
+	return p->type.size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+}
+
 /* put_arg, its common kinds here: integers, pointers, names, and the
  * times a call of this process wrote (the struct copied in a few moves,
- * not by memcpy); the rest by put_arg. */
-AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t v, struct fills f)
+ * not by memcpy); the rest by put_arg.  Returns 0 for an open's mode
+ * that is not shown (the line's arguments end before it). */
+AI int cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, const uint64_t *a,
+	       struct fills f)
 {
 	const struct ms_param *p = &m->params[i];
-	int64_t iv = p->type.size == 4 ? (int64_t)(int32_t)(uint32_t)v : (int64_t)v;
+	uint64_t v = a[i];
 
 	switch (p->show) {
+	case MS_SHOW_INT32:
+		cur_i10(c, (int32_t)(uint32_t)v);
+		return 1;
+	case MS_SHOW_UINT32:
+		cur_u10(c, (uint32_t)v);
+		return 1;
 	case MS_SHOW_INT:
+		cur_i10(c, (int64_t)v);
+		return 1;
 	case MS_SHOW_UINT:
-		break;
+		cur_u10(c, v);
+		return 1;
 	case MS_SHOW_PTR:
 		cur_ptr(c, v);
-		return;
+		return 1;
 	case MS_SHOW_TIMESPEC:
 		if (v && filled(m, f) == MS_TL_WRITTEN) {
 			struct timespec ts;
@@ -739,10 +757,9 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 			cur_lit(c, ", tv_nsec=");
 			cur_i10(c, ts.tv_nsec);
 			cur_c(c, '}');
-			return;
+			return 1;
 		}
-		SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
-		return;
+		break;
 	case MS_SHOW_TIMEVAL:
 		if (v && filled(m, f) == MS_TL_WRITTEN) {
 			struct timeval tv;
@@ -753,54 +770,63 @@ AI void cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, uint64_t 
 			cur_lit(c, ", tv_usec=");
 			cur_i10(c, tv.tv_usec);
 			cur_c(c, '}');
-			return;
+			return 1;
 		}
-		SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
-		return;
+		break;
 	case MS_SHOW_CLOCK:
-		cur_name(c, iv, clocks, N_(clocks));
-		return;
+		cur_name(c, sext(p, v), clocks, N_(clocks));
+		return 1;
 	case MS_SHOW_DOMAIN:
-		cur_name(c, iv, families, N_(families));
-		return;
-	case MS_SHOW_SOCKTYPE:
+		cur_name(c, sext(p, v), families, N_(families));
+		return 1;
+	case MS_SHOW_SOCKTYPE: {
+		int64_t iv = sext(p, v);
+
 		cur_name(c, iv & 0xf, sock_types, N_(sock_types));
 		if (iv & ~0xf) {
 			cur_c(c, '|');
 			SLOW(c, put_flags(c->o, iv & ~0xf, sock_flags, N_(sock_flags), 1));
 		}
-		return;
+		return 1;
+	}
 	case MS_SHOW_DIRFD:
-		if (iv == AT_FDCWD) {
+		if (sext(p, v) == AT_FDCWD)
 			cur_lit(c, "AT_FDCWD");
-			return;
-		}
+		else if (p->type.tclass == MS_T_UINT)
+			cur_u10(c, p->type.size == 4 ? (uint32_t)v : v);
+		else
+			cur_i10(c, sext(p, v));
+		return 1;
+	case MS_SHOW_OPEN_MODE:
+		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */
+		if (!(a[i - 1] & O_CREAT) && (a[i - 1] & O_TMPFILE) != O_TMPFILE)
+			return 0;
 		break;
 	default:
-		SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
-		return;
+		break;
 	}
-	if (p->type.tclass == MS_T_UINT)
-		cur_u10(c, p->type.size == 4 ? (uint32_t)v : v);
-	else
-		cur_i10(c, iv);
+	SLOW(c, put_arg(c->o, m, i, v, filled(m, f)));
+	return 1;
 }
 
 AI void cur_call(struct cur *c, const struct ms_fn_meta *m, const uint64_t *a, struct fills f)
 {
+	unsigned n = m->nparams; /* read once: the line's stores may alias it */
+
 	if (m->name_len)
 		cur_putn(c, m->name, m->name_len);
 	else
 		cur_str(c, m->name); /* a meta whose parameters did not parse */
 	cur_c(c, '(');
-	for (unsigned i = 0; i < m->nparams; i++) {
-		/* open's mode is only read with O_CREAT or O_TMPFILE: as strace */
-		if (m->params[i].show == MS_SHOW_OPEN_MODE && !(a[i - 1] & O_CREAT) &&
-		    (a[i - 1] & O_TMPFILE) != O_TMPFILE)
-			break;
+	for (unsigned i = 0; i < n; i++) {
+		char *at = c->p;
+
 		if (i)
 			cur_lit(c, ", ");
-		cur_arg(c, m, i, a[i], f);
+		if (!cur_arg(c, m, i, a, f)) {
+			c->p = at; /* not shown: nor its separator */
+			break;
+		}
 	}
 	cur_c(c, ')');
 }
