@@ -655,22 +655,45 @@ AI void cur_u10(struct cur *c, uint64_t v)
 	c->p = dec(c->p, v);
 }
 
+/* v with its sign at d, unchecked: 25 bytes of room; returns its end. */
+AI char *put_i10(char *d, int64_t v)
+{
+	if (v < 0) {
+		*d++ = '-';
+		return dec(d, (uint64_t)0 - (uint64_t)v);
+	}
+	if (v < 10) {
+		*d = (char)('0' + v);
+		return d + 1;
+	}
+	return dec(d, (uint64_t)v);
+}
+
 AI void cur_i10(struct cur *c, int64_t v)
 {
 	if (room(c) < 25) {
 		SLOW(c, ms_tl_i(c->o, v));
 		return;
 	}
-	if (v < 0) {
-		*c->p++ = '-';
-		c->p = dec(c->p, (uint64_t)0 - (uint64_t)v);
-		return;
-	}
-	if (v < 10) {
-		*c->p++ = (char)('0' + v);
-		return;
-	}
-	c->p = dec(c->p, (uint64_t)v);
+	c->p = put_i10(c->p, v);
+}
+
+/* A time a call of this process wrote, "{tv_sec=S, tv_nsec=N}" (sub:
+ * ", tv_nsec=" or ", tv_usec=", 10 bytes), unchecked: the caller checks
+ * its room once, TIME_MAX, both numbers at their widest, where the
+ * pieces checked five times. */
+#define TIME_MAX (8 + 25 + 10 + 25 + 1)
+
+AI void cur_time(struct cur *c, int64_t sec, const char *sub, int64_t frac)
+{
+	char *d = c->p;
+
+	__builtin_memcpy(d, "{tv_sec=", 8);
+	d = put_i10(d + 8, sec);
+	__builtin_memcpy(d, sub, 10);
+	d = put_i10(d + 10, frac);
+	*d = '}';
+	c->p = d + 1;
 }
 
 /* "0x" and 16 digits at most */
@@ -748,28 +771,21 @@ AI int cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, const uint
 		cur_ptr(c, v);
 		return 1;
 	case MS_SHOW_TIMESPEC:
-		if (v && filled(m, f) == MS_TL_WRITTEN) {
+		/* near the line's end, put_arg cuts it as the pieces would */
+		if (v && room(c) >= TIME_MAX && filled(m, f) == MS_TL_WRITTEN) {
 			struct timespec ts;
 
 			__builtin_memcpy(&ts, (const void *)(uintptr_t)v, sizeof(ts));
-			cur_lit(c, "{tv_sec=");
-			cur_i10(c, ts.tv_sec);
-			cur_lit(c, ", tv_nsec=");
-			cur_i10(c, ts.tv_nsec);
-			cur_c(c, '}');
+			cur_time(c, ts.tv_sec, ", tv_nsec=", ts.tv_nsec);
 			return 1;
 		}
 		break;
 	case MS_SHOW_TIMEVAL:
-		if (v && filled(m, f) == MS_TL_WRITTEN) {
+		if (v && room(c) >= TIME_MAX && filled(m, f) == MS_TL_WRITTEN) {
 			struct timeval tv;
 
 			__builtin_memcpy(&tv, (const void *)(uintptr_t)v, sizeof(tv));
-			cur_lit(c, "{tv_sec=");
-			cur_i10(c, tv.tv_sec);
-			cur_lit(c, ", tv_usec=");
-			cur_i10(c, tv.tv_usec);
-			cur_c(c, '}');
+			cur_time(c, tv.tv_sec, ", tv_usec=", tv.tv_usec);
 			return 1;
 		}
 		break;
