@@ -924,13 +924,12 @@ void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by)
 }
 
 void ms_tl_line(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
-		int err, int fills, const char *mocked_by, const char *passed_by)
+		int err, int fills)
 {
 	struct cur c = { o, o->buf + o->n, o->buf + MS_TLINE - 2 };
 	struct fills f = { fills, 1, ret, err };
 
 	cur_call(&c, m, a, f);
 	cur_result(&c, m, ret, err);
-	cur_end(&c, mocked_by, passed_by);
 	o->n = (size_t)(c.p - o->buf);
 }

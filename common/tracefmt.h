@@ -137,11 +137,12 @@ void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *
 void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err);
 /* " (mocked: BY)", " (passed by: BY)" where given, and the newline. */
 void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by);
-/* The three at once, in one function (a traced call's line after its
- * prefix): ms_tl_call(o, m, a, ms_tl_ok(m, ret, err) ? fills : 0),
- * ms_tl_result(o, m, ret, err), ms_tl_end(o, mocked_by, passed_by), the
- * same bytes.  fills: what a success fills (1 or MS_TL_WRITTEN). */
+/* The first two at once, in one function (a traced call's line after
+ * its prefix): ms_tl_call(o, m, a, ms_tl_ok(m, ret, err) ? fills : 0),
+ * ms_tl_result(o, m, ret, err), the same bytes.  fills: what a success
+ * fills (1 or MS_TL_WRITTEN).  The end is the caller's: most lines have
+ * no (mocked: ...), and their pointers cost two arguments on the stack. */
 void ms_tl_line(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *a, int64_t ret,
-		int err, int fills, const char *mocked_by, const char *passed_by);
+		int err, int fills);
 
 #endif

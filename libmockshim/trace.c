@@ -389,7 +389,11 @@ static inline __attribute__((always_inline)) void trace_line(unsigned id, const 
 	put_head(&o);
 	/* a success's outputs are shown as values: a statement's, or what
 	 * the real call of this process wrote */
-	ms_tl_line(&o, m, a, ret, err, mocked_by ? 1 : MS_TL_WRITTEN, mocked_by, passed_by);
+	ms_tl_line(&o, m, a, ret, err, mocked_by ? 1 : MS_TL_WRITTEN);
+	if (mocked_by || passed_by)
+		ms_tl_end(&o, mocked_by, passed_by);
+	else
+		o.buf[o.n++] = '\n'; /* ms_tl_line leaves room for it */
 	trace_write(&o);
 }
 

@@ -189,7 +189,7 @@ static void test_shown(void **state)
 	}
 }
 
-/* A whole line (ms_tl_line) from offset at, terminated. */
+/* A whole line (ms_tl_line, ms_tl_end) from offset at, terminated. */
 static const char *whole(size_t at, const char *fn, const uint64_t *a, int64_t ret, int err,
 			 int fills, const char *mocked_by, const char *passed_by)
 {
@@ -199,7 +199,8 @@ static const char *whole(size_t at, const char *fn, const uint64_t *a, int64_t r
 	assert_true(id >= 0);
 	memset(o.buf, '.', sizeof(o.buf));
 	o.n = at;
-	ms_tl_line(&o, ms_catalog_get((unsigned)id), a, ret, err, fills, mocked_by, passed_by);
+	ms_tl_line(&o, ms_catalog_get((unsigned)id), a, ret, err, fills);
+	ms_tl_end(&o, mocked_by, passed_by);
 	assert_true(o.n < MS_TLINE);
 	o.buf[o.n] = '\0';
 	return o.buf + at;
