@@ -138,9 +138,11 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
  * The _ERRNO kinds go on to ms_fasterr_NAME (errno is a call away), a
  * reply with an output to ms_fastout_NAME (the arguments as an array); a
  * call site this thread found no statement is for (MS_FAST_SKIP) to the
- * real function; a slot not live, re-entry from the shim and a queue run
- * out go on to ms_armed_NAME, which decides and then opens the slot
- * (ms_fast_open), or checks first (MS_FAST_EXPECT: ms_fast_check).
+ * real function; a traced call (MS_FAST_TRACE) to ms_armed_NAME at once,
+ * past the fake clock's tests; a slot not live, re-entry from the shim
+ * and a queue run out go on to ms_armed_NAME, which decides and then
+ * opens the slot (ms_fast_open), or checks first (MS_FAST_EXPECT:
+ * ms_fast_check).
  */
 #define MS_FAST(ret, id, name, args)                                                      \
 	do {                                                                              \
@@ -157,6 +159,11 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		}                                                                         \
 		k_ = __atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) | MS_GUARD_OF(id);      \
 		if (k_) {                                                                 \
+			/* traced: straight on (never live where time is fake) */         \
+			if (k_ == MS_FAST_TRACE) {                                        \
+				MS_NOTE_CALLER(args);                                     \
+				MS_TAIL return ms_armed_##name args;                      \
+			}                                                                 \
 			if (k_ == MS_FAST_ALWAYS_ERRNO || k_ == MS_FAST_QUEUE_ERRNO)      \
 				MS_TAIL return ms_fasterr_##name args;                    \
 			if (k_ == MS_FAST_OUT) {                                          \
