@@ -484,6 +484,10 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 	}
 }
 
+_Static_assert(sizeof(struct timespec) == 16 && sizeof(struct timeval) == 16 &&
+		       offsetof(struct timespec, tv_nsec) == 8 && offsetof(struct timeval, tv_usec) == 8,
+	       "a time's two fields, as cur_arg reads them");
+
 /* Parameter i of m, as its row says it shows (enum ms_show). */
 static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, uint64_t v, int filled)
 {
@@ -771,21 +775,14 @@ AI int cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, const uint
 		cur_ptr(c, v);
 		return 1;
 	case MS_SHOW_TIMESPEC:
+	case MS_SHOW_TIMEVAL:
 		/* near the line's end, put_arg cuts it as the pieces would */
 		if (v && room(c) >= TIME_MAX && filled(m, f) == MS_TL_WRITTEN) {
-			struct timespec ts;
+			int64_t t[2]; /* both are two 64-bit fields (below) */
 
-			__builtin_memcpy(&ts, (const void *)(uintptr_t)v, sizeof(ts));
-			cur_time(c, ts.tv_sec, ", tv_nsec=", ts.tv_nsec);
-			return 1;
-		}
-		break;
-	case MS_SHOW_TIMEVAL:
-		if (v && room(c) >= TIME_MAX && filled(m, f) == MS_TL_WRITTEN) {
-			struct timeval tv;
-
-			__builtin_memcpy(&tv, (const void *)(uintptr_t)v, sizeof(tv));
-			cur_time(c, tv.tv_sec, ", tv_usec=", tv.tv_usec);
+			__builtin_memcpy(t, (const void *)(uintptr_t)v, sizeof(t));
+			cur_time(c, t[0], p->show == MS_SHOW_TIMESPEC ? ", tv_nsec=" : ", tv_usec=",
+				 t[1]);
 			return 1;
 		}
 		break;
