@@ -469,7 +469,7 @@ static inline __attribute__((always_inline)) int ms_live_is(const uint32_t *p, u
 {
 	int eq;
 
-	__asm__ volatile("cmpl %2, %1" : "=@ccz"(eq) : "m"(*p), "n"(k) : "memory");
+	__asm__ volatile("cmpl %2, %1" : "=@ccz"(eq) : "m"(*p), "ir"(k) : "memory");
 	return eq;
 }
 #else
