@@ -1,4 +1,6 @@
 # A TCP echo server on 127.0.0.1 (its port in the file port), one client.
+# The port file is renamed into place after listen(): a test's control
+# block waits for that rename (wait_call(rename)), then the client reads it.
 import os, socket
 s = socket.socket()
 s.bind(("127.0.0.1", 0))
