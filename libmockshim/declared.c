@@ -116,7 +116,7 @@ static inline __attribute__((always_inline)) int decl_consult(unsigned id, const
 {
 	int k;
 
-	/* no slot (a double's reply, a when(), ...): ms_consult alone */
+	/* no slot (a when(), several rules, an expectation and a rule): ms_consult alone */
 	if (!__atomic_load_n(&ms_fast[id].kind, __ATOMIC_RELAXED))
 		return ms_consult(id, a, ret, caller);
 	k = ms_fast_take(id, 0, a, caller, ret);

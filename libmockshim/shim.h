@@ -375,8 +375,8 @@ enum ms_fast_kind {
  * slow path's compare-and-swap takes the last turns exactly, and
  * ms_fast_open leaves the slot closed.  The count is then never passed,
  * even for a moment, unless more than MS_CLAIM_SLACK claims race at
- * once; such an add is undone.  A count below
- * MS_CLAIM_SLACK is claimed by compare-and-swap from the first turn.
+ * once; such an add is undone.  A count of MS_CLAIM_SLACK or less is
+ * claimed by compare-and-swap from the first turn.
  */
 #define MS_CLAIM_SLACK 1024
 static inline __attribute__((always_inline)) int ms_fast_claim(struct ms_fast *s)
@@ -460,10 +460,10 @@ static inline __attribute__((always_inline)) int ms_fast_traced(struct ms_fast *
 	return 1;
 }
 
-/* 1 when the live word at p holds kind k (a constant), with acquire
- * order: on x86-64 one compare against memory (a load the compiler would
- * not fold into the compare: an atomic one), ordered by x86's own load
- * order and the asm's clobber; elsewhere an acquire load. */
+/* 1 when the live word at p holds kind k, with acquire order: on x86-64
+ * one compare against memory, k an immediate where optimised (a load the
+ * compiler would not fold into the compare: an atomic one), ordered by
+ * x86's own load order and the asm's clobber; elsewhere an acquire load. */
 #if defined(__x86_64__)
 static inline __attribute__((always_inline)) int ms_live_is(const uint32_t *p, uint32_t k)
 {
@@ -525,7 +525,7 @@ MS_HIDDEN void ms_fast_open(struct ms_fast *s);
  * The catalog functions the shim itself calls, all under the guard: its
  * report and standalone mode (stdio, setenv, ...), which bind to its own
  * trampolines; glibc's and the loader's calls to the allocator, whose
- * trampolines (alloc.c) test the guard on the slow path anyway.  Only
+ * trampolines (alloc.c) test the guard themselves, fast path and slow.  Only
  * these can be entered while this thread holds the guard, so only their
  * trampolines test it before answering from the fast slot
  * (MS_GUARD_OF); every other answers a live slot without reading this
