@@ -76,12 +76,9 @@ static int boot_owns(const void *p)
 		if (ms_fast_traced(&ms_fast[id], ms_guard))                          \
 			return (void *)(uintptr_t)ms_trace_plain(                    \
 				id, a, (int64_t)(uintptr_t)(call));                  \
-		k = ms_consult(id, a, &v, MS_CALLER);                                \
-		if (k == 1) {                                                        \
-			if (ms_fast[id].kind)                                        \
-				ms_fast_open(&ms_fast[id]);                          \
+		k = ms_consult_slot(id, a, &v, MS_CALLER);                           \
+		if (k == 1)                                                          \
 			return (void *)(uintptr_t)v;                                 \
-		}                                                                    \
 		r = call;                                                            \
 		if (k == 2)                                                          \
 			ms_trace_after(id, a, (int64_t)(uintptr_t)r);                \
@@ -190,12 +187,9 @@ static __attribute__((noinline, cold)) void free_armed(void *ptr)
 		ms_trace_plain(MS_ID_free, a, 0);
 		return;
 	}
-	k = ms_consult(MS_ID_free, a, &v, MS_CALLER);
-	if (k == 1) {
-		if (ms_fast[MS_ID_free].kind)
-			ms_fast_open(&ms_fast[MS_ID_free]);
+	k = ms_consult_slot(MS_ID_free, a, &v, MS_CALLER);
+	if (k == 1)
 		return;
-	}
 	ms_real.free.fn(ptr);
 	if (k == 2)
 		ms_trace_after(MS_ID_free, a, 0);

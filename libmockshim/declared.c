@@ -122,10 +122,7 @@ static inline __attribute__((always_inline)) int decl_consult(unsigned id, const
 	k = ms_fast_take(id, 0, a, caller, ret);
 	if (k)
 		return k == 1;
-	k = ms_consult(id, a, ret, caller);
-	if (k == 1)
-		ms_fast_open(&ms_fast[id]);
-	return k;
+	return ms_consult_slot(id, a, ret, caller);
 }
 
 /* decl_consult for the stub's assembly (a function with no double) */

@@ -521,6 +521,19 @@ static inline __attribute__((always_inline)) int ms_fast_take(unsigned id, unsig
  * its rule here (trampolines.c). */
 MS_HIDDEN void ms_fast_open(struct ms_fast *s);
 
+/* ms_consult for a function with a fast slot: a reply may be the turn
+ * that opens it in this process.  Here, not in ms_consult, which ends in
+ * a tail call every slow reply would lose. */
+static inline __attribute__((always_inline)) int ms_consult_slot(unsigned id, const uint64_t *a,
+								  int64_t *ret, const void *caller)
+{
+	int k = ms_consult(id, a, ret, caller);
+
+	if (k == 1 && ms_fast[id].kind)
+		ms_fast_open(&ms_fast[id]);
+	return k;
+}
+
 /*
  * The catalog functions the shim itself calls, all under the guard: its
  * report and standalone mode (stdio, setenv, ...), which bind to its own

@@ -141,7 +141,7 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
  * real function; a traced call (MS_FAST_TRACE) to ms_armed_NAME at once,
  * past the fake clock's tests; a slot not live, re-entry from the shim
  * and a queue run out go on to ms_armed_NAME, which decides and then
- * opens the slot (ms_fast_open), or checks first (MS_FAST_EXPECT:
+ * opens the slot (ms_consult_slot), or checks first (MS_FAST_EXPECT:
  * ms_fast_check).
  */
 #define MS_FAST(ret, id, name, args)                                                      \
@@ -243,12 +243,9 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		if (ms_fast_traced(&ms_fast[id], MS_GUARD_OF(id)))                        \
 			return (ret)(uintptr_t)ms_trace_plain(                            \
 				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args)); \
-		k_ = ms_consult(id, c_, &v_, MS_ARMED_CALLER(args));                      \
-		if (ms_likely(k_ == 1)) {                                                 \
-			if (ms_fast[id].kind)                                             \
-				ms_fast_open(&ms_fast[id]);                               \
+		k_ = ms_consult_slot(id, c_, &v_, MS_ARMED_CALLER(args));                 \
+		if (ms_likely(k_ == 1))                                                   \
 			return (ret)(uintptr_t)v_;                                        \
-		}                                                                         \
 		if (ms_unlikely(ms_rewrote == (int)(id) + 1)) {                          \
 			ms_rewrote = 0;                                                   \
 			if (k_ == 2)                                                      \
