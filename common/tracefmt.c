@@ -80,6 +80,17 @@ static inline uint64_t dec8(uint32_t x)
 	return v + 0x3030303030303030u;
 }
 
+/* x (< 100) in decimal at d, one digit or two; returns its end. */
+static inline char *dec2(char *d, uint32_t x)
+{
+	if (x < 10) {
+		*d = (char)('0' + x);
+		return d + 1;
+	}
+	__builtin_memcpy(d, ms_tl_pairs + 2 * x, 2);
+	return d + 2;
+}
+
 /* x (< 10^8) in decimal at d, without leading zeros; returns its end.
  * The 8 bytes from d may be written. */
 static inline char *dec_lead(char *d, uint32_t x)
@@ -87,25 +98,14 @@ static inline char *dec_lead(char *d, uint32_t x)
 	uint64_t w, z;
 	unsigned lead;
 
-	if (x < 100) {
-		if (x < 10) {
-			*d = (char)('0' + x);
-			return d + 1;
-		}
-		__builtin_memcpy(d, ms_tl_pairs + 2 * x, 2);
-		return d + 2;
-	}
+	if (x < 100)
+		return dec2(d, x);
 	if (x < 10000) {
 		/* a descriptor, a count, a port: two pairs (the first may be
 		 * one digit) cost less than the eight */
 		uint32_t hi = x / 100, lo = x - 100 * hi;
 
-		if (hi < 10) {
-			*d++ = (char)('0' + hi);
-		} else {
-			__builtin_memcpy(d, ms_tl_pairs + 2 * hi, 2);
-			d += 2;
-		}
+		d = dec2(d, hi);
 		__builtin_memcpy(d, ms_tl_pairs + 2 * lo, 2);
 		return d + 2;
 	}
@@ -134,14 +134,8 @@ static inline char *next_pair(char *d, uint64_t *t)
 static inline char *dec_big32(char *d, uint32_t x)
 {
 	uint64_t t = ((uint64_t)x * 2882303762u >> 26) + 4; /* 2^58 / 10^8, rounded up */
-	uint32_t lead = (uint32_t)(t >> 32);
 
-	if (lead < 10) {
-		*d++ = (char)('0' + lead);
-	} else {
-		__builtin_memcpy(d, ms_tl_pairs + 2 * lead, 2);
-		d += 2;
-	}
+	d = dec2(d, (uint32_t)(t >> 32));
 	/* written out: a loop's counter costs as much as a pair */
 	d = next_pair(d, &t);
 	d = next_pair(d, &t);
