@@ -1001,7 +1001,7 @@ THREAD_VARIANTS = [
                                                               'geteuid')]),
     # what any count that threads share exactly costs at the least: the
     # hardware's, with no mock (bench.c's threads-atomic)
-    ('plain', 'threads-atomic', 'the floor of an exact shared count: one atomic add on one '
+    ('atomic', 'threads-atomic', 'the floor of an exact shared count: one atomic add on one '
      'line a call, no mock', None),
 ]
 
@@ -1016,8 +1016,8 @@ def threads(b):
         for key, mode, label, stmts in THREAD_VARIANTS:
             if key in ('shared', 'unrelated'):
                 prefix, env = b.mockrun(*stmts)
-            else:
-                prefix, env = b.variant(key, OPS[0])
+            else:  # the floor row runs as plain does
+                prefix, env = b.variant('plain' if key == 'atomic' else key, OPS[0])
             for t in counts:
                 res = b.run(prefix + [a.bench, mode, str(t), str(n)], env)
                 vals.setdefault((label, t), []).append(res['ns'] if res else None)
@@ -1054,7 +1054,7 @@ def threads(b):
             wall = med((label, par, 'wall'))
             b.results['threads'][key] = (par, at / one, wall / at if wall and at else None)
             b.results['threads'][key + ' ns'] = (one, at)
-        if label.startswith('the floor') and one and at:
+        if key == 'atomic' and one and at:
             b.results['threads']['floor ns'] = (one, at)
         ratio4 = '%.2fx' % (four / one) if one and four else 'ERR'
         out.append('| %s | %s | %s | %s |' % (label, ' | '.join(cells), ratio, ratio4))
