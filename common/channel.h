@@ -712,14 +712,16 @@ int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t 
 		      uint64_t token, struct ms_chan_pair *out);
 /* The same for a driver that keeps its own copy of the spec: *own gets a
  * copy of the memfd's ms_channel_size() bytes, in memory from
- * own_alloc(arg, size), which is called once the spec's arrays are read
- * no more (the caller may free them then); *own, when not NULL, is the
- * caller's to free, failure or not.  Unless spec has room for live
- * statements (whose writable mapping stays), the memfd is written from
- * the spec's arrays and not mapped (out->spec NULL): a large spec is then
+ * own_alloc(arg, size, read): read 1, it is called once the spec's arrays
+ * are read no more (the caller may free them then) and the memory is
+ * overwritten whole; read 0, the spec is composed in it and it must be
+ * zeroed.  *own, when not NULL, is the caller's to free, failure or not.
+ * Unless spec has room for live statements (whose writable mapping
+ * stays), the memfd is written from the spec's arrays, or from the copy
+ * (a small spec), and not mapped (out->spec NULL): a large spec is then
  * never in memory twice. */
 int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t),
+			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t, int),
 			  void *arg, struct ms_chan_pair *out);
 /* Whether memfd fd still holds the size bytes at own: read in pieces, so
  * that the check maps and copies nothing of a large spec. */

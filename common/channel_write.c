@@ -539,8 +539,13 @@ static void populate(void *p, uint64_t n)
 		syscall(SYS_madvise, (long)a, (long)(e - a), (long)MADV_POPULATE_WRITE);
 }
 
+/* The largest spec composed straight in the driver's copy.  A larger one
+ * goes to the memfd in pieces from the spec's arrays, which the driver
+ * may free before the copy is made: it is never in memory twice. */
+#define OWN_DIRECT_MAX (128u << 10)
+
 static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-		  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t), void *arg,
+		  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t, int), void *arg,
 		  struct ms_chan_pair *out)
 {
 	uint64_t size = ms_channel_size(spec, events_cap),
@@ -555,6 +560,22 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 	sfd = memfd_sized("mockshim-spec", size);
 	if (sfd < 0)
 		return (int)sfd;
+	if (own && !spec->live_cap && size <= OWN_DIRECT_MAX) {
+		/* A small spec is composed in the driver's copy (zeroed, the
+		 * spec still read) and written to the memfd in one call: no
+		 * pieces to gather, nothing read back. */
+		copy = own_alloc(arg, size, 0);
+		if (!copy) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		ms_channel_write(spec, copy, size, events_cap, flags);
+		if (write_at(sfd, copy, size, 0) != 0 ||
+		    syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
+			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+			goto fail;
+		goto state;
+	}
 	if (own && !spec->live_cap) {
 		/* The driver's copy is the one it reads: the memfd is written
 		 * from the spec's arrays, which may go then (own_alloc), and
@@ -569,7 +590,7 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
 			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
 			goto fail;
-		copy = own_alloc(arg, size);
+		copy = own_alloc(arg, size, 1);
 		if (!copy) {
 			errno = ENOMEM;
 			goto fail;
@@ -585,7 +606,7 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 		goto fail;
 	ms_channel_write(spec, map, size, events_cap, flags);
 	if (own) {
-		copy = own_alloc(arg, size);
+		copy = own_alloc(arg, size, 1);
 		if (!copy) {
 			errno = ENOMEM;
 			goto fail;
@@ -656,7 +677,7 @@ int ms_channel_create(const struct ms_spec *spec, uint32_t events_cap, uint32_t 
 }
 
 int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint32_t flags,
-			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t),
+			  uint64_t token, void **own, void *(*own_alloc)(void *, uint64_t, int),
 			  void *arg, struct ms_chan_pair *out)
 {
 	return create(spec, events_cap, flags, token, own, own_alloc, arg, out);

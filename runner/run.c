@@ -369,11 +369,14 @@ static void drop_spec(struct ms_spec *spec)
 }
 
 
-/* ms_channel_create_own()'s own_alloc: the arrays are in the memfd */
-static void *own_alloc(void *arg, uint64_t size)
+/* ms_channel_create_own()'s own_alloc: zeroed for a spec composed in
+ * it, else the arrays are in the memfd and may go */
+static void *own_alloc(void *arg, uint64_t size, int read)
 {
 	struct mockshim_session *s = arg;
 
+	if (!read)
+		return calloc(1, size);
 	if (s->once && !s->control)
 		drop_spec(&s->spec);
 	return malloc(size);

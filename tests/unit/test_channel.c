@@ -6,8 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -471,10 +473,58 @@ static void exec_marks(const struct ms_chan_hdr *h)
 	assert_false(fns[MS_ID_getuid].flags & MS_FF_EXEC);
 }
 
-static void *own_alloc(void *arg, uint64_t size)
+/* ms_channel_create_own()'s own_alloc; arg counts the calls by read */
+static void *own_alloc(void *arg, uint64_t size, int read)
 {
-	(void)arg;
-	return malloc(size);
+	unsigned *calls = arg;
+
+	if (calls)
+		calls[!!read]++;
+	return read ? malloc(size) : calloc(1, size);
+}
+
+/* mockrun's copy and the memfd hold ms_channel_write()'s bytes, whether
+ * the spec was composed in the copy (small) or written in pieces from
+ * its arrays and read back (large) */
+static void test_own_copy_paths(void **state)
+{
+	struct fixture *f = *state;
+	char stmt[64];
+
+	for (int large = 0; large < 2; large++) {
+		struct ms_chan_pair p;
+		unsigned calls[2] = { 0, 0 };
+		uint64_t size;
+		void *own = NULL, *want, *got;
+		struct ms_diag d;
+
+		for (int i = 0; large && i < 3000; i++) {
+			snprintf(stmt, sizeof(stmt), "will_return_maybe(getegid, %d)", i);
+			assert_int_equal(ms_parse(&f->spec, "more", stmt, strlen(stmt), &d), 0);
+		}
+		size = ms_channel_size(&f->spec, 16);
+		assert_true(large ? size > (256u << 10) : size < (64u << 10));
+		want = calloc(1, size);
+		assert_non_null(want);
+		ms_channel_write(&f->spec, want, size, 16, 0);
+		assert_int_equal(ms_channel_create_own(&f->spec, 16, 0, 1, &own, own_alloc, calls, &p),
+				 0);
+		assert_int_equal(calls[0], !large);
+		assert_int_equal(calls[1], large);
+		assert_null(p.spec);
+		assert_int_equal(p.spec_size, size);
+		got = mmap(NULL, size, PROT_READ, MAP_SHARED, p.spec_fd, 0);
+		assert_true(got != MAP_FAILED);
+		assert_memory_equal(own, want, size);
+		assert_memory_equal(got, want, size);
+		assert_int_equal(ms_channel_seals_ok(p.spec_fd, 0), 1);
+		munmap(got, size);
+		free(want);
+		free(own);
+		ms_channel_unmap(&p);
+		close(p.spec_fd);
+		close(p.state_fd);
+	}
 }
 
 static void test_exec_marks(void **state)
@@ -509,6 +559,7 @@ int main(void)
 		T(test_live_room),
 		T(test_random_corruption),
 		T(test_exec_marks),
+		T(test_own_copy_paths),
 #undef T
 	};
 
