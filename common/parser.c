@@ -100,7 +100,7 @@ static int parse_module(struct ms_parser *ps, char *scratch)
 		return -1;
 	if (t->type != T_STR)
 		return ms_fail_tok(&ps->lx, t, "expected the module's path in double quotes: module \"x.so\"");
-	if (ms_lex_str(&ps->lx, t, scratch, &len, MAX_STR - 1))
+	if (ms_lex_str(&ps->lx, t, scratch, &len, ps->scratch_cap - 1))
 		return -1;
 	scratch[len] = '\0';
 	if (!ps->spec->module_fn)
@@ -164,12 +164,17 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 	ms_lex_init(&ps.lx, text, len, diag);
 	ps.spec = spec;
 	ps.src = src;
-	st = spec->realloc_fn(NULL, sizeof(*st));
-	scratch = spec->realloc_fn(NULL, MAX_STR);
-	if (!st || !scratch) {
+	/* The statement and the scratch for its strings in one block: a
+	 * literal spells at most as many bytes as the text has (each
+	 * escape is longer than its byte), so the scratch is no longer
+	 * than the text, and a short statement costs no MAX_STR mapping. */
+	ps.scratch_cap = len < MAX_STR ? len + 1 : MAX_STR;
+	st = spec->realloc_fn(NULL, sizeof(*st) + ps.scratch_cap);
+	if (!st) {
 		ps.lx.err = -ENOMEM;
 		goto out;
 	}
+	scratch = (char *)(st + 1);
 	ps.src_off = ms_spec_str(spec, src, strlen(src));
 	if (!ps.src_off) {
 		ps.lx.err = -ENOMEM;
@@ -190,7 +195,6 @@ int ms_parse(struct ms_spec *spec, const char *src, const char *text, size_t len
 		spec->nsources++;
 out:
 	spec->free_fn(st);
-	spec->free_fn(scratch);
 	if (ps.lx.err) {
 		ms_spec_rollback(spec, &mark);
 		if (ps.lx.err == -ENOMEM && !diag->msg[0]) {

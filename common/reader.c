@@ -68,15 +68,18 @@ static long read_into(struct ms_parser *ps, const char *path, char *scratch, siz
 	return n;
 }
 
+/* Memory for the parse is gone: -1, the lexer's error -ENOMEM. */
+static int fail_nomem(struct ms_parser *ps)
+{
+	ps->lx.err = -ENOMEM;
+	return -1;
+}
+
 /* size bytes at data into the pool: *off (0 and ENOMEM when it cannot grow). */
 int ms_pool_store(struct ms_parser *ps, const void *data, size_t size, uint32_t *off)
 {
 	*off = ms_spec_str(ps->spec, data, size);
-	if (!*off) {
-		ps->lx.err = -ENOMEM;
-		return -1;
-	}
-	return 0;
+	return *off ? 0 : fail_nomem(ps);
 }
 
 /* repeat("ab", N): N copies; file("path"): the file's bytes.  At the '('. */
@@ -86,7 +89,9 @@ static int parse_bytes_call(struct ms_parser *ps, const struct ms_tok *fn, struc
 	int repeat = fn->n == 6;
 	struct ms_val s, n;
 	uint64_t total = 0;
+	char *buf;
 	long got;
+	int r;
 
 	memset(&s, 0, sizeof(s));
 	memset(&n, 0, sizeof(n));
@@ -109,8 +114,13 @@ static int parse_bytes_call(struct ms_parser *ps, const struct ms_tok *fn, struc
 					  "repeat() makes more than %u bytes (%u x %lld)", MAX_STR, s.len,
 					  (long long)n.i);
 		total = (uint64_t)s.len * (uint64_t)n.i;
+		/* scratch holds what the text spells, no more: the copies
+		 * are made in a buffer of their own */
+		buf = ps->spec->realloc_fn(NULL, total ? total : 1);
+		if (!buf)
+			return fail_nomem(ps);
 		for (uint64_t k = 0; k < total; k += s.len)
-			memcpy(scratch + k, ps->spec->pool + s.str, s.len);
+			memcpy(buf + k, ps->spec->pool + s.str, s.len);
 	} else {
 		char path[4096];
 
@@ -118,22 +128,31 @@ static int parse_bytes_call(struct ms_parser *ps, const struct ms_tok *fn, struc
 			return ms_fail_at(&ps->lx, s.line, s.col, "file() needs a path");
 		memcpy(path, ps->spec->pool + s.str, s.len);
 		path[s.len] = '\0';
-		got = read_into(ps, path, scratch, MAX_STR);
-		if (got == -2)
-			return ms_fail_at(&ps->lx, s.line, s.col, "file(\"%s\"): larger than %u bytes", path,
-					  MAX_STR);
-		if (got < 0)
+		buf = ps->spec->realloc_fn(NULL, MAX_STR);
+		if (!buf)
+			return fail_nomem(ps);
+		got = read_into(ps, path, buf, MAX_STR);
+		if (got < 0) {
+			int e = errno;
+
+			ps->spec->free_fn(buf);
+			if (got == -2)
+				return ms_fail_at(&ps->lx, s.line, s.col,
+						  "file(\"%s\"): larger than %u bytes", path, MAX_STR);
 			return ms_fail_at(&ps->lx, s.line, s.col, "file(\"%s\"): cannot read: %s", path,
-					  strerror(errno));
+					  strerror(e));
+		}
 		total = (uint64_t)got;
 	}
-	if (!ms_tok_punct(t, ')'))
+	if (!ms_tok_punct(t, ')')) {
+		ps->spec->free_fn(buf);
 		return ms_fail_tok(&ps->lx, t, "expected ')' after %s", repeat ? "repeat's COUNT" : "file's PATH");
+	}
 	v->kind = V_STR;
 	v->len = (uint32_t)total;
-	if (ms_pool_store(ps, scratch, total, &v->str))
-		return -1;
-	return ms_lex_next(&ps->lx);
+	r = ms_pool_store(ps, buf, total, &v->str);
+	ps->spec->free_fn(buf);
+	return r ? -1 : ms_lex_next(&ps->lx);
 }
 
 static int parse_scalar(struct ms_parser *ps, struct ms_val *v, char *scratch)
@@ -203,7 +222,7 @@ static int parse_scalar(struct ms_parser *ps, struct ms_val *v, char *scratch)
 		size_t len = 0;
 
 		while (t->type == T_STR) {
-			if (ms_lex_str(&ps->lx, t, scratch, &len, MAX_STR))
+			if (ms_lex_str(&ps->lx, t, scratch, &len, ps->scratch_cap))
 				return -1;
 			if (ms_lex_next(&ps->lx))
 				return -1;

@@ -89,6 +89,8 @@ struct ms_parser {
 	const char *src;	/* the source's name ("-e#1", a file's path) */
 	uint32_t src_off;	/* the same, in the pool */
 	struct ms_src_stmt *st;	/* the statement being read: its nested literals */
+	size_t scratch_cap;	/* of the parse's scratch: what the text's */
+				/* literals spell fits (at most MAX_STR) */
 	int in_literal;		/* reading a literal inside a literal */
 };
 

@@ -5,9 +5,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "catalog.h"
@@ -253,6 +255,54 @@ static void test_repeat_and_file(void **state)
 	assert_int_equal(parse(f, "expect_string(execvp, file, \"ls\")"), 0);
 }
 
+/* The parse's scratch is as long as the text: what repeat() and file()
+ * make may be far longer, and a literal as long as the text fits. */
+static void test_bytes_longer_than_text(void **state)
+{
+	struct fixture *f = *state;
+	char path[] = "/tmp/test_parser.XXXXXX", text[128];
+	const struct ms_out *o;
+	char *big, *data = malloc(100000);
+	size_t n;
+	int fd;
+
+	assert_non_null(data);
+	assert_int_equal(parse(f, "will_return(read, _, buf=repeat(\"ab\", 100000))"), 0);
+	o = &f->spec.outs[rule(state, 0)->outs_first];
+	assert_int_equal(o->len, 200000);
+	assert_memory_equal(pool(state, o->data) + 199996, "abab", 4);
+	for (size_t i = 0; i < 100000; i++)
+		data[i] = (char)('a' + i % 26);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, 100000), 100000);
+	close(fd);
+	snprintf(text, sizeof(text), "will_return(read, _, buf=file(\"%s\"))", path);
+	assert_int_equal(parse(f, text), 0);
+	unlink(path);
+	o = &f->spec.outs[rule(state, 1)->outs_first];
+	assert_int_equal(o->len, 100000);
+	assert_memory_equal(pool(state, o->data), data, 100000);
+	free(data);
+	/* no newline after it: the literal ends one byte before the text */
+	assert_int_equal(parse(f, "expect_string(open, pathname, \"\\x41b\\n\")"), 0);
+	/* the longest literal, and one byte more */
+	n = 16u << 20;
+	big = malloc(n + 64);
+	assert_non_null(big);
+	for (int more = 0; more < 2; more++) {
+		size_t k = (size_t)snprintf(big, 64, "will_return(read, _, buf=\"");
+
+		memset(big + k, 'x', n + (size_t)more);
+		k += n + (size_t)more;
+		memcpy(big + k, "\")", 3);
+		assert_int_equal(ms_parse(&f->spec, "t.mock", big, k + 2, &f->diag), more ? -EINVAL : 0);
+		if (more)
+			assert_non_null(strstr(f->diag.msg, "string too long (at most 16777216 bytes)"));
+	}
+	free(big);
+}
+
 static void test_time_mirrors_return(void **state)
 {
 	struct fixture *f = *state;
@@ -476,6 +526,7 @@ int main(void)
 		T(test_passwd_value),
 		T(test_group_value),
 		T(test_repeat_and_file),
+		T(test_bytes_longer_than_text),
 		T(test_time_mirrors_return),
 		T(test_strings_and_null),
 		T(test_aliases_and_comments),
