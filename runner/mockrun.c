@@ -826,8 +826,11 @@ int main(int argc, char **argv)
 	/* a fixed threshold, set before the first malloc: large blocks (a
 	 * spec's arrays, the channel's copy, the state's) stay mmap'd zero
 	 * pages after a free, instead of coming back from the heap memset by
-	 * calloc */
-	mallopt(M_MMAP_THRESHOLD, 256 << 10);
+	 * calloc.  Above the parser's statement (300 kB, one per parse) and
+	 * the top of the heap kept after it is freed: a short spec's run
+	 * maps and unmaps nothing for it. */
+	mallopt(M_MMAP_THRESHOLD, 512 << 10);
+	mallopt(M_TRIM_THRESHOLD, 1 << 20);
 	s = mockshim_session_create();
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");
