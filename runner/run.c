@@ -51,16 +51,31 @@ extern char **environ;
 /* ---- finding libmockshim.so ---- */
 
 /* DIR/../libmockshim/libmockshim.so (build tree), DIR/../LIBDIR/ (installed
- * binary) or DIR/ (installed library), for the directory DIR of us. */
+ * binary) or DIR/ (installed library), for the directory DIR of us: the
+ * kernel's name of it (or realpath()'s), with no link and no "..", whose
+ * parent is DIR without its last name.  The path is made so, not read
+ * back from the file system a component at a time (realpath(), a system
+ * call each); only a LIBDIR with ".." in it goes to realpath(). */
 static char *shim_near(const char *dir)
 {
 	const char *rel[] = { "../libmockshim/", "../" MS_LIBDIR_REL "/", "" };
+	const char *last = strrchr(dir, '/');
 	char cand[PATH_MAX + 64];
 
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		snprintf(cand, sizeof(cand), "%s/%slibmockshim.so", dir, rel[i]);
-		if (access(cand, R_OK) == 0)
-			return realpath(cand, NULL);
+		const char *r = rel[i];
+		size_t keep = strlen(dir);
+
+		if (last && strncmp(r, "../", 3) == 0) {
+			keep = (size_t)(last - dir);
+			r += 3;
+		}
+		snprintf(cand, sizeof(cand), "%.*s/%slibmockshim.so", (int)keep, dir, r);
+		if (access(cand, R_OK) != 0)
+			continue;
+		return strstr(cand, "/../") || strstr(cand, "/./") || strstr(cand, "//")
+			       ? realpath(cand, NULL)
+			       : strdup(cand);
 	}
 	return NULL;
 }

@@ -23,6 +23,15 @@ t "the installed mockrun finds the installed shim and mocks"
 run "$D$prefix/bin/mockrun" -q -e 'will_return(geteuid, 4242)' id -u
 want_rc 0; want_out "4242"; done_t
 
+t "LD_PRELOAD names the installed shim by its real path, no '..' in it, also through a link to mockrun"
+shim=$(realpath "$(find "$D$prefix" -path '*/lib*/libmockshim.so' -print -quit)")
+ln -s "$D$prefix/bin/mockrun" "$T/mockrun-link"
+for m in "$D$prefix/bin/mockrun" "$T/mockrun-link"; do
+	run env -u LD_PRELOAD "$m" -q sh -c 'printf %s "$LD_PRELOAD"'
+	want_rc 0; want_out "$shim"
+done
+done_t
+
 t "mockrun(1) renders without a warning, and documents every option of --help"
 if command -v groff >/dev/null; then
 	run groff -man -ww -z "$D$prefix/share/man/man1/mockrun.1"
