@@ -685,7 +685,9 @@ int ms_channel_create_own(const struct ms_spec *spec, uint32_t events_cap, uint3
 
 int ms_channel_same(long fd, const void *own, uint64_t size)
 {
-	char buf[65536];
+	/* (a small buffer: the stack pages a larger one would take are
+	 * faulted in for this one read) */
+	char buf[16384];
 	uint64_t off = 0;
 
 	while (off < size) {
