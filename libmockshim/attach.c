@@ -265,6 +265,29 @@ const char *ms_shim_base(void)
 }
 static int preload_env;		/* LD_PRELOAD named a libmockshim then */
 
+/* The loaded object whose segments hold addr: its name.  (dladdr() would
+ * also look for the nearest symbol, through all of the shim's.) */
+struct own_object {
+	uintptr_t addr;
+	const char *name;
+};
+
+static int find_own_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct own_object *o = arg;
+
+	(void)size;
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *p = &info->dlpi_phdr[i];
+
+		if (p->p_type == PT_LOAD && o->addr - (info->dlpi_addr + p->p_vaddr) < p->p_memsz) {
+			o->name = info->dlpi_name;
+			return 1;
+		}
+	}
+	return 0;
+}
+
 const char *ms_channel_env(void)
 {
 	return ms_d.chan && chan_env[0] ? chan_env : NULL;
@@ -329,14 +352,15 @@ static void attach(void)
 	{
 		const char *pre = ms_env("LD_PRELOAD");
 
-		Dl_info info;
+		struct own_object o = { (uintptr_t)ms_armed, NULL };
 
 		/* the name LD_PRELOAD must keep, looked up now: the exec path
 		 * may run in a vfork child or a signal handler */
-		if (dladdr(ms_armed, &info) && info.dli_fname) {
-			const char *b = info.dli_fname;
+		dl_iterate_phdr(find_own_object, &o);
+		if (o.name && *o.name) {
+			const char *b = o.name;
 
-			for (const char *q = info.dli_fname; *q; q++)
+			for (const char *q = o.name; *q; q++)
 				if (*q == '/')
 					b = q + 1;
 			ms_copy_str(shim_base, sizeof(shim_base), b);
@@ -537,11 +561,13 @@ static void fast_fill(unsigned fn)
 }
 
 /* Function i's ms_armed bits whatever its statements: the fake clock's
- * (MS_ARM_TIME), dlopen for declared prototypes, the allocator while the
- * bootstrap arena is in use. */
-static uint8_t armed_besides(unsigned i, int boot)
+ * (MS_ARM_TIME; timed: any fake time, ms_time_any()), dlopen for declared
+ * prototypes, the allocator while the bootstrap arena is in use. */
+static inline uint8_t armed_besides(unsigned i, int boot, int timed)
 {
-	return ms_time_arms(i) |
+	if (!timed && i != MS_ID_dlopen && i != MS_ID_free && i != MS_ID_realloc)
+		return 0;
+	return (timed ? ms_time_arms(i) : 0) |
 	       ((i == MS_ID_dlopen && ms_decl_active()) ||
 				((i == MS_ID_free || i == MS_ID_realloc) &&
 				 (boot || __atomic_load_n(&ms_boot_used, __ATOMIC_SEQ_CST)))
@@ -622,7 +648,7 @@ int ms_fn_ready(unsigned fn)
 	 * never named it (but free and realloc, which boot_alloc() may arm
 	 * meanwhile: they stay armed and find fn_state off) */
 	if (!on && fn < MS_FN_COUNT && fn != MS_ID_free && fn != MS_ID_realloc)
-		__atomic_store_n(&ms_armed[fn], armed_besides(fn, 0), __ATOMIC_SEQ_CST);
+		__atomic_store_n(&ms_armed[fn], armed_besides(fn, 0, ms_time_any()), __ATOMIC_SEQ_CST);
 	return on;
 }
 
@@ -658,19 +684,21 @@ void ms_rearm(void)
 	}
 	/* armed where the channel has anything for a function: its first
 	 * call checks its statements and whether one is for this program
-	 * (ms_fn_ready), and disarms it if not */
-	for (unsigned i = 0; ms_d.chan && i < MS_FN_COUNT; i++) {
+	 * (ms_fn_ready), and disarms it if not.  Relaxed stores and one
+	 * fence, ordered with boot_alloc() as above. */
+	for (unsigned i = 0, timed = ms_time_any(); ms_d.chan && i < MS_FN_COUNT; i++) {
 		const struct ms_chan_fn *f = &ms_d.fns[i];
 		uint8_t on = ((f->nrules | f->nexpects | f->flags) ? MS_ARM_RULES : 0) |
-			     armed_besides(i, boot);
+			     armed_besides(i, boot, (int)timed);
 
 		/* its catalog row parsed now, once a function's (not a
 		 * statement's): the first call's check reads it, and a signal
 		 * handler's call that interrupted the parse would wait on it */
 		if (f->nrules | f->nexpects)
 			ms_catalog_get(i);
-		__atomic_store_n(&ms_armed[i], on, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&ms_armed[i], on, __ATOMIC_RELAXED);
 	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	/* the bootstrap arena may have been used meanwhile: see boot_alloc() */
 	if (__atomic_load_n(&ms_boot_used, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&ms_armed[MS_ID_free], 1, __ATOMIC_SEQ_CST);

@@ -63,6 +63,11 @@ void ms_time_setup(void)
 	}
 }
 
+int ms_time_any(void)
+{
+	return __atomic_load_n(&ft, __ATOMIC_ACQUIRE) != NULL;
+}
+
 uint8_t ms_time_arms(unsigned id)
 {
 	const struct ms_ftime *f = __atomic_load_n(&ft, __ATOMIC_ACQUIRE);

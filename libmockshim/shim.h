@@ -573,6 +573,7 @@ MS_HIDDEN int ms_time_clock(clockid_t c, struct timespec *tp);
 MS_HIDDEN void ms_time_setup(void);
 /* MS_ARM_TIME when fake_time arms id in this process, else 0 (attached). */
 MS_HIDDEN uint8_t ms_time_arms(unsigned id);
+MS_HIDDEN int ms_time_any(void);	/* any fake time: ms_time_arms() may be */
 /* After fork: the child logs its first read of the clock. */
 MS_HIDDEN void ms_time_forked(void);
 
