@@ -91,56 +91,75 @@ static inline char *dec2(char *d, uint32_t x)
 	return d + 2;
 }
 
-/* x (< 10^8) in decimal at d, without leading zeros; returns its end.
- * The 8 bytes from d may be written. */
-static inline char *dec_lead(char *d, uint32_t x)
-{
-	uint64_t w, z;
-	unsigned lead;
+/* 128 bits: a 64-bit fraction's product by 100, its pair above it */
+__extension__ typedef unsigned __int128 u128;
 
+/* The next two digits of a fraction f (in 2^-64ths): its product by
+ * 100's upper half, the product's lower half the next fraction (one
+ * multiply gives both). */
+static inline char *next_pair(char *d, uint64_t *f)
+{
+	u128 p = (u128)*f * 100;
+
+	*f = (uint64_t)p;
+	__builtin_memcpy(d, ms_tl_pairs + 2 * (uint64_t)(p >> 64), 2);
+	return d + 2;
+}
+
+/* A number x below 10^(2k + 2) in decimal at d, from t, x / 10^(2k) in
+ * fixed point with s bits of fraction, from above by less than
+ * 10^-(2k) (each caller says why): its one or two leading digits, then
+ * k pairs of the fraction, each exact (the error never carries into a
+ * digit); returns its end, and writes nothing past it. */
+static inline __attribute__((always_inline)) char *dec_fixed(char *d, uint64_t t, unsigned s,
+							      unsigned k)
+{
+	uint64_t f = t << (64 - s);
+
+	d = dec2(d, (uint32_t)(t >> s));
+	/* written out (k: 1 to 4, a constant): a loop's counter costs as
+	 * much as a pair */
+	if (k > 3)
+		d = next_pair(d, &f);
+	if (k > 2)
+		d = next_pair(d, &f);
+	if (k > 1)
+		d = next_pair(d, &f);
+	return next_pair(d, &f);
+}
+
+/* x (< 10^8) in decimal at d, without leading zeros; returns its end,
+ * and writes nothing past it. */
+static inline __attribute__((always_inline)) char *dec_lead(char *d, uint32_t x)
+{
 	if (x < 100)
 		return dec2(d, x);
 	if (x < 10000) {
 		/* a descriptor, a count, a port: two pairs (the first may be
-		 * one digit) cost less than the eight */
+		 * one digit) */
 		uint32_t hi = x / 100, lo = x - 100 * hi;
 
 		d = dec2(d, hi);
 		__builtin_memcpy(d, ms_tl_pairs + 2 * lo, 2);
 		return d + 2;
 	}
-	w = dec8(x);
-	z = w - 0x3030303030303030u; /* the leading zeros are its low zero bytes */
-	lead = (unsigned)__builtin_ctzll(z) & ~7u;
-	w >>= lead;
-	__builtin_memcpy(d, &w, 8);
-	return d + 8 - lead / 8;
-}
-
-/* The next two digits of a fraction t (its lower 32 bits, in 2^-32ths):
- * its product by 100's upper half. */
-static inline char *next_pair(char *d, uint64_t *t)
-{
-	*t = (uint64_t)(uint32_t)*t * 100;
-	__builtin_memcpy(d, ms_tl_pairs + 2 * (*t >> 32), 2);
-	return d + 2;
+	/* x / 10^4 or x / 10^6 in 12.52 fixed point, 2^52 / 10^4 or 10^6
+	 * rounded up: above it by less than x / 2^52 < 2.3 * 10^-8, well
+	 * below the 10^-4 or 10^-6 of a last digit (checked against printf
+	 * for every such x) */
+	if (x < 1000000)
+		return dec_fixed(d, (uint64_t)x * 450359962738u, 52, 2);
+	return dec_fixed(d, (uint64_t)x * 4503599628u, 52, 3);
 }
 
 /* x (10^8 <= x < 2^32: a time's seconds or nanoseconds) in decimal at
- * d, its 9 or 10 digits, a pair at a time; returns its end.  t is x /
- * 10^8 in 32.32 fixed point, a little above (the multiplier rounded up,
- * plus 4), so that each fraction times 100 carries the next pair exactly
- * into the upper half (checked against printf for every such x). */
+ * d, its 9 or 10 digits; returns its end, and writes nothing past it.
+ * x / 10^8 in 6.58 fixed point, x times 2^58 / 10^8 rounded up: above
+ * it by x * 0.483 / 2^58, less than 0.72 * 10^-8, below the 10^-8 of a
+ * last digit (checked against printf for every such x). */
 static inline char *dec_big32(char *d, uint32_t x)
 {
-	uint64_t t = ((uint64_t)x * 2882303762u >> 26) + 4; /* 2^58 / 10^8, rounded up */
-
-	d = dec2(d, (uint32_t)(t >> 32));
-	/* written out: a loop's counter costs as much as a pair */
-	d = next_pair(d, &t);
-	d = next_pair(d, &t);
-	d = next_pair(d, &t);
-	return next_pair(d, &t);
+	return dec_fixed(d, (uint64_t)x * 2882303762u, 58, 4);
 }
 
 /* v in decimal at d, eight digits at a time; returns its end.  The 8
