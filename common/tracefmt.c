@@ -499,7 +499,7 @@ static int put_struct(struct ms_tline *o, const struct ms_param *p, uint64_t v, 
 
 _Static_assert(sizeof(struct timespec) == 16 && sizeof(struct timeval) == 16 &&
 		       offsetof(struct timespec, tv_nsec) == 8 && offsetof(struct timeval, tv_usec) == 8,
-	       "a time's two fields, as cur_arg reads them");
+	       "a time's two fields, as put_time reads them");
 
 /* Parameter i of m, as its row says it shows (enum ms_show). */
 static void put_arg(struct ms_tline *o, const struct ms_fn_meta *m, unsigned i, uint64_t v, int filled)
@@ -696,21 +696,36 @@ AI void cur_i10(struct cur *c, int64_t v)
 }
 
 /* A time a call of this process wrote, "{tv_sec=S, tv_nsec=N}" (sub:
- * ", tv_nsec=" or ", tv_usec=", 10 bytes), unchecked: the caller checks
- * its room once, TIME_MAX, both numbers at their widest, where the
- * pieces checked five times. */
+ * ", tv_nsec=" or ", tv_usec=", 10 bytes) at d from its two fields at
+ * t; returns its end.  Unchecked: the caller checks its room once,
+ * TIME_MAX, both numbers at their widest, where the pieces checked five
+ * times. */
 #define TIME_MAX (8 + 25 + 10 + 25 + 1)
 
-AI void cur_time(struct cur *c, int64_t sec, const char *sub, int64_t frac)
+/* One of its numbers: below 2^32 (a second of the epoch, any
+ * nanosecond) its digits inline, the rest by put_i10. */
+AI char *put_time_field(char *d, int64_t v)
 {
-	char *d = c->p;
+	if ((uint64_t)v >= 100000000u && (uint64_t)v <= UINT32_MAX)
+		return dec_big32(d, (uint32_t)v);
+	if ((uint64_t)v < 100000000u)
+		return dec_lead(d, (uint32_t)v);
+	return put_i10(d, v);
+}
 
+/* Out of line: one call for the two numbers, and the line's function
+ * keeps its registers for the arguments' loop. */
+static __attribute__((noinline)) char *put_time(char *d, const void *t, const char *sub)
+{
+	int64_t f[2]; /* both are two 64-bit fields (asserted above) */
+
+	__builtin_memcpy(f, t, sizeof(f));
 	__builtin_memcpy(d, "{tv_sec=", 8);
-	d = put_i10(d + 8, sec);
+	d = put_time_field(d + 8, f[0]);
 	__builtin_memcpy(d, sub, 10);
-	d = put_i10(d + 10, frac);
+	d = put_time_field(d + 10, f[1]);
 	*d = '}';
-	c->p = d + 1;
+	return d + 1;
 }
 
 /* "0x" and 16 digits at most */
@@ -791,11 +806,8 @@ AI int cur_arg(struct cur *c, const struct ms_fn_meta *m, unsigned i, const uint
 	case MS_SHOW_TIMEVAL:
 		/* near the line's end, put_arg cuts it as the pieces would */
 		if (v && room(c) >= TIME_MAX && filled(m, f) == MS_TL_WRITTEN) {
-			int64_t t[2]; /* both are two 64-bit fields (below) */
-
-			__builtin_memcpy(t, (const void *)(uintptr_t)v, sizeof(t));
-			cur_time(c, t[0], p->show == MS_SHOW_TIMESPEC ? ", tv_nsec=" : ", tv_usec=",
-				 t[1]);
+			c->p = put_time(c->p, (const void *)(uintptr_t)v,
+					p->show == MS_SHOW_TIMESPEC ? ", tv_nsec=" : ", tv_usec=");
 			return 1;
 		}
 		break;

@@ -265,6 +265,58 @@ static void test_line(void **state)
 	}
 }
 
+/* A time's two numbers (the line's own path, put_time, for what the
+ * real call wrote; put_struct's for a statement's), against printf, at
+ * each digit count's edges, negative and at the extremes. */
+static void test_times(void **state)
+{
+	static const int64_t v[] = {
+		0, 1, 9, 10, 99, 100, 9999, 10000, 999999, 1000000, 9999999, 10000000,
+		99999999, 100000000, 100000001, 999999999, 1000000000, 1796597924,
+		(int64_t)UINT32_MAX - 1, (int64_t)UINT32_MAX, (int64_t)UINT32_MAX + 1,
+		9999999999, 10000000000, INT64_MAX, -1, -9, -10, -100000000, -1000000000,
+		-(int64_t)UINT32_MAX, INT64_MIN,
+	};
+	const size_t n = sizeof(v) / sizeof(v[0]);
+	char want[160];
+
+	(void)state;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			struct timespec ts = { (time_t)v[i], (long)v[j] };
+			struct timeval tv = { (time_t)v[i], (suseconds_t)v[j] };
+			uint64_t a[] = { CLOCK_MONOTONIC, (uintptr_t)&ts };
+			uint64_t g[] = { (uintptr_t)&tv, 0 };
+
+			snprintf(want, sizeof(want),
+				 "clock_gettime(CLOCK_MONOTONIC, {tv_sec=%lld, tv_nsec=%lld}) = 0\n",
+				 (long long)v[i], (long long)v[j]);
+			for (int fills = 1; fills <= MS_TL_WRITTEN; fills++) {
+				size_t len = strlen(want);
+
+				assert_string_equal(whole(0, "clock_gettime", a, 0, 0, fills, NULL, NULL),
+						    want);
+				/* near the line's end: cut where the pieces cut */
+				for (size_t at = MS_TLINE - 1 - len; at <= MS_TLINE - 2; at++) {
+					const char *got = whole(at, "clock_gettime", a, 0, 0, fills, NULL,
+								NULL);
+					size_t keep = MS_TLINE - 2 - at < len - 1 ? MS_TLINE - 2 - at
+										  : len - 1;
+
+					if (strlen(got) != keep + 1 || memcmp(got, want, keep) != 0 ||
+					    got[keep] != '\n')
+						fail_msg("from %zu: [%s]", at, got);
+				}
+			}
+			snprintf(want, sizeof(want),
+				 "gettimeofday({tv_sec=%lld, tv_usec=%lld}, NULL) = 0\n",
+				 (long long)v[i], (long long)v[j]);
+			for (int fills = 1; fills <= MS_TL_WRITTEN; fills++)
+				assert_string_equal(whole(0, "gettimeofday", g, 0, 0, fills, NULL, NULL),
+						    want);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -273,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_putn),
 		cmocka_unit_test(test_shown),
 		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_times),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
