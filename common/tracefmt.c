@@ -99,10 +99,20 @@ __extension__ typedef unsigned __int128 u128;
  * multiply gives both). */
 static inline char *next_pair(char *d, uint64_t *f)
 {
+	uint64_t hi;
+
+#if defined(__x86_64__)
+	/* mul leaves the halves in rdx:rax, rax the next fraction in place:
+	 * from a 128-bit product GCC moves the lower half out and back, two
+	 * moves a pair */
+	__asm__("mulq %2" : "+a"(*f), "=d"(hi) : "r"((uint64_t)100) : "cc");
+#else
 	u128 p = (u128)*f * 100;
 
 	*f = (uint64_t)p;
-	__builtin_memcpy(d, ms_tl_pairs + 2 * (uint64_t)(p >> 64), 2);
+	hi = (uint64_t)(p >> 64);
+#endif
+	__builtin_memcpy(d, ms_tl_pairs + 2 * hi, 2);
 	return d + 2;
 }
 
