@@ -180,8 +180,13 @@ static void put_timed(struct ms_tline *o)
 static inline __attribute__((always_inline)) void put_head(struct ms_tline *o)
 {
 	o->n = 0;
-	if (ms_unlikely(ms_trace_timed))
+	if (ms_unlikely(ms_trace_timed)) {
 		put_timed(o);
+		put_prefix(o);
+		return;
+	}
+	/* apart: here the prefix's offset is the compiler's 0, not o->n read
+	 * back after put_timed's call */
 	put_prefix(o);
 }
 
