@@ -383,10 +383,23 @@ bad:
 	m->nouts = 0xff;
 }
 
+void ms_meta_ok_kind(struct ms_fn_meta *m)
+{
+	/* as ms_tl_ok() asks it, field by field; a system call's -errno
+	 * stays with MS_OK_ANY */
+	m->ok_kind = m->syscall		       ? MS_OK_ANY
+		     : m->ret.tclass >= MS_T_PTR   ? MS_OK_NOT_NULL
+		     : m->fail_kind == MS_FK_RC    ? MS_OK_ZERO
+		     : m->fail_kind != MS_FK_ERRNO ? MS_OK_ALWAYS
+		     : m->ret.size == 4	       ? MS_OK_NOT_VALUE32
+						       : MS_OK_NOT_VALUE;
+}
+
 int ms_meta_parse(struct ms_fn_meta *m)
 {
 	if (classify(&m->ret, m->ret_text, strlen(m->ret_text), 0))
 		return -1;
+	ms_meta_ok_kind(m);
 	m->nparams = MS_NPARAMS_COUNT;
 	parse_proto(m, 0);
 	for (unsigned i = 0; m->nparams != 0xff && i < m->nparams; i++)
@@ -431,6 +444,7 @@ static void parse_row(unsigned i)
 		m->nparams = 0xff;
 	else
 		parse_proto(m, MS_CT_STRICT);
+	ms_meta_ok_kind(m);
 	if (m->nparams != 0xff)
 		parse_outs(m);
 	for (unsigned k = 0; k < sizeof(aliases) / sizeof(aliases[0]); k++)

@@ -188,7 +188,23 @@ struct ms_fn_meta {
 	uint8_t syscall;	/* a SYS_ function (syscall.def): the supervisor answers it */
 	uint8_t sys_flags;	/* syscall.def's flags (MS_SYSF_*) */
 	uint16_t sysnr;		/* its number (x86-64) */
+	uint8_t ok_kind;	/* how a success reads (enum ms_ok_kind): set */
+				/* with the return type, read by every line */
 };
+
+/* A call's success, decided by the row once (ms_meta_ok_kind) rather than
+ * at every traced line: MS_OK_ANY, a row set without it, asks every field
+ * again. */
+enum ms_ok_kind {
+	MS_OK_ANY = 0,
+	MS_OK_NOT_VALUE,	/* ret (its 4 or 8 bytes) is not fail_value */
+	MS_OK_NOT_VALUE32,
+	MS_OK_ALWAYS,		/* a function that cannot fail */
+	MS_OK_NOT_NULL,		/* a pointer's success */
+	MS_OK_ZERO,		/* an error code's */
+};
+/* Sets m->ok_kind from the row's fields (its return type parsed). */
+void ms_meta_ok_kind(struct ms_fn_meta *m);
 
 #define MS_NPARAMS_COUNT 0xfe
 

@@ -117,6 +117,21 @@ void ms_tl_str(struct ms_tline *o, uint64_t v);
  * inline: every traced call asks. */
 static inline int ms_tl_ok(const struct ms_fn_meta *m, int64_t ret, int err)
 {
+	/* the row's answer first: a libc call's int */
+	if (__builtin_expect(m->ok_kind == MS_OK_NOT_VALUE32, 1))
+		return (int64_t)(int32_t)ret != m->fail_value;
+	switch (m->ok_kind) {
+	case MS_OK_NOT_VALUE:
+		return ret != m->fail_value;
+	case MS_OK_ALWAYS:
+		return 1;
+	case MS_OK_NOT_NULL:
+		return ret != 0;
+	case MS_OK_ZERO:
+		return ret == 0;
+	default:
+		break;
+	}
 	if (m->syscall)
 		return !err && (ret >= 0 || ret < -4095 || (m->sys_flags & MS_SYSF_NOFAIL));
 	if (m->ret.tclass >= MS_T_PTR)

@@ -317,6 +317,39 @@ static void test_times(void **state)
 		}
 }
 
+/* A row's precomputed success test (ok_kind) answers as the row's
+ * fields do, for every catalog function and system call: the same row
+ * with MS_OK_ANY asks them one by one. */
+static void test_ok_kind(void **state)
+{
+	static const int64_t rets[] = { 0, 1, -1, 2, -2, -4095, -4096, 4096, 0xffffffffll,
+					0x100000000ll, 0x7fffffffll, -0x80000000ll, INT64_MIN,
+					INT64_MAX, (int64_t)0xffffffff00000000ull };
+	unsigned counted[8] = { 0 };
+
+	(void)state;
+	for (unsigned i = 0;; i++) {
+		const struct ms_fn_meta *m = i < MS_FN_COUNT ? ms_catalog_get(i)
+							     : ms_syscall_at(i - MS_FN_COUNT);
+		struct ms_fn_meta any;
+
+		if (!m)
+			break;
+		any = *m;
+		any.ok_kind = MS_OK_ANY;
+		counted[m->ok_kind < 8 ? m->ok_kind : 7]++;
+		for (size_t r = 0; r < sizeof(rets) / sizeof(rets[0]); r++)
+			for (int err = 0; err < 2; err++)
+				if (ms_tl_ok(m, rets[r], err * 5) != ms_tl_ok(&any, rets[r], err * 5))
+					fail_msg("%s: ok_kind %u says %d for %lld (errno %d)", m->name,
+						 m->ok_kind, ms_tl_ok(m, rets[r], err * 5),
+						 (long long)rets[r], err * 5);
+	}
+	/* each kind is some row's: the loop above tried them all */
+	for (unsigned k = MS_OK_ANY; k <= MS_OK_ZERO; k++)
+		assert_true(counted[k] > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_shown),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_times),
+		cmocka_unit_test(test_ok_kind),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
