@@ -131,6 +131,23 @@ int main(int argc, char **argv)
 
 		e->type = MS_EV_FAIL;
 		e->state = 1;
+	} else if (strcmp(cmd, "past-end-split") == 0) {
+		/* the same in an event across two pages, the second never
+		 * written (the last event where the layout has none such) */
+		uint32_t i = spec->events_cap - 1;
+		struct ms_event *e;
+
+		for (uint32_t k = st->events_next + 1; k < spec->events_cap; k++) {
+			uint64_t off = spec->st_events_off + (uint64_t)k * sizeof(*e);
+
+			if (off / 4096 != (off + sizeof(*e) - 1) / 4096) {
+				i = k;
+				break;
+			}
+		}
+		e = &events()[i];
+		e->type = MS_EV_FAIL;
+		e->state = 1;
 	} else if (strcmp(cmd, "fail-events-next") == 0) {
 		st->events_next = 0xffffffffu;
 	} else if (strcmp(cmd, "cursor") == 0) {

@@ -86,9 +86,11 @@ t "a wiped state (another token) is tampered"
 run "${M[@]}" -e 'will_return(getpid, 5)' "$A" wipe
 want_rc 125; want_err_has "its header was overwritten"; done_t
 
-t "an event written past the end of the log is tampered"
-run "${M[@]}" -e 'will_return_maybe(getpid, 5)' "$A" past-end
-want_rc 125; want_err_has "past the end of the log"; done_t
+t "an event written past the end of the log is tampered, also one across two pages"
+for how in past-end past-end-split; do
+	run "${M[@]}" -e 'will_return_maybe(getpid, 5)' "$A" $how
+	want_rc 125; want_err_has "past the end of the log"
+done; done_t
 
 t "an event count past the log's end cannot hide a failure in it"
 run "${M[@]}" -e "$FAIL" "$A" fail-events-next
