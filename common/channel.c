@@ -346,15 +346,15 @@ static const char *state_layout_ok(const struct ms_chan_hdr *h, uint64_t size)
 	 * are atomics) and the per-rule and per-function ones on lines of
 	 * their own. */
 	{
-		const uint64_t starts[] = { h->st_fns_off, h->st_rules_off, h->st_expects_off,
-					    h->st_orders_off, h->st_events_off, h->st_pids_off,
-					    h->st_rec_off, h->st_times_off };
-		const uint64_t counts[] = { h->nfns, h->nrules, h->nexpects, h->norders,
-					    h->events_cap, h->pids_cap, h->rec_cap, h->nftimes };
-		const uint64_t elems[] = { sizeof(struct ms_fn_state), sizeof(struct ms_rule_state),
-					   sizeof(struct ms_count_state), sizeof(struct ms_count_state),
-					   sizeof(struct ms_event), sizeof(int32_t), 1,
-					   sizeof(struct ms_time_state) };
+		const uint64_t starts[] = { h->st_pids_off, h->st_times_off, h->st_events_off,
+					    h->st_fns_off, h->st_rules_off, h->st_expects_off,
+					    h->st_orders_off, h->st_rec_off };
+		const uint64_t counts[] = { h->pids_cap, h->nftimes, h->events_cap, h->nfns,
+					    h->nrules, h->nexpects, h->norders, h->rec_cap };
+		const uint64_t elems[] = { sizeof(int32_t), sizeof(struct ms_time_state),
+					   sizeof(struct ms_event), sizeof(struct ms_fn_state),
+					   sizeof(struct ms_rule_state), sizeof(struct ms_count_state),
+					   sizeof(struct ms_count_state), 1 };
 		uint64_t end = sizeof(struct ms_state_hdr);
 
 		if (h->state_size > (uint64_t)1 << 40 || h->events_cap > 1u << 24 ||

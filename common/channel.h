@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 20u
+#define MS_CHAN_ABI 21u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"

@@ -22,6 +22,11 @@ static uint64_t align8(uint64_t n)
 	return (n + 7) & ~(uint64_t)7;
 }
 
+static uint64_t align64(uint64_t n)
+{
+	return (n + 63) & ~(uint64_t)63;
+}
+
 /* --control's room for statements added live: per rule slot, outputs
  * and conditions; and pool bytes */
 #define LIVE_OUTS_PER_RULE 8
@@ -53,18 +58,20 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->dyn = align8(l->ftimes + (uint64_t)spec->nftimes * sizeof(struct ms_ftime));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
 	l->size = align8(l->pool + l->pool_cap);
-	/* the state: counters on lines of their own (64-aligned), so that a
-	 * thread taking turns of one rule never writes a line another reads */
-	l->st_fns = sizeof(struct ms_state_hdr);
+	/* the state: what every process writes as it attaches (its pid, the
+	 * clocks' anchors, its attach event) next to the header, on the
+	 * same pages whatever the size of the spec; then the counters, on
+	 * lines of their own (64-aligned), so that a thread taking turns of
+	 * one rule never writes a line another reads */
+	l->st_pids = sizeof(struct ms_state_hdr);
+	l->st_times = align8(l->st_pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
+	l->st_events = align64(l->st_times + (uint64_t)spec->nftimes * sizeof(struct ms_time_state));
+	l->st_fns = align64(l->st_events + (uint64_t)events_cap * sizeof(struct ms_event));
 	l->st_rules = l->st_fns + nfns * sizeof(struct ms_fn_state);
 	l->st_expects = l->st_rules + l->nrules * sizeof(struct ms_rule_state);
 	l->st_orders = align8(l->st_expects + (uint64_t)spec->nexpects * sizeof(struct ms_count_state));
-	l->st_events = (l->st_orders + (uint64_t)spec->norders * sizeof(struct ms_count_state) + 63) &
-		       ~(uint64_t)63;
-	l->st_pids = l->st_events + (uint64_t)events_cap * sizeof(struct ms_event);
-	l->st_rec = align8(l->st_pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
-	l->st_times = align8(l->st_rec + spec->record_cap);
-	l->st_size = l->st_times + (uint64_t)spec->nftimes * sizeof(struct ms_time_state);
+	l->st_rec = align8(l->st_orders + (uint64_t)spec->norders * sizeof(struct ms_count_state));
+	l->st_size = l->st_rec + spec->record_cap;
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
