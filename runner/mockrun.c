@@ -759,11 +759,27 @@ static int write_outputs(struct mockshim_session *s, const struct cli *c, struct
 	return rc;
 }
 
+/* ms_check_program()'s warnings, once the program has started */
+struct warn_at {
+	struct mockshim_session *s;
+	const char *program;
+};
+
+static void warn_program(void *arg)
+{
+	const struct warn_at *w = arg;
+	char warn[2048];
+
+	if (ms_check_program(w->program, NULL, ms_session_has_syscalls(w->s), warn, sizeof(warn)) > 0)
+		fprintf(stderr, "mockrun: %s", warn);
+}
+
 /* PROGRAM ARGS...: run it, report; the exit status. */
 static int run_program(struct mockshim_session *s, struct cli *c, int argc, char **argv)
 {
 	struct outputs o = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, NULL };
 	struct mockshim_result res;
+	struct warn_at warn_at;
 	int r;
 
 	if (optind >= argc) {
@@ -782,11 +798,11 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 		/* what the program can see, then the run */
 		mockshim_session_check(s, argv[optind], NULL, stderr);
 	} else {
-		char warn[2048];
-
-		if (ms_check_program(argv[optind], NULL, ms_session_has_syscalls(s), warn,
-				     sizeof(warn)) > 0)
-			fprintf(stderr, "mockrun: %s", warn);
+		/* what the loader will not let the shim reach, said while the
+		 * program loads (a static one is running by then) */
+		warn_at.s = s;
+		warn_at.program = argv[optind];
+		ms_session_on_started(s, warn_program, &warn_at);
 	}
 	/* one run: the session may drop the parser's arrays once the
 	 * channel is made */

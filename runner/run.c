@@ -721,6 +721,8 @@ static int start(struct mockshim_session *s, struct run *r, char *const argv[], 
 	}
 	if (r->tty >= 0)
 		tcsetpgrp(r->tty, r->child);
+	if (s->started)
+		s->started(s->started_arg);
 	got = read(r->errpipe[0], &r->exec_err, sizeof(r->exec_err));
 	if (got != (ssize_t)sizeof(r->exec_err))
 		r->exec_err = 0;

@@ -390,6 +390,12 @@ void ms_session_set_no_handlers(struct mockshim_session *s)
 	s->no_handlers = 1;
 }
 
+void ms_session_on_started(struct mockshim_session *s, void (*fn)(void *), void *arg)
+{
+	s->started = fn;
+	s->started_arg = arg;
+}
+
 
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 {

@@ -60,6 +60,8 @@ struct mockshim_session {
 				 * they are in the channel (ms_session_set_once) */
 	int no_handlers;	/* the process has no signal handlers of its
 				 * own (ms_session_set_no_handlers) */
+	void (*started)(void *);	/* ms_session_on_started() */
+	void *started_arg;
 	char *control_at;	/* its socket's path, NULL: a private directory */
 	struct ms_control *ctl;	/* while a run serves it */
 	const char *ctl_path;	/* its path then, for other threads */
@@ -95,6 +97,9 @@ void ms_session_set_once(struct mockshim_session *s);
  * to the default first (run.c, default_handlers()).  A handler added to
  * that mode must drop this call. */
 void ms_session_set_no_handlers(struct mockshim_session *s);
+/* fn(arg) is called in the run once the program has started (exec'd,
+ * or failed to): what need not come first runs while the program loads. */
+void ms_session_on_started(struct mockshim_session *s, void (*fn)(void *), void *arg);
 /* Counts of the spec that statements added live grow. */
 void ms_session_spec_counts(const struct ms_spec *spec, uint32_t c[5]);
 void ms_session_spec_restore(struct ms_spec *spec, const uint32_t c[5]);
