@@ -47,8 +47,10 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 		free(order);
 		return;
 	}
-	rp_processes(s, procs, sizeof(procs));
 	if (s->verbosity >= MOCKSHIM_NORMAL || failures) {
+		/* (only when shown: each name is made safe in a stream of
+		 * its own) */
+		rp_processes(s, procs, sizeof(procs));
 		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", rp_safe(s->program), status,
 			live(s)->attached, live(s)->attached == 1 ? "" : "es", live(s)->attached ? " (" : "", procs,
 			live(s)->attached ? ")" : "");
