@@ -58,11 +58,11 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->dyn = align8(l->ftimes + (uint64_t)spec->nftimes * sizeof(struct ms_ftime));
 	l->pool = align8(l->dyn + (uint64_t)spec->ndyn * sizeof(struct ms_chan_dyn));
 	l->size = align8(l->pool + l->pool_cap);
-	/* the state: what every process writes as it attaches (its pid, the
-	 * clocks' anchors, its attach event) next to the header, on the
-	 * same pages whatever the size of the spec; then the counters, on
-	 * lines of their own (64-aligned), so that a thread taking turns of
-	 * one rule never writes a line another reads */
+	/* the state: what every process touches as it attaches (its pid's
+	 * slot, the clocks' anchors it reads, its attach event) next to the
+	 * header, on the same pages whatever the size of the spec; then the
+	 * counters, on lines of their own (64-aligned), so that a thread
+	 * taking turns of one rule never writes a line another reads */
 	l->st_pids = sizeof(struct ms_state_hdr);
 	l->st_times = align8(l->st_pids + (uint64_t)MS_CHAN_PIDS * sizeof(int32_t));
 	l->st_events = align64(l->st_times + (uint64_t)spec->nftimes * sizeof(struct ms_time_state));
