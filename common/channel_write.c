@@ -546,6 +546,15 @@ static void populate(void *p, uint64_t n)
 		syscall(SYS_madvise, (long)a, (long)(e - a), (long)MADV_POPULATE_WRITE);
 }
 
+/* The spec memfd's seals: no write (F_SEAL_WRITE; F_SEAL_FUTURE_WRITE
+ * where the driver keeps its writable mapping for live statements), no
+ * other size, no other seal.  0, or -1 with errno set. */
+static int seal_spec(long fd, long write)
+{
+	return syscall(SYS_fcntl, fd, (long)F_ADD_SEALS,
+		       write | (long)(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0 ? -1 : 0;
+}
+
 /* The largest spec composed straight in the driver's copy.  A larger one
  * goes to the memfd in pieces from the spec's arrays, which the driver
  * may free before the copy is made: it is never in memory twice. */
@@ -577,9 +586,7 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 			goto fail;
 		}
 		ms_channel_write(spec, copy, size, events_cap, flags);
-		if (write_at(sfd, copy, size, 0) != 0 ||
-		    syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
-			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		if (write_at(sfd, copy, size, 0) != 0 || seal_spec(sfd, F_SEAL_WRITE) != 0)
 			goto fail;
 		goto state;
 	}
@@ -594,8 +601,7 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 			errno = (int)-r;
 			goto fail;
 		}
-		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
-			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		if (seal_spec(sfd, F_SEAL_WRITE) != 0)
 			goto fail;
 		copy = own_alloc(arg, size, 1);
 		if (!copy) {
@@ -624,15 +630,13 @@ static int create(const struct ms_spec *spec, uint32_t events_cap, uint32_t flag
 		/* live statements: this mapping stays the only writable one */
 		out->spec_rw = map;
 		map = MAP_FAILED;
-		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
-			    (long)(F_SEAL_FUTURE_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		if (seal_spec(sfd, F_SEAL_FUTURE_WRITE) != 0)
 			goto fail;
 	} else {
 		/* no writable mapping may exist when the write seal goes on */
 		syscall(SYS_munmap, map, (long)size);
 		map = MAP_FAILED;
-		if (syscall(SYS_fcntl, sfd, (long)F_ADD_SEALS,
-			    (long)(F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)) != 0)
+		if (seal_spec(sfd, F_SEAL_WRITE) != 0)
 			goto fail;
 	}
 	map = (void *)syscall(SYS_mmap, NULL, (long)size, (long)PROT_READ, (long)MAP_SHARED, sfd, 0L);
