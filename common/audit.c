@@ -90,6 +90,52 @@ static int check_event_ok(const struct ms_report_in *s, const struct ms_event *e
 	}
 }
 
+/*
+ * The turns lanes hold (channel.h, "Lanes") were counted in their rules'
+ * consumed when a thread took them, and are not taken: consumed less
+ * what every block's lane of the rule holds.  A lane of no rule that
+ * holds turns, or more than the rule counts, is not what a shim writes.
+ */
+static void settle_lanes(struct ms_report_in *s)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+	struct ms_rule_state *rst = ms_state_at(s->state, h->st_rules_off);
+	const int32_t *lanes = ms_state_at(s->state, ms_lanes_off(h));
+	uint32_t of[MS_LANES] = { 0 }, n = ((struct ms_state_hdr *)s->state)->lanes_next;
+
+	if (!h->lanes_cap)
+		return;
+	for (uint32_t i = 0; i < h->nrules; i++)
+		if (rules[i].lane && rules[i].lane <= MS_LANES)
+			of[rules[i].lane - 1] = i + 1;
+	if (n > h->lanes_cap)
+		n = h->lanes_cap;
+	for (uint32_t b = 0; b < n; b++)
+		for (uint32_t k = 0; k < MS_LANES; k++) {
+			int32_t v = lanes[(size_t)b * MS_LANES + k];
+			uint32_t *c;
+
+			if (!v)
+				continue;
+			if (v < 0 || !of[k]) {
+				tamper(s, 0, "lane %u of block %u holds %d turns of no rule", k, b, v);
+				continue;
+			}
+			c = &rst[of[k] - 1].consumed;
+			/* a copy taken while the tree runs may catch a batch
+			 * in the lane before its add to consumed shows */
+			if ((uint32_t)v > *c) {
+				if (!s->running)
+					tamper(s, 0, "lane %u of block %u holds %d turns, but %u were taken",
+					       k, b, v, *c);
+				*c = 0;
+				continue;
+			}
+			*c -= (uint32_t)v;
+		}
+}
+
 static void audit(struct ms_report_in *s, uint64_t token)
 {
 	const struct ms_chan_hdr *h = hdr(s);
@@ -151,6 +197,7 @@ static void audit(struct ms_report_in *s, uint64_t token)
 		tamper(s, 0, "%u processes announced, but the count says %u", attaches, st->attached);
 	if (st->order_cursor > h->norders && st->order_cursor != MS_ORDER_BROKEN)
 		tamper(s, 0, "the call-order cursor is past its end");
+	settle_lanes(s);
 	/* a statement's turns never pass its count (an ignored or forbidden
 	 * call-order entry counts calls, not turns) */
 	for (uint32_t i = 0, items = rp_nitems(s); i < items; i++) {

@@ -348,17 +348,20 @@ static const char *state_layout_ok(const struct ms_chan_hdr *h, uint64_t size)
 	{
 		const uint64_t starts[] = { h->st_pids_off, h->st_times_off, h->st_events_off,
 					    h->st_fns_off, h->st_rules_off, h->st_expects_off,
-					    h->st_orders_off, h->st_rec_off };
+					    h->st_orders_off, h->st_rec_off,
+					    h->lanes_cap ? ms_lanes_off(h) : h->st_rec_off + h->rec_cap };
 		const uint64_t counts[] = { h->pids_cap, h->nftimes, h->events_cap, h->nfns,
-					    h->nrules, h->nexpects, h->norders, h->rec_cap };
+					    h->nrules, h->nexpects, h->norders, h->rec_cap,
+					    (uint64_t)h->lanes_cap * MS_LANES };
 		const uint64_t elems[] = { sizeof(int32_t), sizeof(struct ms_time_state),
 					   sizeof(struct ms_event), sizeof(struct ms_fn_state),
 					   sizeof(struct ms_rule_state), sizeof(struct ms_count_state),
-					   sizeof(struct ms_count_state), 1 };
+					   sizeof(struct ms_count_state), 1, sizeof(int32_t) };
 		uint64_t end = sizeof(struct ms_state_hdr);
 
 		if (h->state_size > (uint64_t)1 << 40 || h->events_cap > 1u << 24 ||
-		    h->pids_cap > 1u << 20 || h->st_fns_off % 64 || h->st_rules_off % 64)
+		    h->pids_cap > 1u << 20 || h->lanes_cap > MS_LANE_BLOCKS ||
+		    h->st_rec_off > h->state_size || h->st_fns_off % 64 || h->st_rules_off % 64)
 			return "state out of bounds";
 		for (size_t i = 0; i < sizeof(starts) / sizeof(starts[0]); i++) {
 			if (starts[i] < end || !range_ok(h->state_size, starts[i], counts[i], elems[i]))
@@ -520,6 +523,8 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 		return "bad rule count";
 	if (r->lean != ms_rule_lean(r))
 		return "bad rule (its lean mark)";
+	if (r->lane > MS_LANES || (r->lane && (!ms_rule_laned(r) || !h->lanes_cap)))
+		return "bad rule (its lane)";
 	if (r->outs_first > h->nouts || r->nouts > h->nouts - r->outs_first)
 		return "rule outputs out of bounds";
 	for (uint32_t k = 0; k < r->nouts; k++)

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 21u
+#define MS_CHAN_ABI 22u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -74,7 +74,8 @@ struct ms_chan_hdr {
 	uint32_t trace_path;	/* pool: --trace-file, 0: the program's stderr */
 	uint32_t events_cap;	/* struct ms_event slots in the state */
 	uint32_t pids_cap;	/* int32_t slots in the state */
-	uint32_t reserved0;
+	uint32_t lanes_cap;	/* MS_LANES-lane blocks at ms_lanes_off() (0: no
+				 * rule has a lane) */
 	uint32_t conds_off, nconds;	/* struct ms_cond[nconds]: when() */
 	uint64_t seed;		/* probability=: draws are a hash of (seed, rule, k) */
 	uint64_t rec_cap;	/* --record: bytes of the record log (0: none) */
@@ -127,7 +128,8 @@ struct ms_state_hdr {
 	uint32_t rec_seq;	/* calls recorded, for their order */
 	uint32_t rec_dropped;	/* calls not recorded: the log was full */
 	uint32_t trace_lost;	/* --trace lines that could not be written */
-	uint32_t reserved[13];
+	uint32_t lanes_next;	/* lane blocks handed out; > lanes_cap: all */
+	uint32_t reserved[12];
 };
 
 /* Per function (a cache line each, so that threads calling different
@@ -188,6 +190,26 @@ enum ms_escape {
 
 /* Flags whose real calls the shim follows up (ms_consult returns 2). */
 #define MS_FF_AFTER (MS_FF_TRACED | MS_FF_RECORD)
+
+/*
+ * Lanes (issue 22: threads that share one queue).  A queue of many turns
+ * (ms_rule_laned) gets lane k of up to MS_LANES: a thread of the shim
+ * that answers it from its fast slot takes MS_LANE_BATCH turns at once,
+ * one atomic add on the rule's consumed, and counts them down in lane k
+ * of its own block in the state (a line no other thread writes).  The
+ * turns a lane holds are counted in consumed but not taken: the driver
+ * settles them after the run (consumed -= left, in the audit), and a
+ * call that finds consumed at the count takes one from any lane first
+ * (ms_lane_steal), so the count's last turns go to whichever thread
+ * calls, as without lanes.  Every change of a lane is an atomic
+ * read-modify-write, so a forked child that shares its parent thread's
+ * block, a thread that exits holding turns and a process that is
+ * killed holding them lose none.
+ */
+#define MS_LANES 32
+#define MS_LANE_BATCH 32
+#define MS_LANE_BLOCKS 256	/* blocks a session hands out; then a turn at a time */
+#define MS_LANE_MIN 4096	/* the least count with a lane */
 
 /* Declared prototypes a session may have: the shim has a stub for each. */
 #define MS_DECL_MAX 64
@@ -292,7 +314,8 @@ struct ms_rule {
 	uint8_t lean;		/* ms_rule_lean(): the shim's fast path may answer */
 	uint64_t delay_ns;
 	uint32_t prob;		/* probability=P: P * 2^32 (P < 1), 0: every call */
-	uint32_t reserved;
+	uint32_t lane;		/* k + 1: the rule's turns are reserved in lane k
+				 * of a thread's block (MS_LANES); 0: none */
 };
 
 enum ms_out_kind_chan {
@@ -659,6 +682,15 @@ static inline uint8_t ms_rule_lean(const struct ms_rule *r)
 	return ms_rule_plain(r) && !r->stmt.in_glob && !r->stmt.from_glob && !r->stmt.ncond;
 }
 
+/* Whether rule r gets a lane (the writer gives the first MS_LANES such
+ * rules one): a reply a fast slot may answer, of MS_LANE_MIN turns or
+ * more. */
+static inline int ms_rule_laned(const struct ms_rule *r)
+{
+	return r->kind != MS_R_REAL && r->stmt.count >= MS_LANE_MIN && !r->delay_ns && !r->prob &&
+	       !r->stmt.ncond && !r->stmt.from_glob;
+}
+
 static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)
 {
 	return (char *)h + off;
@@ -688,6 +720,12 @@ static inline const struct ms_stmt *ms_chan_stmt(const struct ms_chan_hdr *h, ui
 static inline void *ms_state_at(const struct ms_state_hdr *st, uint64_t off)
 {
 	return (char *)st + off;
+}
+
+/* The lane blocks: after the record log, each on lines of its own. */
+static inline uint64_t ms_lanes_off(const struct ms_chan_hdr *h)
+{
+	return (h->st_rec_off + h->rec_cap + 63) & ~(uint64_t)63;
 }
 
 /* Writing a channel: from a compiled spec (spec.h). */

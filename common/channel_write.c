@@ -38,7 +38,22 @@ struct layout {
 	uint64_t fns, rules, outs, expects, orders, conds, ftimes, dyn, pool, size;
 	uint64_t st_fns, st_rules, st_expects, st_orders, st_events, st_pids, st_rec, st_times,
 		st_size;
+	uint32_t lanes_cap;	/* lane blocks: MS_LANE_BLOCKS, or 0 without a laned rule */
+	/* the rules with a lane, in the spec's order: lane k is rule
+	 * lane_rule[k]'s (ms_rule_laned), whichever way the writer goes */
+	uint32_t nlanes, lane_rule[MS_LANES];
 };
+
+/* The lane of the spec's rule i, r: k + 1, or 0. */
+static uint32_t lane_of(const struct layout *l, uint32_t i, const struct ms_rule *r)
+{
+	if (!l->nlanes || !ms_rule_laned(r))
+		return 0;
+	for (uint32_t k = 0; k < l->nlanes; k++)
+		if (l->lane_rule[k] == i)
+			return k + 1;
+	return 0;
+}
 
 static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layout *l)
 {
@@ -72,6 +87,13 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->st_orders = align8(l->st_expects + (uint64_t)spec->nexpects * sizeof(struct ms_count_state));
 	l->st_rec = align8(l->st_orders + (uint64_t)spec->norders * sizeof(struct ms_count_state));
 	l->st_size = l->st_rec + spec->record_cap;
+	l->nlanes = 0;
+	for (uint32_t i = 0; i < spec->nrules && l->nlanes < MS_LANES; i++)
+		if (ms_rule_laned(&spec->rules[i]))
+			l->lane_rule[l->nlanes++] = i;
+	l->lanes_cap = l->nlanes ? MS_LANE_BLOCKS : 0;
+	if (l->lanes_cap)
+		l->st_size = align64(l->st_size) + (uint64_t)l->lanes_cap * MS_LANES * sizeof(int32_t);
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
@@ -220,6 +242,7 @@ static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, cons
 	h->pool_cap = (uint32_t)l->pool_cap;
 	h->events_cap = events_cap;
 	h->pids_cap = MS_CHAN_PIDS;
+	h->lanes_cap = l->lanes_cap;
 	h->rec_cap = spec->record_cap;
 	h->state_size = l->st_size;
 	h->st_fns_off = l->st_fns;
@@ -328,6 +351,7 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 
 		*r = spec->rules[i];
 		r->lean = ms_rule_lean(r);
+		r->lane = lane_of(&l, i, r);
 	}
 	for (uint32_t i = 0; i < spec->nexpects; i++) {
 		struct ms_chan_fn *c = &fns[spec->expects[i].stmt.fn];
@@ -498,6 +522,7 @@ static int write_fd(const struct ms_spec *spec, long fd, uint64_t size, uint32_t
 			struct ms_rule rule = spec->rules[idx[k]];
 
 			rule.lean = ms_rule_lean(&rule);
+			rule.lane = lane_of(&l, idx[k], &rule);
 			if (!ms_rule_plain(&rule) || rule.stmt.in_glob || rule.stmt.from_glob)
 				lean = 0;
 			else if (rule.stmt.ncond && lean)

@@ -51,6 +51,30 @@ void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state)
 	ms_d.ost = ms_state_at(state, h->st_orders_off);
 	ms_d.events = ms_state_at(state, h->st_events_off);
 	ms_d.pids = ms_state_at(state, h->st_pids_off);
+	ms_d.lanes = h->lanes_cap ? ms_state_at(state, ms_lanes_off(h)) : NULL;
+}
+
+/* Every block handed out, lane k: a turn taken from the first that holds
+ * one.  Only once the rule's count is all taken, so at most a batch per
+ * thread of compare-and-swaps, and then a scan per call that finds none. */
+int ms_lane_steal(uint32_t k)
+{
+	uint32_t n = __atomic_load_n(&ms_d.st->lanes_next, __ATOMIC_ACQUIRE);
+
+	if (!ms_d.lanes || k >= MS_LANES)
+		return 0;
+	if (n > ms_d.chan->lanes_cap)
+		n = ms_d.chan->lanes_cap;
+	for (uint32_t b = 0; b < n; b++) {
+		int32_t *p = ms_d.lanes + (size_t)b * MS_LANES + k;
+		int32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+		while (v > 0)
+			if (__atomic_compare_exchange_n(p, &v, v - 1, 1, __ATOMIC_ACQ_REL,
+							__ATOMIC_RELAXED))
+				return 1;
+	}
+	return 0;
 }
 
 
@@ -689,7 +713,7 @@ __attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uin
 		scoped = 1;
 		if (k != SEL_FOR)
 			continue;
-		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->stmt.count)) {
+		if (ms_claim_rule(&ms_d.rst[ri].consumed, r)) {
 			/* numbered where something shows the number */
 			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects ||
 				      (ms_d.chan->flags & MS_CHAN_LOG_CALLS)))
@@ -722,7 +746,7 @@ static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a,
 
 		if (r->stmt.fn != id || select_rule(ri, id, a, caller) != SEL_FOR)
 			continue;
-		if (ms_claim_turn(&ms_d.rst[ri].consumed, r->stmt.count))
+		if (ms_claim_rule(&ms_d.rst[ri].consumed, r))
 			return (ms_d.fns[id].flags & MS_FF_TRACED) || !ms_rule_plain(r)
 				       ? ms_answer(ri, a, ret, caller, call)
 				       : ms_take(id, r, ret, caller, call);

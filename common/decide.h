@@ -52,6 +52,7 @@ struct ms_dec {
 	const struct ms_cond *conds;
 	struct ms_event *events;
 	int32_t *pids;
+	int32_t *lanes;		/* the lane blocks (channel.h), NULL: none */
 	const char *pool;
 	/* the shim: this process's pid without a syscall (read at attach and
 	 * in the child of every fork), the pid that last wrote an event;
@@ -169,7 +170,8 @@ MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret
 /* Takes one turn of an entry with count turns (< 0: unlimited). */
 /* A turn of a rule of count > 0 turns: 1, or 0 when they are all taken
  * (the shim's fast slot takes its queue's turns with it too). */
-static inline int ms_claim_counted(uint32_t *consumed, int32_t count)
+static inline __attribute__((always_inline)) int ms_claim_counted(uint32_t *consumed,
+								   int32_t count)
 {
 	uint32_t c = __atomic_load_n(consumed, __ATOMIC_RELAXED);
 
@@ -187,6 +189,19 @@ static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
 		return 1;
 	}
 	return ms_claim_counted(consumed, count);
+}
+
+/* A turn that lane k of some thread holds (channel.h, "Lanes"): 1 when
+ * one was taken from it. */
+MS_DEC_HIDDEN int ms_lane_steal(uint32_t k);
+
+/* A turn of rule r, whose state's consumed is at c (the slow path's):
+ * from its count, and once that has none left, from the lanes that hold
+ * its turns. */
+static inline int ms_claim_rule(uint32_t *c, const struct ms_rule *r)
+{
+	return ms_claim_turn(c, r->stmt.count) ||
+	       (ms_unlikely(r->lane) && ms_lane_steal(r->lane - 1));
 }
 
 /* The common case inline: integer conditions that hold.  1 when they
@@ -261,7 +276,7 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 	if (ms_likely(f->flags == MS_FF_LEAN)) {
 		for (r = ms_d.rules + f->first_rule, end = r + f->nrules, rs = ms_d.rst + f->first_rule;
 		     r < end; r++, rs++)
-			if (ms_claim_turn(&rs->consumed, r->stmt.count))
+			if (ms_claim_rule(&rs->consumed, r))
 				return ms_take(id, r, ret, caller, 0);
 		return 0;
 	}
@@ -272,7 +287,7 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 		     r < end; r++, rs++) {
 			if (r->stmt.ncond && !ms_ints_hold(&r->stmt, a))
 				return ms_decide_from(id, (uint32_t)(r - ms_d.rules), a, ret, caller, 0);
-			if (ms_claim_turn(&rs->consumed, r->stmt.count))
+			if (ms_claim_rule(&rs->consumed, r))
 				return ms_take(id, r, ret, caller, 0);
 		}
 		return 0;
@@ -290,7 +305,7 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 	for (r = ms_d.rules + f->first_rule, end = r + f->nrules, rs = ms_d.rst + f->first_rule; r < end;
 	     r++, rs++) {
 		if (ms_likely(r->lean)) {
-			if (ms_claim_turn(&rs->consumed, r->stmt.count))
+			if (ms_claim_rule(&rs->consumed, r))
 				return ms_take(id, r, ret, caller, ms_number_call(id));
 			continue;
 		}
@@ -302,12 +317,12 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 			if (!ms_ints_hold(&r->stmt, a))
 				return ms_decide_from(id, (uint32_t)(r - ms_d.rules), a, ret, caller, 0);
 			if (ms_rule_plain(r)) {
-				if (ms_claim_turn(&rs->consumed, r->stmt.count))
+				if (ms_claim_rule(&rs->consumed, r))
 					return ms_take(id, r, ret, caller, 0);
 				continue;
 			}
 		}
-		if (ms_claim_turn(&rs->consumed, r->stmt.count))
+		if (ms_claim_rule(&rs->consumed, r))
 			return ms_answer((uint32_t)(r - ms_d.rules), a, ret, caller, ms_number_call(id));
 	}
 	return 0;

@@ -59,6 +59,17 @@ int32_t ms_fast_key = -1;
 uint8_t ms_fast_any;
 #define MS_FAST_SLOTS (MS_FN_COUNT + MS_DECL_MAX)
 struct ms_fast ms_fast[MS_FAST_SLOTS];
+__thread int32_t *ms_t_lanes __attribute__((tls_model("initial-exec"))) = ms_lanes_none;
+int32_t ms_lanes_none[MS_LANES], ms_lanes_single[MS_LANES];
+
+/* This thread's lane block: the next the state has, or none left. */
+void ms_lanes_give(void)
+{
+	uint32_t i = __atomic_fetch_add(&ms_d.st->lanes_next, 1, __ATOMIC_RELAXED);
+
+	ms_t_lanes = ms_d.lanes && i < ms_d.chan->lanes_cap ? ms_d.lanes + (size_t)i * MS_LANES
+							      : ms_lanes_single;
+}
 
 enum { ATTACH_NONE, ATTACH_BUSY, ATTACH_DONE };
 static int attach_state;
@@ -512,6 +523,7 @@ static void fast_fill(unsigned fn)
 	__atomic_store_n(&s->live, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->kind, 0, __ATOMIC_RELAXED);
 	s->far = 0;
+	s->lane_off = -1;
 	/* -v logs every call; a fake clock's calls are ms_timed_NAME's */
 	if ((ms_d.chan->flags & MS_CHAN_LOG_CALLS) || ms_time_arms(fn))
 		return;
@@ -558,6 +570,12 @@ static void fast_fill(unsigned fn)
 		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS_ERRNO : MS_FAST_QUEUE_ERRNO;
 	else
 		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE;
+	/* a queue of many turns: taken from this thread's lane */
+	if (r->lane && s->far > MS_LANE_BATCH) {
+		s->lane_off = (int64_t)(r->lane - 1) * (int64_t)sizeof(int32_t);
+		if (s->kind == MS_FAST_QUEUE)
+			s->kind = MS_FAST_LANE;
+	}
 }
 
 /* Function i's ms_armed bits whatever its statements: the fake clock's
@@ -722,6 +740,10 @@ static void forked(void)
 		for (unsigned i = 0; i < MS_FAST_SLOTS; i++)
 			if (ms_fast[i].live < MS_FAST_EXPECT)
 				__atomic_store_n(&ms_fast[i].live, 0, __ATOMIC_RELAXED);
+	/* its own lane block at its first turn: the parent's thread keeps
+	 * the turns its block holds */
+	if (ms_t_lanes != ms_lanes_single)
+		ms_t_lanes = ms_lanes_none;
 	__atomic_store_n(&ms_d.self_pid, pid, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&ms_d.log_key, __ATOMIC_RELAXED) != -1) {
 		__atomic_store_n(&ms_d.log_key, pid, __ATOMIC_RELAXED);

@@ -120,7 +120,7 @@ static uintmax_t mock_pop(const char *func, const void *caller, int want_double)
 		const struct ms_rule *r = &ms_d.rules[ri];
 
 		last = ri;
-		if (!ms_in_scope(&r->stmt, caller) || !ms_claim_turn(&ms_d.rst[ri].consumed, r->stmt.count))
+		if (!ms_in_scope(&r->stmt, caller) || !ms_claim_rule(&ms_d.rst[ri].consumed, r))
 			continue;
 		v = (r->flags & MS_RF_STRVAL) ? (uintmax_t)(uintptr_t)(ms_d.pool + r->value_str)
 					      : (uintmax_t)r->value;

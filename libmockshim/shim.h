@@ -337,10 +337,14 @@ struct ms_fast {
 	const char *data;
 	uint32_t len;
 	uint8_t cap, bytes;
+	/* the rule's lane (channel.h's MS_LANES) as bytes into a thread's
+	 * block (lane * 4): MS_FAST_LANE; -1, none */
+	int64_t lane_off;
 };
 enum ms_fast_kind {
 	MS_FAST_ALWAYS = 1,	/* count < 0 */
 	MS_FAST_QUEUE,		/* count > 0 */
+	MS_FAST_LANE,		/* count > 0, the rule has a lane: ms_lane_take */
 	MS_FAST_ALWAYS_ERRNO,	/* the _ERRNO kinds */
 	MS_FAST_QUEUE_ERRNO,
 	/* A plain reply with one output of constant bytes (buf="...", a
@@ -366,11 +370,12 @@ enum ms_fast_kind {
 };
 
 /*
- * A turn of slot s's count (> 0): 1, or 0 for the slow path.  Far from
- * the end (below s->far) a turn is one atomic add, with nothing read of
- * the counter first: threads that share the queue each move its cache
- * line once a call (bench/README.md's threads table), where a
- * compare-and-swap loop reads it, then retries.  The add that reaches
+ * A turn of slot s's count (> 0) where the rule has no lane
+ * (ms_queue_take): 1, or 0 for the slow path.  Far from the end (below
+ * s->far) a turn is one atomic add, with nothing read of the counter
+ * first: threads that share the queue each move its cache line once a
+ * call, where a compare-and-swap loop reads it, then retries (a queue
+ * long enough for a lane moves it once a batch: ms_lane_take).  The add that reaches
  * within MS_CLAIM_SLACK of the end closes the slot in this process: the
  * slow path's compare-and-swap takes the last turns exactly, and
  * ms_fast_open leaves the slot closed.  The count is then never passed,
@@ -379,7 +384,59 @@ enum ms_fast_kind {
  * claimed by compare-and-swap from the first turn.
  */
 #define MS_CLAIM_SLACK 1024
-static inline __attribute__((always_inline)) int ms_fast_claim(struct ms_fast *s)
+
+/*
+ * This thread's lane block (channel.h, "Lanes"): MS_LANES counts of turns
+ * it holds, in the state.  ms_lanes_none until the slow path gives the
+ * thread one (ms_fast_open), ms_lanes_single when the session has none
+ * left: then each turn is an add of one to consumed, as without a lane.
+ * Both are zeros, never written.  A forked child starts with none
+ * (forked(), attach.c): what the block holds stays its parent thread's.
+ */
+extern __thread int32_t *ms_t_lanes MS_HIDDEN __attribute__((tls_model("initial-exec")));
+extern int32_t ms_lanes_none[MS_LANES] MS_HIDDEN, ms_lanes_single[MS_LANES] MS_HIDDEN;
+MS_HIDDEN void ms_lanes_give(void);
+
+/*
+ * A turn of slot s's count from this thread's lane: 1, or 0 for the slow
+ * path.  One compare-and-swap on a line no other thread writes.  A lane
+ * run dry takes MS_LANE_BATCH turns from the rule's consumed with one
+ * atomic add, keeps one and puts the rest in the lane (an add too: a
+ * forked child that shares the block may be adding as well), while the
+ * batch ends below s->far; past it, the add is undone and the slot
+ * closes in this process: the slow path takes the last turns one at a
+ * time, and after consumed reaches the count, the turns lanes hold
+ * (ms_lane_steal).  (A batch is in consumed before it is in the lane:
+ * were a thread stopped between the two adds while the others took all
+ * of the count's last MS_CLAIM_SLACK turns, their next calls would find
+ * the count taken and go to the real function, the batch still the
+ * stopped thread's to answer.)
+ */
+static inline __attribute__((always_inline)) int ms_lane_take(struct ms_fast *s)
+{
+	int32_t *p = (int32_t *)((char *)ms_t_lanes + s->lane_off);
+	int32_t n = __atomic_load_n(p, __ATOMIC_RELAXED);
+	uint32_t b, old;
+
+	if (ms_likely(n > 0) &&
+	    ms_likely(__atomic_compare_exchange_n(p, &n, n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)))
+		return 1;
+	if (ms_unlikely(ms_t_lanes == ms_lanes_none))
+		return 0;
+	b = ms_t_lanes == ms_lanes_single ? 1 : MS_LANE_BATCH;
+	old = __atomic_fetch_add(s->consumed, b, __ATOMIC_ACQ_REL);
+	if (ms_likely(old + b <= (uint32_t)s->far)) {
+		if (b > 1)
+			__atomic_fetch_add(p, (int32_t)b - 1, __ATOMIC_RELEASE);
+		return 1;
+	}
+	__atomic_fetch_sub(s->consumed, b, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* A turn of slot s's count, which has no lane (MS_FAST_QUEUE). */
+static inline __attribute__((always_inline)) int ms_queue_take(struct ms_fast *s)
 {
 	uint32_t old;
 
@@ -395,6 +452,12 @@ static inline __attribute__((always_inline)) int ms_fast_claim(struct ms_fast *s
 		return 1;
 	__atomic_fetch_sub(s->consumed, 1, __ATOMIC_RELAXED);
 	return 0;
+}
+
+/* A turn of slot s's count, from its lane if the rule has one. */
+static inline __attribute__((always_inline)) int ms_fast_claim(struct ms_fast *s)
+{
+	return s->lane_off >= 0 ? ms_lane_take(s) : ms_queue_take(s);
 }
 
 /* 1 when slot s, a live MS_FAST_OUT, took a turn for the call with
@@ -496,6 +559,11 @@ static inline __attribute__((always_inline)) int ms_fast_take(unsigned id, unsig
 		return 1;
 	}
 	switch (__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) {
+	case MS_FAST_LANE:
+		if (!ms_lane_take(s))
+			return 0;
+		*v = s->value;
+		return 1;
 	case MS_FAST_QUEUE:
 	case MS_FAST_QUEUE_ERRNO:
 		if (!ms_fast_claim(s))

@@ -118,9 +118,14 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 	int32_t key = __atomic_load_n(&ms_fast_key, __ATOMIC_RELAXED);
 	uint32_t kind = __atomic_load_n(&s->kind, __ATOMIC_RELAXED);
 
-	/* a count near its end stays the slow path's (ms_fast_claim) */
-	if (s->far > 0 && __atomic_load_n(s->consumed, __ATOMIC_RELAXED) >= (uint32_t)s->far)
+	/* a count near its end stays the slow path's (ms_fast_claim), and
+	 * the last batch's worth before it too for a lane (ms_lane_take) */
+	if (s->far > 0 && __atomic_load_n(s->consumed, __ATOMIC_RELAXED) +
+				  (s->lane_off >= 0 ? MS_LANE_BATCH : 0) >= (uint32_t)s->far)
 		return;
+	/* this thread's lane block, the first time it takes a lane's turn */
+	if (s->lane_off >= 0 && ms_t_lanes == ms_lanes_none)
+		ms_lanes_give();
 	if (kind && kind < MS_FAST_EXPECT && !ms_guard && key != -1 &&
 	    __atomic_load_n(s->logged_pid, __ATOMIC_RELAXED) == key) {
 		__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
@@ -131,8 +136,9 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 /*
  * The fast slot (struct ms_fast, shim.h), in the trampoline itself: a
  * constant or a queue's turn answered with a few loads and one atomic
- * add, and no frame (the only calls are tail calls).  The live word is
- * compared against MS_FAST_ALWAYS, then MS_FAST_QUEUE, in memory
+ * operation (an add; a lane's compare-and-swap), and no frame (the only
+ * calls are tail calls).  The live word is compared against
+ * MS_FAST_ALWAYS, MS_FAST_LANE, then MS_FAST_QUEUE, in memory
  * (ms_live_is); the guard only where the shim may enter the function
  * (MS_GUARD_OF), or'ed into the kind (MS_GUARD is above every kind).
  * The _ERRNO kinds go on to ms_fasterr_NAME (errno is a call away), a
@@ -152,8 +158,13 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
 			return (ret)(uintptr_t)s_->value;                                 \
 		}                                                                         \
+		if (ms_live_is(&s_->live, MS_FAST_LANE) && !MS_GUARD_OF(id)) {            \
+			if (ms_lane_take(s_))                                             \
+				return (ret)(uintptr_t)s_->value;                         \
+			break;                                                            \
+		}                                                                         \
 		if (ms_live_is(&s_->live, MS_FAST_QUEUE) && !MS_GUARD_OF(id)) {           \
-			if (ms_fast_claim(s_))                                            \
+			if (ms_queue_take(s_))                                            \
 				return (ret)(uintptr_t)s_->value;                         \
 			break;                                                            \
 		}                                                                         \

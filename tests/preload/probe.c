@@ -757,6 +757,44 @@ int main(int argc, char **argv)
 			printf("own %ld bad, handler %ld calls %ld bad\n", own_bad, (long)late_calls,
 			       (long)late_bad);
 		}
+	} else if (strcmp(cmd, "lane-hold") == 0 && argc == 4) {
+		/* lane-hold N VALUE: a thread calls getpid twice (its second
+		 * call takes a batch of a long queue's turns into its lane),
+		 * then waits while main calls getpid N times: main must get
+		 * the turns the waiting thread holds once the count is taken */
+		struct count_arg held = { 2, atoi(argv[3]), 0 };
+		pthread_t th;
+		long main_hits;
+
+		pthread_create(&th, NULL, count_getpid, &held);
+		pthread_join(th, NULL);
+		main_hits = run_threads(1, atol(argv[2]), atoi(argv[3]));
+		printf("thread %ld main %ld\n", held.hits, main_hits);
+	} else if (strcmp(cmd, "lane-killed") == 0 && argc == 4) {
+		/* lane-killed N VALUE: a child calls getpid twice, then is
+		 * killed holding the rest of its batch; then main calls it N
+		 * times */
+		int fds[2], status;
+		long child_hits = 0, main_hits;
+		pid_t pid;
+
+		if (pipe(fds) != 0)
+			return 2;
+		pid = fork();
+		if (pid == 0) {
+			child_hits = run_threads(1, 2, atoi(argv[3]));
+			if (write(fds[1], &child_hits, sizeof(child_hits)) != sizeof(child_hits))
+				_exit(2);
+			raise(SIGKILL);
+		}
+		close(fds[1]);
+		if (read(fds[0], &child_hits, sizeof(child_hits)) != sizeof(child_hits))
+			return 2;
+		waitpid(pid, &status, 0);
+		main_hits = run_threads(1, atol(argv[2]), atoi(argv[3]));
+		printf("child %ld %s, main %ld\n", child_hits,
+		       WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? "killed" : "not killed",
+		       main_hits);
 	} else if (strcmp(cmd, "thread-exit") == 0) {
 		/* a thread ends the process with _exit(3) while main waits */
 		pthread_t th;

@@ -102,6 +102,27 @@ t "a long queue shared by processes and threads: exactly its count, to the end"
 run "$M" -e 'will_return_count(getpid, 42, 5000)' "$PROBE" fork-threads 4 4 2000 42
 want_rc 0; want_out "5000"; want_err_has "5000 of 5000 used"; done_t
 
+# A count of MS_LANE_MIN (channel.h) or more has a lane: a thread takes
+# its turns 32 at a time into its own lane.  The turns a thread holds go
+# to whichever thread calls once the count is taken, and the turns of a
+# process killed holding them were never taken.
+t "lanes: the turns a waiting thread holds go to the thread that calls"
+run "$M" -e 'will_return_count(getpid, 42, 5000)' "$PROBE" lane-hold 6000 42
+want_rc 0; want_out "thread 2 main 4998"; want_err_has "5000 of 5000 used"; done_t
+
+t "lanes: a process killed holding turns took only the turns it answered"
+run "$M" -e 'will_return_count(getpid, 42, 5000)' "$PROBE" lane-killed 0 42
+want_rc 123; want_out "child 2 killed, main 0"
+want_err_has "remaining non-returned values (2 of 5000 used)"; done_t
+
+t "lanes: and the turns it held go to the next caller"
+run "$M" -e 'will_return_count(getpid, 42, 5000)' "$PROBE" lane-killed 6000 42
+want_rc 0; want_out "child 2 killed, main 4998"; want_err_has "5000 of 5000 used"; done_t
+
+t "lanes: a reply with errno takes its turns from lanes too, exactly"
+run "$M" -e 'will_return_count(getpid, 7, 4500, errno=EPERM)' "$PROBE" lane-hold 6000 7
+want_rc 0; want_out "thread 2 main 4498"; want_err_has "4500 of 4500 used"; done_t
+
 # The allocator's trampolines (alloc.c) answer from the fast slot too,
 # after a process's first turn: mallocn calls malloc(64) N times
 t "the allocator's fast slot: a queue of NULLs runs out exactly, then the real malloc"

@@ -29,6 +29,10 @@ t "stress: 8 threads x 4 processes take exactly 10000 of 64000 calls"
 run "$M" -q -e 'will_return_count(getpid, 42, 10000)' "$PROBE" fork-threads 4 8 2000 42
 want_rc 0; want_out "10000"; done_t
 
+t "stress: more threads than lane blocks (320 of 256) take exactly 20000 of 32000 calls"
+run "$M" -q -e 'will_return_count(getpid, 42, 20000)' "$PROBE" fork-threads 5 64 100 42
+want_rc 0; want_out "20000"; done_t
+
 t "no value twice, none lost: 3000 distinct values over 4 processes x 4 threads"
 # negative: a real pid (the probe keeps the values that are not its own)
 # can be anything from 1 to pid_max

@@ -527,6 +527,95 @@ static void test_own_copy_paths(void **state)
 	}
 }
 
+/* Lanes (channel.h): the first MS_LANES rules of MS_LANE_MIN turns or
+ * more, in the spec's order, whichever writer; their blocks in the
+ * state; and the validator's checks of both. */
+static void test_lanes(void **state)
+{
+	struct fixture *f = *state;
+	char stmt[96];
+	struct ms_diag d;
+
+	for (int large = 0; large < 2; large++) {
+		struct ms_spec spec;
+		struct ms_chan_pair p;
+		struct ms_chan_hdr *h;
+		struct ms_rule *rules;
+		uint64_t size;
+		void *own = NULL, *want;
+		int seen[MS_LANES + 1] = { 0 };
+
+		ms_spec_init(&spec, realloc, free);
+		assert_int_equal(ms_parse(&spec, "s", "will_return_count(getgid, 1, 100)", 33, &d), 0);
+		/* two functions in turn: the writers go function by function */
+		for (int i = 0; i < MS_LANES + 1; i++) {
+			snprintf(stmt, sizeof(stmt), "will_return_count(%s, %d, %d)",
+				 i % 2 ? "getuid" : "getpid", i, MS_LANE_MIN + i);
+			assert_int_equal(ms_parse(&spec, "s", stmt, strlen(stmt), &d), 0);
+		}
+		snprintf(stmt, sizeof(stmt), "will_return_count(getppid, 1, %d, from=\"x*\")", MS_LANE_MIN);
+		assert_int_equal(ms_parse(&spec, "s", stmt, strlen(stmt), &d), 0);
+		for (int i = 0; large && i < 3000; i++) {
+			snprintf(stmt, sizeof(stmt), "will_return_maybe(getegid, %d)", i);
+			assert_int_equal(ms_parse(&spec, "more", stmt, strlen(stmt), &d), 0);
+		}
+		size = ms_channel_size(&spec, 16);
+		want = calloc(1, size);
+		assert_non_null(want);
+		ms_channel_write(&spec, want, size, 16, 0);
+		assert_int_equal(ms_channel_create_own(&spec, 16, 0, 1, &own, own_alloc, NULL, &p), 0);
+		assert_memory_equal(own, want, size);
+		h = want;
+		rules = ms_chan_at(h, h->rules_off);
+		assert_null(ms_channel_validate(want, size));
+		assert_int_equal(h->lanes_cap, MS_LANE_BLOCKS);
+		assert_int_equal(ms_lanes_off(h) % 64, 0);
+		assert_true(ms_lanes_off(h) + (uint64_t)MS_LANE_BLOCKS * MS_LANES * 4 <= h->state_size);
+		assert_true(ms_lanes_off(h) >= h->st_rec_off + h->rec_cap);
+		for (uint32_t i = 0; i < h->nrules; i++) {
+			const struct ms_rule *r = &rules[i];
+			int k = r->stmt.count - MS_LANE_MIN;	/* the i of the loop above */
+
+			if (r->stmt.fn == MS_ID_getuid || r->stmt.fn == MS_ID_getpid) {
+				assert_int_equal(r->lane, k < MS_LANES ? (uint32_t)k + 1 : 0);
+				seen[r->lane]++;
+			} else {
+				assert_int_equal(r->lane, 0);	/* few turns, from= */
+			}
+		}
+		for (int k = 1; k <= MS_LANES; k++)
+			assert_int_equal(seen[k], 1);
+		/* the validator */
+		for (uint32_t i = 0; i < h->nrules; i++)
+			if (rules[i].lane == 1) {
+				rules[i].lane = MS_LANES + 1;
+				assert_non_null(strstr(ms_channel_validate(want, size), "its lane"));
+				rules[i].lane = 1;
+			} else if (rules[i].stmt.fn == MS_ID_getgid) {
+				rules[i].lane = 2;	/* 100 turns */
+				assert_non_null(strstr(ms_channel_validate(want, size), "its lane"));
+				rules[i].lane = 0;
+			}
+		h->lanes_cap = MS_LANE_BLOCKS + 1;
+		assert_non_null(ms_channel_validate(want, size));
+		h->lanes_cap = MS_LANE_BLOCKS;
+		h->state_size -= 4;
+		assert_non_null(ms_channel_validate(want, size));
+		h->state_size += 4;
+		assert_null(ms_channel_validate(want, size));
+		free(want);
+		free(own);
+		ms_channel_unmap(&p);
+		close(p.spec_fd);
+		close(p.state_fd);
+		ms_spec_fini(&spec);
+	}
+	/* no rule long enough: no blocks, and no room for them */
+	assert_int_equal(((struct ms_chan_hdr *)f->map)->lanes_cap, 0);
+	assert_int_equal(((struct ms_chan_hdr *)f->map)->state_size,
+			 ((struct ms_chan_hdr *)f->map)->st_rec_off);
+}
+
 static void test_exec_marks(void **state)
 {
 	struct fixture *f = *state;
@@ -560,6 +649,7 @@ int main(void)
 		T(test_random_corruption),
 		T(test_exec_marks),
 		T(test_own_copy_paths),
+		T(test_lanes),
 #undef T
 	};
 
