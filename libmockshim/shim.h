@@ -401,36 +401,39 @@ MS_HIDDEN void ms_lanes_give(void);
  * A turn of slot s's count from this thread's lane: 1, or 0 for the slow
  * path.  One compare-and-swap on a line no other thread writes.  A lane
  * run dry takes MS_LANE_BATCH turns from the rule's consumed with one
- * atomic add, keeps one and puts the rest in the lane (an add too: a
- * forked child that shares the block may be adding as well), while the
- * batch ends below s->far; past it, the add is undone and the slot
- * closes in this process: the slow path takes the last turns one at a
- * time, and after consumed reaches the count, the turns lanes hold
- * (ms_lane_steal).  (A batch is in consumed before it is in the lane:
- * were a thread stopped between the two adds while the others took all
- * of the count's last MS_CLAIM_SLACK turns, their next calls would find
- * the count taken and go to the real function, the batch still the
- * stopped thread's to answer.)
+ * compare-and-swap, keeps one and puts the rest in the lane (an add: a
+ * vfork child shares the block), while the batch ends at or below
+ * s->far; past it the slot closes in this process: the slow path takes
+ * the last turns one at a time, and after consumed reaches the count,
+ * the turns lanes hold (ms_lane_steal).  consumed never passes s->far
+ * here, even for a moment.  The block is read once: a signal handler
+ * that gives this thread its block (ms_fast_open) between two reads
+ * would have this call fill a block that is not one.  (A batch is in
+ * consumed before it is in the lane: a process killed, or a thread ended
+ * by another's exec, between the two counts its turns taken and not
+ * answered, as the one turn of a call ended before it returns is.)
  */
 static inline __attribute__((always_inline)) int ms_lane_take(struct ms_fast *s)
 {
-	int32_t *p = (int32_t *)((char *)ms_t_lanes + s->lane_off);
+	int32_t *l = __atomic_load_n(&ms_t_lanes, __ATOMIC_RELAXED);
+	int32_t *p = (int32_t *)((char *)l + s->lane_off);
 	int32_t n = __atomic_load_n(p, __ATOMIC_RELAXED);
-	uint32_t b, old;
+	uint32_t b, c;
 
 	if (ms_likely(n > 0) &&
 	    ms_likely(__atomic_compare_exchange_n(p, &n, n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)))
 		return 1;
-	if (ms_unlikely(ms_t_lanes == ms_lanes_none))
+	if (ms_unlikely(l == ms_lanes_none))
 		return 0;
-	b = ms_t_lanes == ms_lanes_single ? 1 : MS_LANE_BATCH;
-	old = __atomic_fetch_add(s->consumed, b, __ATOMIC_ACQ_REL);
-	if (ms_likely(old + b <= (uint32_t)s->far)) {
-		if (b > 1)
-			__atomic_fetch_add(p, (int32_t)b - 1, __ATOMIC_RELEASE);
-		return 1;
-	}
-	__atomic_fetch_sub(s->consumed, b, __ATOMIC_RELAXED);
+	b = l == ms_lanes_single ? 1 : MS_LANE_BATCH;
+	c = __atomic_load_n(s->consumed, __ATOMIC_RELAXED);
+	while (c + b <= (uint32_t)s->far)
+		if (__atomic_compare_exchange_n(s->consumed, &c, c + b, 1, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED)) {
+			if (b > 1)
+				__atomic_fetch_add(p, (int32_t)b - 1, __ATOMIC_RELEASE);
+			return 1;
+		}
 	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
 	return 0;
 }

@@ -123,11 +123,12 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 	if (s->far > 0 && __atomic_load_n(s->consumed, __ATOMIC_RELAXED) +
 				  (s->lane_off >= 0 ? MS_LANE_BATCH : 0) >= (uint32_t)s->far)
 		return;
-	/* this thread's lane block, the first time it takes a lane's turn */
-	if (s->lane_off >= 0 && ms_t_lanes == ms_lanes_none)
-		ms_lanes_give();
 	if (kind && kind < MS_FAST_EXPECT && !ms_guard && key != -1 &&
 	    __atomic_load_n(s->logged_pid, __ATOMIC_RELAXED) == key) {
+		/* this thread's lane block, the first time it takes a lane's
+		 * turn from a live slot */
+		if (s->lane_off >= 0 && __atomic_load_n(&ms_t_lanes, __ATOMIC_RELAXED) == ms_lanes_none)
+			ms_lanes_give();
 		__atomic_store_n(&ms_fast_any, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->live, kind, __ATOMIC_RELEASE);
 	}
