@@ -17,6 +17,10 @@
 #include "catalog.h"
 #include "spec.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23	/* Linux 5.14; a C library's headers may lack it */
+#endif
+
 static uint64_t align8(uint64_t n)
 {
 	return (n + 7) & ~(uint64_t)7;

@@ -12,6 +12,9 @@
 #include <sys/socket.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#ifndef STATX_TYPE
+#include <linux/stat.h>	/* a C library without statx (musl before 1.2.5): the kernel's */
+#endif
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysinfo.h>
@@ -78,9 +81,56 @@ static int lookup(const struct named *t, size_t n, const char *name, size_t len,
 	return 0;
 }
 
+/*
+ * The errno and signal names, as glibc's strerrorname_np() and
+ * sigabbrev_np() give them (one name a value: EAGAIN, not EWOULDBLOCK;
+ * SIGPOLL, not SIGIO), from tables of our own: mockrun also links a C
+ * library without those functions (musl).
+ */
+#define N(x) [x] = #x,
+static const char *const errno_names[] = {
+	N(EPERM) N(ENOENT) N(ESRCH) N(EINTR) N(EIO) N(ENXIO) N(E2BIG) N(ENOEXEC) N(EBADF)
+	N(ECHILD) N(EAGAIN) N(ENOMEM) N(EACCES) N(EFAULT) N(ENOTBLK) N(EBUSY) N(EEXIST)
+	N(EXDEV) N(ENODEV) N(ENOTDIR) N(EISDIR) N(EINVAL) N(ENFILE) N(EMFILE) N(ENOTTY)
+	N(ETXTBSY) N(EFBIG) N(ENOSPC) N(ESPIPE) N(EROFS) N(EMLINK) N(EPIPE) N(EDOM)
+	N(ERANGE) N(EDEADLK) N(ENAMETOOLONG) N(ENOLCK) N(ENOSYS) N(ENOTEMPTY) N(ELOOP)
+	N(ENOMSG) N(EIDRM) N(ECHRNG) N(EL2NSYNC) N(EL3HLT) N(EL3RST) N(ELNRNG) N(EUNATCH)
+	N(ENOCSI) N(EL2HLT) N(EBADE) N(EBADR) N(EXFULL) N(ENOANO) N(EBADRQC) N(EBADSLT)
+	N(EBFONT) N(ENOSTR) N(ENODATA) N(ETIME) N(ENOSR) N(ENONET) N(ENOPKG) N(EREMOTE)
+	N(ENOLINK) N(EADV) N(ESRMNT) N(ECOMM) N(EPROTO) N(EMULTIHOP) N(EDOTDOT) N(EBADMSG)
+	N(EOVERFLOW) N(ENOTUNIQ) N(EBADFD) N(EREMCHG) N(ELIBACC) N(ELIBBAD) N(ELIBSCN)
+	N(ELIBMAX) N(ELIBEXEC) N(EILSEQ) N(ERESTART) N(ESTRPIPE) N(EUSERS) N(ENOTSOCK)
+	N(EDESTADDRREQ) N(EMSGSIZE) N(EPROTOTYPE) N(ENOPROTOOPT) N(EPROTONOSUPPORT)
+	N(ESOCKTNOSUPPORT) N(EOPNOTSUPP) N(EPFNOSUPPORT) N(EAFNOSUPPORT) N(EADDRINUSE)
+	N(EADDRNOTAVAIL) N(ENETDOWN) N(ENETUNREACH) N(ENETRESET) N(ECONNABORTED)
+	N(ECONNRESET) N(ENOBUFS) N(EISCONN) N(ENOTCONN) N(ESHUTDOWN) N(ETOOMANYREFS)
+	N(ETIMEDOUT) N(ECONNREFUSED) N(EHOSTDOWN) N(EHOSTUNREACH) N(EALREADY)
+	N(EINPROGRESS) N(ESTALE) N(EUCLEAN) N(ENOTNAM) N(ENAVAIL) N(EISNAM) N(EREMOTEIO)
+	N(EDQUOT) N(ENOMEDIUM) N(EMEDIUMTYPE) N(ECANCELED) N(ENOKEY) N(EKEYEXPIRED)
+	N(EKEYREVOKED) N(EKEYREJECTED) N(EOWNERDEAD) N(ENOTRECOVERABLE) N(ERFKILL)
+	N(EHWPOISON)
+};
+#undef N
+#define N(x) [SIG##x] = #x,
+static const char *const signal_names[] = {
+	N(HUP) N(INT) N(QUIT) N(ILL) N(TRAP) N(ABRT) N(BUS) N(FPE) N(KILL) N(USR1) N(SEGV)
+	N(USR2) N(PIPE) N(ALRM) N(TERM) N(STKFLT) N(CHLD) N(CONT) N(STOP) N(TSTP) N(TTIN)
+	N(TTOU) N(URG) N(XCPU) N(XFSZ) N(VTALRM) N(PROF) N(WINCH) N(POLL) N(PWR) N(SYS)
+};
+#undef N
+
 const char *ms_errno_name(int err)
 {
-	return err > 0 ? strerrorname_np(err) : NULL;
+	return err > 0 && (size_t)err < sizeof(errno_names) / sizeof(errno_names[0])
+		       ? errno_names[err]
+		       : NULL;
+}
+
+const char *ms_signal_abbrev(int sig)
+{
+	return sig > 0 && (size_t)sig < sizeof(signal_names) / sizeof(signal_names[0])
+		       ? signal_names[sig]
+		       : NULL;
 }
 
 const char *ms_eai_name(int code)
@@ -94,8 +144,8 @@ const char *ms_eai_name(int code)
 int ms_name_value(const char *name, size_t len, int64_t *value)
 {
 	if (len > 1 && name[0] == 'E' && !(len > 4 && memcmp(name, "EAI_", 4) == 0)) {
-		for (int e = 1; e < 256; e++) {
-			const char *s = strerrorname_np(e);
+		for (int e = 1; (size_t)e < sizeof(errno_names) / sizeof(errno_names[0]); e++) {
+			const char *s = errno_names[e];
 
 			if (s && strlen(s) == len && memcmp(s, name, len) == 0) {
 				*value = e;
@@ -104,8 +154,8 @@ int ms_name_value(const char *name, size_t len, int64_t *value)
 		}
 	}
 	if (len > 3 && memcmp(name, "SIG", 3) == 0) {
-		for (int s = 1; s < NSIG; s++) {
-			const char *a = sigabbrev_np(s);
+		for (int s = 1; (size_t)s < sizeof(signal_names) / sizeof(signal_names[0]); s++) {
+			const char *a = signal_names[s];
 
 			if (a && strlen(a) == len - 3 && memcmp(a, name + 3, len - 3) == 0) {
 				*value = s;

@@ -14,6 +14,8 @@
 int ms_name_value(const char *name, size_t len, int64_t *value);
 /* "ENOENT" for 2, or NULL. */
 const char *ms_errno_name(int err);
+/* "HUP" for SIGHUP (sigabbrev_np()'s names), or NULL. */
+const char *ms_signal_abbrev(int sig);
 const char *ms_eai_name(int code);
 
 /* Known structs for struct literals. */

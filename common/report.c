@@ -27,6 +27,7 @@
 
 #include "catalog.h"
 #include "channel.h"
+#include "names.h"
 #include "report.h"
 #include "spec.h"
 #include "view.h"
@@ -412,7 +413,7 @@ void rp_consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char
 void rp_describe_status(const struct ms_report_in *s, char *buf, size_t n)
 {
 	const struct mockshim_result *r = &s->result;
-	const char *sig = r->signal ? sigabbrev_np(r->signal) : NULL;
+	const char *sig = r->signal ? ms_signal_abbrev(r->signal) : NULL;
 
 	if (s->running)
 		snprintf(buf, n, "is still running (the report so far)");

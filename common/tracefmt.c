@@ -11,6 +11,9 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#ifndef STATX_TYPE
+#include <linux/stat.h>	/* a C library without statx (musl before 1.2.5): the kernel's */
+#endif
 #include <sys/time.h>
 #include <time.h>
 

@@ -22,6 +22,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "catalog.h"
@@ -224,8 +225,8 @@ static int start_janitor(struct ms_control *c)
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		close(p[1]);
 		if (p[0] > 0)
-			close_range(0, (unsigned)p[0] - 1, 0);
-		close_range((unsigned)p[0] + 1, ~0u, 0);
+			syscall(SYS_close_range, 0, (unsigned)p[0] - 1, 0);
+		syscall(SYS_close_range, (unsigned)p[0] + 1, ~0u, 0);
 		/* the inode (8 bytes), then EOF; nothing else comes */
 		while ((n = read(p[0], (char *)&ino + got, got < sizeof(ino) ? sizeof(ino) - got : 1)) != 0)
 			if (n > 0 && got < sizeof(ino))

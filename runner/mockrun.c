@@ -370,6 +370,44 @@ static int word_option(struct mockshim_session *s, struct cli *c, int opt, char 
 	}
 }
 
+/*
+ * What was wrong with the option getopt_long() just refused (opterr is
+ * 0: the C libraries word this differently, and mockrun links either),
+ * in glibc's words: the argument it stopped at is argv[optind - 1].
+ */
+static void option_error(int argc, char **argv)
+{
+	const char *arg = optind > 0 && optind <= argc ? argv[optind - 1] : "", *o;
+	size_t len;
+	int n = 0, exact = -1;
+
+	if (strncmp(arg, "--", 2) != 0 || !arg[2]) {
+		o = optopt > 0 && optopt < 128 ? strchr(program_opts + 1, optopt) : NULL;
+		if (o && o[1] == ':' && o[2] != ':')
+			fprintf(stderr, "mockrun: option requires an argument -- '%c'\n", optopt);
+		else if (optopt > ' ' && optopt < 127)
+			fprintf(stderr, "mockrun: invalid option -- '%c'\n", optopt);
+		else
+			fprintf(stderr, "mockrun: unrecognized option '%s'\n", arg);
+		return;
+	}
+	len = strcspn(arg + 2, "=");
+	for (int i = 0; opts[i].name; i++)
+		if (strncmp(opts[i].name, arg + 2, len) == 0) {
+			n++;
+			if (strlen(opts[i].name) == len)
+				exact = i;
+		}
+	if (exact < 0 && n > 1)
+		fprintf(stderr, "mockrun: option '%s' is ambiguous\n", arg);
+	else if (exact < 0 && n == 0)
+		fprintf(stderr, "mockrun: unrecognized option '%s'\n", arg);
+	else if (arg[2 + len] == '=')
+		fprintf(stderr, "mockrun: option '--%.*s' doesn't allow an argument\n", (int)len, arg + 2);
+	else
+		fprintf(stderr, "mockrun: option '%s' requires an argument\n", arg);
+}
+
 /* One option of getopt's; what it asks is in c (or s) afterwards. */
 static int one_option(struct mockshim_session *s, struct cli *c, int opt, int argc, char **argv)
 {
@@ -444,7 +482,8 @@ static int one_option(struct mockshim_session *s, struct cli *c, int opt, int ar
 		c->record_fns = optarg;
 		return GO_ON;
 	default:
-		/* getopt said which option; the whole help would bury it */
+		/* which option; the whole help would bury it */
+		option_error(argc, argv);
 		fprintf(stderr, "mockrun: see mockrun --help\n");
 		return FAILED;
 	}
@@ -457,6 +496,7 @@ static int read_command_line(struct mockshim_session *s, struct cli *c, int argc
 	int opt, r;
 
 	c->testing = test_mode(argc, argv);
+	opterr = 0;	/* option_error() says what is wrong */
 	while ((opt = getopt_long(argc, argv, c->testing ? test_opts : program_opts, opts, NULL)) != -1)
 		if ((r = one_option(s, c, opt, argc, argv)) != GO_ON)
 			return r;
@@ -845,8 +885,10 @@ int main(int argc, char **argv)
 	 * calloc.  Above the parser's statement (300 kB, one per parse) and
 	 * the top of the heap kept after it is freed: a short spec's run
 	 * maps and unmaps nothing for it. */
+#ifdef M_MMAP_THRESHOLD
 	mallopt(M_MMAP_THRESHOLD, 512 << 10);
 	mallopt(M_TRIM_THRESHOLD, 1 << 20);
+#endif
 	s = mockshim_session_create();
 	if (!s) {
 		fprintf(stderr, "mockrun: out of memory\n");

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "names.h"
 #include "outfile.h"
 #include "report.h"
 #include "session.h"
@@ -298,7 +299,7 @@ void ms_tf_describe_exit(struct strbuf *b, const struct mockshim_result *r)
 	else if (r->timed_out)
 		sb_printf(b, "timed out");
 	else if (r->signal)
-		sb_printf(b, "was killed by SIG%s", sigabbrev_np(r->signal) ? sigabbrev_np(r->signal) : "?");
+		sb_printf(b, "was killed by SIG%s", ms_signal_abbrev(r->signal) ? ms_signal_abbrev(r->signal) : "?");
 	else
 		sb_printf(b, "exited with status %d", r->exit_status);
 }
@@ -429,7 +430,7 @@ int ms_tf_check_run(const struct file *f, const struct block *t, const char *dir
 		if (r->signal != t->expect_signal) {
 			sb_printf(details, "%s:%u: expected the program to be killed by SIG%s, but it ",
 				  f->path, t->expect_line,
-				  sigabbrev_np(t->expect_signal) ? sigabbrev_np(t->expect_signal) : "?");
+				  ms_signal_abbrev(t->expect_signal) ? ms_signal_abbrev(t->expect_signal) : "?");
 			ms_tf_describe_exit(details, r);
 			sb_printf(details, "\n");
 			failed = 1;

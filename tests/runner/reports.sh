@@ -198,6 +198,15 @@ run "$M" --frobnicate true
 want_rc 125; want_err_has "unrecognized option '--frobnicate'"; want_err_has "see mockrun --help"
 [ "$(printf '%s\n' "$err" | wc -l)" -le 2 ] || problem "more than 2 lines: $err"; done_t
 
+t "a refused option in mockrun's own words, whichever C library it links"
+for c in "--tr|option '--tr' is ambiguous" "--version=3|option '--version' doesn't allow an argument" \
+	"--trace-file|option '--trace-file' requires an argument" "-x|invalid option -- 'x'" \
+	"-qx|invalid option -- 'x'" "-e|option requires an argument -- 'e'"; do
+	run "$M" ${c%%|*}
+	want_rc 125; want_err_has "mockrun: ${c#*|}"; want_err_has "see mockrun --help"
+	[ "$(printf '%s\n' "$err" | wc -l)" -eq 2 ] || problem "${c%%|*}: not 2 lines: $err"
+done; done_t
+
 t "messages: a caret in a long line, strings not pointers, the name the user wrote, 1 time"
 long="will_return_maybe(getuid, 0)"
 for i in $(seq 30); do long="$long; will_return_maybe(getuid, $i)"; done

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Every catalog row is well formed: prototype, outputs, failure convention. */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -280,6 +283,43 @@ static void test_symbol_names_unique(void **state)
 				fail_msg("symbol %s appears twice", ms_sym_name(i));
 }
 
+/* Our errno and signal names are glibc's strerrorname_np() and
+ * sigabbrev_np(), value for value (mockrun may link a C library that
+ * has neither), and the names read back to their values. */
+static void test_errno_signal_names(void **state)
+{
+	int64_t v;
+
+	(void)state;
+	for (int e = -1; e < 512; e++) {
+		const char *want = e > 0 ? strerrorname_np(e) : NULL, *got = ms_errno_name(e);
+
+		if (!want || !got) {
+			if (want != got)
+				fail_msg("errno %d: %s, glibc: %s", e, got ? got : "NULL", want ? want : "NULL");
+			continue;
+		}
+		assert_string_equal(got, want);
+		assert_true(ms_name_value(got, strlen(got), &v));
+		assert_int_equal(v, e);
+	}
+	for (int s = -1; s < 128; s++) {
+		const char *want = s > 0 ? sigabbrev_np(s) : NULL, *got = ms_signal_abbrev(s);
+		char name[32];
+
+		if (!want || !got) {
+			if (want != got)
+				fail_msg("signal %d: %s, glibc: %s", s, got ? got : "NULL", want ? want : "NULL");
+			continue;
+		}
+		assert_string_equal(got, want);
+		snprintf(name, sizeof(name), "SIG%s", got);
+		assert_true(ms_name_value(name, strlen(name), &v));
+		assert_int_equal(v, s);
+	}
+	assert_false(ms_name_value("EWOULDBLOCK", 11, &v));	/* EAGAIN's, as glibc names it */
+}
+
 static void test_names(void **state)
 {
 	int64_t v;
@@ -326,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_design_rows),
 		cmocka_unit_test(test_symbol_names_unique),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_errno_signal_names),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
