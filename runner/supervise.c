@@ -631,7 +631,16 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 		sigemptyset(&sa.sa_mask);
 		sigaction(STOP_SIGNAL, &sa, NULL); /* no SA_RESTART */
 	}
-	r = pthread_create(&s->thread, NULL, serve, s);
+	{
+		/* its stack: 1 MiB whatever the C library's default (glibc's is
+		 * RLIMIT_STACK, musl's 128 kB) */
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 1u << 20);
+		r = pthread_create(&s->thread, &attr, serve, s);
+		pthread_attr_destroy(&attr);
+	}
 	if (r) {
 		snprintf(msg, cap, "cannot start the syscall supervisor: %s", strerror(r));
 		__atomic_store_n(&s->shared->state, 3, __ATOMIC_RELEASE);
