@@ -126,8 +126,9 @@ pkgs=(meson ninja-build gcc g++ libc6-dev pkg-config libcmocka-dev python3
 	binutils coreutils procps libc-bin util-linux bsdutils busybox-static
 	groff-base man-db perl libxml2-utils jq strace file python3-pytest git)
 # valgrind runs on an architecture it supports, not inside qemu-user;
-# the Go test is the syscall tier's, which qemu-user cannot run
-[ "$arch" = "$host_arch" ] && pkgs+=(valgrind golang-go)
+# the Go test is the syscall tier's, which qemu-user cannot run; musl
+# links mockrun in a native build only (runner/meson.build)
+[ "$arch" = "$host_arch" ] && pkgs+=(valgrind golang-go musl-tools)
 if [ ! -e "$dir/.mockshim-packages" ] || [ "$(cat "$dir/.mockshim-packages")" != "${pkgs[*]}" ]; then
 	# man-db's index is rebuilt after each package otherwise: minutes
 	# under qemu, for pages nobody reads here (the tests call man -l)
