@@ -116,9 +116,11 @@ static void settle_lanes(struct ms_report_in *s)
 			int32_t v = lanes[(size_t)b * MS_LANES + k];
 			uint32_t *c;
 
-			if (!v)
+			/* a lane below 0 is a turn's subtract not yet undone
+			 * (ms_lane_take): empty */
+			if (v <= 0)
 				continue;
-			if (v < 0 || !of[k]) {
+			if (!of[k]) {
 				tamper(s, 0, "lane %u of block %u holds %d turns of no rule", k, b, v);
 				continue;
 			}

@@ -389,9 +389,10 @@ enum ms_fast_kind {
  * This thread's lane block (channel.h, "Lanes"): MS_LANES counts of turns
  * it holds, in the state.  ms_lanes_none until the slow path gives the
  * thread one (ms_fast_open), ms_lanes_single when the session has none
- * left: then each turn is an add of one to consumed, as without a lane.
- * Both are zeros, never written.  A forked child starts with none
- * (forked(), attach.c): what the block holds stays its parent thread's.
+ * left: then its turns come from consumed one at a time.
+ * Both hold zeros (each call's subtract is undone: ms_lane_take).  A
+ * forked child starts with none (forked(), attach.c): what the block
+ * holds stays its parent thread's.
  */
 extern __thread int32_t *ms_t_lanes MS_HIDDEN __attribute__((tls_model("initial-exec")));
 extern int32_t ms_lanes_none[MS_LANES] MS_HIDDEN, ms_lanes_single[MS_LANES] MS_HIDDEN;
@@ -399,42 +400,43 @@ MS_HIDDEN void ms_lanes_give(void);
 
 /*
  * A turn of slot s's count from this thread's lane: 1, or 0 for the slow
- * path.  One compare-and-swap on a line no other thread writes.  A lane
- * run dry takes MS_LANE_BATCH turns from the rule's consumed with one
- * compare-and-swap, keeps one and puts the rest in the lane (an add: a
- * vfork child shares the block), while the batch ends at or below
- * s->far; past it the slot closes in this process: the slow path takes
- * the last turns one at a time, and after consumed reaches the count,
- * the turns lanes hold (ms_lane_steal).  consumed never passes s->far
- * here, even for a moment.  The block is read once: a signal handler
- * that gives this thread its block (ms_fast_open) between two reads
- * would have this call fill a block that is not one.  (A batch is in
- * consumed before it is in the lane: a process killed, or a thread ended
- * by another's exec, between the two counts its turns taken and not
- * answered, as the one turn of a call ended before it returns is.)
+ * path.  One atomic subtract on a line no other thread writes; a lane
+ * that had none is then at -1, which no one takes from (ms_lane_steal
+ * and the audit read it as empty), until the add that ends this call
+ * here puts it back.  A lane run dry takes MS_LANE_BATCH turns from the
+ * rule's consumed with one compare-and-swap, keeps one and puts the
+ * rest in the lane, while the batch ends at or below s->far; past it the
+ * slot closes in this process: the slow path takes the last turns one at
+ * a time, and after consumed reaches the count, the turns lanes hold
+ * (ms_lane_steal).  consumed never passes s->far here, even for a
+ * moment.  The block is read once: a signal handler that gives this
+ * thread its block (ms_fast_open) between two reads would have this
+ * call fill a block that is not one.  (A batch is in consumed before it
+ * is in the lane: a process killed, or a thread ended by another's exec,
+ * between the two counts its turns taken and not answered, as the one
+ * turn of a call ended before it returns is.)
  */
 static inline __attribute__((always_inline)) int ms_lane_take(struct ms_fast *s)
 {
 	int32_t *l = __atomic_load_n(&ms_t_lanes, __ATOMIC_RELAXED);
 	int32_t *p = (int32_t *)((char *)l + s->lane_off);
-	int32_t n = __atomic_load_n(p, __ATOMIC_RELAXED);
 	uint32_t b, c;
 
-	if (ms_likely(n > 0) &&
-	    ms_likely(__atomic_compare_exchange_n(p, &n, n - 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)))
+	if (ms_likely(__atomic_fetch_sub(p, 1, __ATOMIC_ACQ_REL) > 0))
 		return 1;
-	if (ms_unlikely(l == ms_lanes_none))
-		return 0;
-	b = l == ms_lanes_single ? 1 : MS_LANE_BATCH;
+	b = l == ms_lanes_none ? 0 : l == ms_lanes_single ? 1 : MS_LANE_BATCH;
 	c = __atomic_load_n(s->consumed, __ATOMIC_RELAXED);
-	while (c + b <= (uint32_t)s->far)
+	while (b && c + b <= (uint32_t)s->far)
 		if (__atomic_compare_exchange_n(s->consumed, &c, c + b, 1, __ATOMIC_ACQ_REL,
 						__ATOMIC_RELAXED)) {
-			if (b > 1)
-				__atomic_fetch_add(p, (int32_t)b - 1, __ATOMIC_RELEASE);
+			/* the -1 undone, and the batch less this call's turn */
+			__atomic_fetch_add(p, (int32_t)b, __ATOMIC_RELEASE);
 			return 1;
 		}
-	__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
+	/* no block yet: the slow path gives one; else near the end */
+	if (b)
+		__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
 	return 0;
 }
 
