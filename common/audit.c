@@ -91,17 +91,20 @@ static int check_event_ok(const struct ms_report_in *s, const struct ms_event *e
 }
 
 /*
- * The turns lanes hold (channel.h, "Lanes") were counted in their rules'
- * consumed when a thread took them, and are not taken: consumed less
- * what every block's lane of the rule holds.  A lane of no rule that
- * holds turns, or more than the rule counts, is not what a shim writes.
+ * A rule with a lane (channel.h, "Lanes"): consumed counts the turns
+ * claimed, batched those of them claimed for lanes; the lanes say which
+ * of those were answered.  Turns taken: consumed - batched + every
+ * lane's answered, less a turn in flight for each a lane's negative count
+ * shows.  A lane of no rule that was used, or lanes that answered more
+ * than was claimed for them, is not what a shim writes.
  */
 static void settle_lanes(struct ms_report_in *s)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
 	struct ms_rule_state *rst = ms_state_at(s->state, h->st_rules_off);
-	const int32_t *lanes = ms_state_at(s->state, ms_lanes_off(h));
+	const uint64_t *lanes = ms_state_at(s->state, ms_lanes_off(h));
+	uint64_t answered[MS_LANES] = { 0 };
 	uint32_t of[MS_LANES] = { 0 }, n = ((struct ms_state_hdr *)s->state)->lanes_next;
 
 	if (!h->lanes_cap)
@@ -113,29 +116,37 @@ static void settle_lanes(struct ms_report_in *s)
 		n = h->lanes_cap;
 	for (uint32_t b = 0; b < n; b++)
 		for (uint32_t k = 0; k < MS_LANES; k++) {
-			int32_t v = lanes[(size_t)b * MS_LANES + k];
-			uint32_t *c;
+			uint64_t w = lanes[(size_t)b * MS_LANES + k];
+			int32_t left = MS_LANE_LEFT(w);
+			uint32_t ans = MS_LANE_ANSWERED(w), flight = left < 0 ? -(uint32_t)left : 0;
 
-			/* a lane below 0 is a turn's subtract not yet undone
-			 * (ms_lane_take): empty */
-			if (v <= 0)
+			if (!w)
 				continue;
 			if (!of[k]) {
-				tamper(s, 0, "lane %u of block %u holds %d turns of no rule", k, b, v);
+				tamper(s, 0, "lane %u of block %u was used, by no rule", k, b);
 				continue;
 			}
-			c = &rst[of[k] - 1].consumed;
-			/* a copy taken while the tree runs may catch a batch
-			 * in the lane before its add to consumed shows */
-			if ((uint32_t)v > *c) {
-				if (!s->running)
-					tamper(s, 0, "lane %u of block %u holds %d turns, but %u were taken",
-					       k, b, v, *c);
-				*c = 0;
-				continue;
-			}
-			*c -= (uint32_t)v;
+			answered[k] += ans > flight ? ans - flight : 0;
 		}
+	for (uint32_t k = 0; k < MS_LANES; k++) {
+		struct ms_rule_state *rs = of[k] ? &rst[of[k] - 1] : NULL;
+
+		if (!rs)
+			continue;
+		/* a copy taken while the tree runs may hold a lane's turns
+		 * and not yet their batch, copied before them */
+		if (rs->batched > rs->consumed || answered[k] > rs->batched) {
+			if (!s->running)
+				tamper(s, 0, "lane %u: %llu turns answered of %u claimed for lanes (%u in all)",
+				       k, (unsigned long long)answered[k], rs->batched, rs->consumed);
+			if (rs->batched > rs->consumed)
+				rs->batched = rs->consumed;
+			if (answered[k] > rs->batched)
+				answered[k] = rs->batched;
+		}
+		rs->consumed = rs->consumed - rs->batched + (uint32_t)answered[k];
+		rs->batched = 0;
+	}
 }
 
 static void audit(struct ms_report_in *s, uint64_t token)

@@ -356,7 +356,7 @@ static const char *state_layout_ok(const struct ms_chan_hdr *h, uint64_t size)
 		const uint64_t elems[] = { sizeof(int32_t), sizeof(struct ms_time_state),
 					   sizeof(struct ms_event), sizeof(struct ms_fn_state),
 					   sizeof(struct ms_rule_state), sizeof(struct ms_count_state),
-					   sizeof(struct ms_count_state), 1, sizeof(int32_t) };
+					   sizeof(struct ms_count_state), 1, sizeof(uint64_t) };
 		uint64_t end = sizeof(struct ms_state_hdr);
 
 		if (h->state_size > (uint64_t)1 << 40 || h->events_cap > 1u << 24 ||

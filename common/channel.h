@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 22u
+#define MS_CHAN_ABI 23u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -145,12 +145,15 @@ struct ms_fn_state {
 /* Per rule, a cache line each: threads taking turns of different rules
  * (unrelated queues) never write a line another one reads. */
 struct ms_rule_state {
-	uint32_t consumed;	/* turns taken */
+	uint32_t consumed;	/* turns taken (a rule with a lane: and claimed) */
+	uint32_t batched;	/* a rule with a lane: of consumed, the turns
+				 * claimed in batches for lanes; the two are one
+				 * 8-byte word, changed together (ms_claim_laned) */
 	int32_t logged_pid;	/* the last process that logged a turn of it */
 	uint32_t passed;	/* calls its when() passed by */
 	uint32_t tries;		/* probability=: calls that drew, for the k of the draw */
 	uint32_t declined;	/* probability=: draws that passed it by */
-	uint32_t reserved[11];
+	uint32_t reserved[10];
 };
 
 /* Per expectation and call-order entry. */
@@ -194,17 +197,21 @@ enum ms_escape {
 /*
  * Lanes (issue 22: threads that share one queue).  A queue of many turns
  * (ms_rule_laned) gets lane k of up to MS_LANES: a thread of the shim
- * that answers it from its fast slot takes MS_LANE_BATCH turns at once,
- * one atomic add on the rule's consumed, and counts them down in lane k
- * of its own block in the state (a line no other thread writes).  The
- * turns a lane holds are counted in consumed but not taken: the driver
- * settles them after the run (consumed -= left, in the audit), and a
- * call that finds consumed at the count takes one from any lane first
- * (ms_lane_steal), so the count's last turns go to whichever thread
- * calls, as without lanes.  Every change of a lane is an atomic
- * read-modify-write, so a forked child that shares its parent thread's
- * block, a thread that exits holding turns and a process that is
- * killed holding them lose none.
+ * that answers it from its fast slot claims MS_LANE_BATCH turns at once
+ * from the rule's state, adding the batch to consumed and to batched in
+ * one compare-and-swap of their 8-byte word, and puts them in lane k of
+ * its own block in the state (a line no other thread writes).  A lane is
+ * one 8-byte word: its low half counts the turns answered from it, its
+ * high half (signed) the turns it still holds; a turn adds 1 to the one
+ * and takes 1 from the other in one atomic add, undone if the lane held
+ * none.  A call that finds consumed at the count takes a turn from any
+ * lane first (ms_lane_steal), so the count's last turns go to whichever
+ * thread calls, as without lanes.  After the run the driver settles
+ * (the audit): turns taken = consumed - batched + every lane's answered
+ * (less the turns in flight that a lane's negative count shows).  A turn
+ * claimed in a batch counts once it is answered, whoever answers it, and
+ * a batch claimed by a process killed before it reached its lane counts
+ * not at all.
  */
 #define MS_LANES 32
 #define MS_LANE_BATCH 32
@@ -662,6 +669,9 @@ _Static_assert(sizeof(struct ms_event) == 256, "event layout");
 _Static_assert(sizeof(struct ms_rule) == 88, "rule layout");
 _Static_assert(sizeof(struct ms_rule_state) == 64 && sizeof(struct ms_fn_state) == 64,
 	       "state layout: a cache line per rule and per function");
+_Static_assert(offsetof(struct ms_rule_state, consumed) == 0 &&
+		       offsetof(struct ms_rule_state, batched) == 4,
+	       "consumed and batched: one 8-byte word, consumed its low half");
 _Static_assert(sizeof(struct ms_chan_hdr) % 8 == 0 && sizeof(struct ms_state_hdr) % 64 == 0,
 	       "header layout");
 _Static_assert(sizeof(struct ms_stmt) == 40 && sizeof(struct ms_expect) == 72 &&
@@ -721,6 +731,10 @@ static inline void *ms_state_at(const struct ms_state_hdr *st, uint64_t off)
 {
 	return (char *)st + off;
 }
+
+/* A lane's word (channel.h, "Lanes"): turns answered, and still held. */
+#define MS_LANE_ANSWERED(w) ((uint32_t)(w))
+#define MS_LANE_LEFT(w) ((int32_t)(uint32_t)((w) >> 32))
 
 /* The lane blocks: after the record log, each on lines of its own. */
 static inline uint64_t ms_lanes_off(const struct ms_chan_hdr *h)

@@ -97,7 +97,7 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 			l->lane_rule[l->nlanes++] = i;
 	l->lanes_cap = l->nlanes ? MS_LANE_BLOCKS : 0;
 	if (l->lanes_cap)
-		l->st_size = align64(l->st_size) + (uint64_t)l->lanes_cap * MS_LANES * sizeof(int32_t);
+		l->st_size = align64(l->st_size) + (uint64_t)l->lanes_cap * MS_LANES * sizeof(uint64_t);
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)

@@ -55,8 +55,9 @@ void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state)
 }
 
 /* Every block handed out, lane k: a turn taken from the first that holds
- * one.  Only once the rule's count is all taken, so at most a batch per
- * thread of compare-and-swaps, and then a scan per call that finds none. */
+ * one, answered from it (channel.h, "Lanes").  Only once the rule's count
+ * is all taken, so at most a batch per thread of compare-and-swaps, and
+ * then a scan per call that finds none. */
 int ms_lane_steal(uint32_t k)
 {
 	uint32_t n = __atomic_load_n(&ms_d.st->lanes_next, __ATOMIC_ACQUIRE);
@@ -66,12 +67,13 @@ int ms_lane_steal(uint32_t k)
 	if (n > ms_d.chan->lanes_cap)
 		n = ms_d.chan->lanes_cap;
 	for (uint32_t b = 0; b < n; b++) {
-		int32_t *p = ms_d.lanes + (size_t)b * MS_LANES + k;
-		int32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+		uint64_t *p = ms_d.lanes + (size_t)b * MS_LANES + k;
+		uint64_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
 
-		while (v > 0)
-			if (__atomic_compare_exchange_n(p, &v, v - 1, 1, __ATOMIC_ACQ_REL,
-							__ATOMIC_RELAXED))
+		/* one held less, one answered more */
+		while (MS_LANE_LEFT(v) > 0)
+			if (__atomic_compare_exchange_n(p, &v, v + 1 - ((uint64_t)1 << 32), 1,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 				return 1;
 	}
 	return 0;

@@ -52,7 +52,7 @@ struct ms_dec {
 	const struct ms_cond *conds;
 	struct ms_event *events;
 	int32_t *pids;
-	int32_t *lanes;		/* the lane blocks (channel.h), NULL: none */
+	uint64_t *lanes;	/* the lane blocks (channel.h), NULL: none */
 	const char *pool;
 	/* the shim: this process's pid without a syscall (read at attach and
 	 * in the child of every fork), the pid that last wrote an event;
@@ -195,13 +195,27 @@ static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
  * one was taken from it. */
 MS_DEC_HIDDEN int ms_lane_steal(uint32_t k);
 
+/* A turn of a rule with a lane, whose state's consumed is at c: one
+ * more consumed, batched as it is, in one compare-and-swap of their word
+ * (every change of it is one: channel.h, "Lanes"). */
+static inline int ms_claim_laned(uint32_t *c, int32_t count)
+{
+	uint64_t *w = (uint64_t *)(void *)c, v = __atomic_load_n(w, __ATOMIC_RELAXED);
+
+	while ((uint32_t)v < (uint32_t)count)
+		if (__atomic_compare_exchange_n(w, &v, v + 1, 1, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
+
 /* A turn of rule r, whose state's consumed is at c (the slow path's):
  * from its count, and once that has none left, from the lanes that hold
  * its turns. */
 static inline int ms_claim_rule(uint32_t *c, const struct ms_rule *r)
 {
-	return ms_claim_turn(c, r->stmt.count) ||
-	       (ms_unlikely(r->lane) && ms_lane_steal(r->lane - 1));
+	if (ms_likely(!r->lane))
+		return ms_claim_turn(c, r->stmt.count);
+	return ms_claim_laned(c, r->stmt.count) || ms_lane_steal(r->lane - 1);
 }
 
 /* The common case inline: integer conditions that hold.  1 when they

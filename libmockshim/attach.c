@@ -59,8 +59,8 @@ int32_t ms_fast_key = -1;
 uint8_t ms_fast_any;
 #define MS_FAST_SLOTS (MS_FN_COUNT + MS_DECL_MAX)
 struct ms_fast ms_fast[MS_FAST_SLOTS];
-__thread int32_t *ms_t_lanes __attribute__((tls_model("initial-exec"))) = ms_lanes_none;
-int32_t ms_lanes_none[MS_LANES], ms_lanes_single[MS_LANES];
+__thread uint64_t *ms_t_lanes __attribute__((tls_model("initial-exec"))) = ms_lanes_none;
+uint64_t ms_lanes_none[MS_LANES], ms_lanes_single[MS_LANES];
 
 /* This thread's lane block: the next the state has, or none left. */
 void ms_lanes_give(void)
@@ -572,7 +572,7 @@ static void fast_fill(unsigned fn)
 		s->kind = r->stmt.count < 0 ? MS_FAST_ALWAYS : MS_FAST_QUEUE;
 	/* a queue of many turns: taken from this thread's lane */
 	if (r->lane && s->far > MS_LANE_BATCH) {
-		s->lane_off = (int64_t)(r->lane - 1) * (int64_t)sizeof(int32_t);
+		s->lane_off = (int64_t)(r->lane - 1) * (int64_t)sizeof(uint64_t);
 		if (s->kind == MS_FAST_QUEUE)
 			s->kind = MS_FAST_LANE;
 	}

@@ -338,7 +338,7 @@ struct ms_fast {
 	uint32_t len;
 	uint8_t cap, bytes;
 	/* the rule's lane (channel.h's MS_LANES) as bytes into a thread's
-	 * block (lane * 4): MS_FAST_LANE; -1, none */
+	 * block (lane * 8): MS_FAST_LANE; -1, none */
 	int64_t lane_off;
 };
 enum ms_fast_kind {
@@ -386,58 +386,73 @@ enum ms_fast_kind {
 #define MS_CLAIM_SLACK 1024
 
 /*
- * This thread's lane block (channel.h, "Lanes"): MS_LANES counts of turns
- * it holds, in the state.  ms_lanes_none until the slow path gives the
- * thread one (ms_fast_open), ms_lanes_single when the session has none
- * left: then its turns come from consumed one at a time.
- * Both hold zeros (each call's subtract is undone: ms_lane_take).  A
+ * This thread's lane block (channel.h, "Lanes"): MS_LANES words of turns
+ * it holds and answered, in the state.  ms_lanes_none until the slow
+ * path gives the thread one (ms_fast_open), ms_lanes_single when the
+ * session has none left: then its turns come from consumed one at a
+ * time.  Both stay zeros (each call's add is undone: ms_lane_take).  A
  * forked child starts with none (forked(), attach.c): what the block
  * holds stays its parent thread's.
  */
-extern __thread int32_t *ms_t_lanes MS_HIDDEN __attribute__((tls_model("initial-exec")));
-extern int32_t ms_lanes_none[MS_LANES] MS_HIDDEN, ms_lanes_single[MS_LANES] MS_HIDDEN;
+extern __thread uint64_t *ms_t_lanes MS_HIDDEN __attribute__((tls_model("initial-exec")));
+extern uint64_t ms_lanes_none[MS_LANES] MS_HIDDEN, ms_lanes_single[MS_LANES] MS_HIDDEN;
 MS_HIDDEN void ms_lanes_give(void);
+
+/* A turn's add to a lane's word: one answered, one held less. */
+#define MS_LANE_TAKE ((uint64_t)1 - ((uint64_t)1 << 32))
+/* Its undo: one answered less (the low half, which holds this call's
+ * 1, carries into the high half), one held more. */
+#define MS_LANE_UNDO ((uint64_t)0xffffffffu)
 
 /*
  * A turn of slot s's count from this thread's lane: 1, or 0 for the slow
- * path.  One atomic subtract on a line no other thread writes; a lane
- * that had none is then at -1, which no one takes from (ms_lane_steal
- * and the audit read it as empty), until the add that ends this call
- * here puts it back.  A lane run dry takes MS_LANE_BATCH turns from the
- * rule's consumed with one compare-and-swap, keeps one and puts the
- * rest in the lane, while the batch ends at or below s->far; past it the
- * slot closes in this process: the slow path takes the last turns one at
- * a time, and after consumed reaches the count, the turns lanes hold
+ * path.  One atomic add on a line no other thread writes, its result's
+ * sign the answer (the lane held one).  A lane that held none then
+ * counts -1 held, which no one takes from (ms_lane_steal), and 1
+ * answered that is not: the audit reads a negative count as turns in
+ * flight.  So a lane run dry claims MS_LANE_BATCH turns from the rule's
+ * consumed and batched in one compare-and-swap, while the batch ends at
+ * or below s->far, and adds them to what the lane holds: the 1 answered
+ * is this call's.  Past s->far the add is undone and the slot closes in
+ * this process: the slow path takes the last turns one at a time, and
+ * after consumed reaches the count, the turns lanes hold
  * (ms_lane_steal).  consumed never passes s->far here, even for a
- * moment.  The block is read once: a signal handler that gives this
- * thread its block (ms_fast_open) between two reads would have this
- * call fill a block that is not one.  (A batch is in consumed before it
- * is in the lane: a process killed, or a thread ended by another's exec,
- * between the two counts its turns taken and not answered, as the one
- * turn of a call ended before it returns is.)
+ * moment, and a process killed anywhere in this counts as taken only
+ * the turns it answered.  The block is read once: a signal handler that
+ * gives this thread its block (ms_fast_open) between two reads would
+ * have this call fill a block that is not one.
  */
-static inline __attribute__((always_inline)) int ms_lane_take(struct ms_fast *s)
+static inline __attribute__((always_inline)) int ms_lane_refill(struct ms_fast *s, uint64_t *l,
+								 uint64_t *p)
 {
-	int32_t *l = __atomic_load_n(&ms_t_lanes, __ATOMIC_RELAXED);
-	int32_t *p = (int32_t *)((char *)l + s->lane_off);
-	uint32_t b, c;
+	uint64_t *w = (uint64_t *)(void *)s->consumed, v;
+	uint32_t b;
 
-	if (ms_likely(__atomic_fetch_sub(p, 1, __ATOMIC_ACQ_REL) > 0))
-		return 1;
+	/* no block: the slow path gives one; none left: a turn at a time,
+	 * not batched (the lane, private, undone) */
 	b = l == ms_lanes_none ? 0 : l == ms_lanes_single ? 1 : MS_LANE_BATCH;
-	c = __atomic_load_n(s->consumed, __ATOMIC_RELAXED);
-	while (b && c + b <= (uint32_t)s->far)
-		if (__atomic_compare_exchange_n(s->consumed, &c, c + b, 1, __ATOMIC_ACQ_REL,
-						__ATOMIC_RELAXED)) {
-			/* the -1 undone, and the batch less this call's turn */
-			__atomic_fetch_add(p, (int32_t)b, __ATOMIC_RELEASE);
+	v = __atomic_load_n(w, __ATOMIC_RELAXED);
+	while (b && (uint32_t)v + b <= (uint32_t)s->far)
+		if (__atomic_compare_exchange_n(w, &v, v + b + (b > 1 ? (uint64_t)b << 32 : 0), 1,
+						__ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(p, b > 1 ? (uint64_t)b << 32 : MS_LANE_UNDO, __ATOMIC_RELEASE);
 			return 1;
 		}
-	__atomic_fetch_add(p, 1, __ATOMIC_RELAXED);
-	/* no block yet: the slow path gives one; else near the end */
+	__atomic_fetch_add(p, MS_LANE_UNDO, __ATOMIC_RELAXED);
+	/* near the count's end: closed here */
 	if (b)
 		__atomic_store_n(&s->live, 0, __ATOMIC_RELAXED);
 	return 0;
+}
+
+static inline __attribute__((always_inline)) int ms_lane_take(struct ms_fast *s)
+{
+	uint64_t *l = __atomic_load_n(&ms_t_lanes, __ATOMIC_RELAXED);
+	uint64_t *p = (uint64_t *)((char *)l + s->lane_off);
+
+	if (ms_likely((int64_t)__atomic_add_fetch(p, MS_LANE_TAKE, __ATOMIC_ACQ_REL) >= 0))
+		return 1;
+	return ms_lane_refill(s, l, p);
 }
 
 /* A turn of slot s's count, which has no lane (MS_FAST_QUEUE). */
@@ -558,7 +573,7 @@ static inline __attribute__((always_inline)) int ms_fast_take(unsigned id, unsig
 {
 	struct ms_fast *s = &ms_fast[id];
 
-	if (ms_likely(ms_live_is(&s->live, MS_FAST_ALWAYS)) && !guard) {
+	if (!guard && ms_likely(ms_live_is(&s->live, MS_FAST_ALWAYS))) {
 		__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED);
 		*v = s->value;
 		return 1;

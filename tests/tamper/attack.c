@@ -149,15 +149,16 @@ int main(int argc, char **argv)
 		e->type = MS_EV_FAIL;
 		e->state = 1;
 	} else if (strcmp(cmd, "lane-more") == 0 || strcmp(cmd, "lane-orphan") == 0) {
-		/* a lane (channel.h) that holds more turns than its rule took,
-		 * or turns of a lane no rule has; a block count past the end */
-		int32_t *lanes = ms_state_at(st, ms_lanes_off(spec));
+		/* a lane (channel.h) that answered more turns than its rule
+		 * claimed for lanes, or a lane no rule has, used; a block count
+		 * past the end */
+		uint64_t *lanes = ms_state_at(st, ms_lanes_off(spec));
 
 		if (!spec->lanes_cap) {
 			fprintf(stderr, "attack: no lanes\n");
 			exit(2);
 		}
-		lanes[cmd[5] == 'm' ? 0 : MS_LANES - 1] = 1000000;
+		lanes[cmd[5] == 'm' ? 0 : MS_LANES - 1] = 1000000;	/* answered */
 		st->lanes_next = 0xffffffffu;
 	} else if (strcmp(cmd, "fail-events-next") == 0) {
 		st->events_next = 0xffffffffu;

@@ -570,7 +570,7 @@ static void test_lanes(void **state)
 		assert_null(ms_channel_validate(want, size));
 		assert_int_equal(h->lanes_cap, MS_LANE_BLOCKS);
 		assert_int_equal(ms_lanes_off(h) % 64, 0);
-		assert_true(ms_lanes_off(h) + (uint64_t)MS_LANE_BLOCKS * MS_LANES * 4 <= h->state_size);
+		assert_true(ms_lanes_off(h) + (uint64_t)MS_LANE_BLOCKS * MS_LANES * sizeof(uint64_t) <= h->state_size);
 		assert_true(ms_lanes_off(h) >= h->st_rec_off + h->rec_cap);
 		for (uint32_t i = 0; i < h->nrules; i++) {
 			const struct ms_rule *r = &rules[i];
