@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "channel.h"
+#include "chan_text.h"
 #include "report.h"
 #include "spec.h"
 #include "parser.h"
@@ -132,9 +133,7 @@ static void test_running_still_catches_the_impossible(void **state)
  * slot of a log of cap events, past its end (events_next 0). */
 static const char *audit_sparse(uint32_t cap, uint32_t slot)
 {
-	static const char text[] = "will_return(getuid, 7)\n";
 	struct ms_spec spec;
-	struct ms_diag d;
 	struct ms_report_in in;
 	struct ms_chan_hdr *h;
 	struct ms_state_hdr *st;
@@ -143,12 +142,7 @@ static const char *audit_sparse(uint32_t cap, uint32_t slot)
 	uint64_t size;
 	int fd;
 
-	ms_spec_init(&spec, realloc, free);
-	assert_int_equal(ms_parse(&spec, "spec", text, strlen(text), &d), 0);
-	size = ms_channel_size(&spec, cap);
-	h = calloc(1, size);
-	assert_non_null(h);
-	ms_channel_write(&spec, h, size, cap, 0);
+	h = chan_from_text(&spec, "will_return(getuid, 7)\n", cap, &size);
 	st = calloc(1, h->state_size);
 	assert_non_null(st);
 	ms_state_init(h, st, TOKEN);
@@ -218,9 +212,7 @@ static uint32_t settled(struct ms_chan_hdr *h, struct ms_state_hdr *st, int runn
 
 static void test_lane_settlement(void **state)
 {
-	static const char text[] = "will_return_count(getuid, 7, 5000)\n";
 	struct ms_spec spec;
-	struct ms_diag d;
 	struct ms_chan_hdr *h;
 	struct ms_state_hdr *st;
 	struct ms_rule_state *rs;
@@ -228,12 +220,7 @@ static void test_lane_settlement(void **state)
 	const char *why;
 
 	(void)state;
-	ms_spec_init(&spec, realloc, free);
-	assert_int_equal(ms_parse(&spec, "spec", text, strlen(text), &d), 0);
-	size = ms_channel_size(&spec, 16);
-	h = calloc(1, size);
-	assert_non_null(h);
-	ms_channel_write(&spec, h, size, 16, 0);
+	h = chan_from_text(&spec, "will_return_count(getuid, 7, 5000)\n", 16, &size);
 	assert_int_equal(((struct ms_rule *)ms_chan_at(h, h->rules_off))[0].lane, 1);
 	st = calloc(1, h->state_size);
 	assert_non_null(st);

@@ -15,6 +15,7 @@
 
 #include "catalog.h"
 #include "channel.h"
+#include "chan_text.h"
 #include "spec.h"
 #include "parser.h"
 
@@ -309,7 +310,6 @@ static void test_declared_checks(void **state)
 		"will_return(get, 0, *out={.id = 1, .tag = \"t\"}, *name=\"n\")\n"
 		"will_return(scale, 2.5)\n";
 	struct ms_spec spec;
-	struct ms_diag d;
 	struct ms_chan_hdr *h;
 	struct ms_chan_dyn *dyn, saved;
 	struct ms_rule *rules;
@@ -318,13 +318,7 @@ static void test_declared_checks(void **state)
 	void *map;
 
 	(void)state;
-	ms_spec_init(&spec, realloc, free);
-	assert_int_equal(ms_parse(&spec, "spec", text, strlen(text), &d), 0);
-	size = ms_channel_size(&spec, 16);
-	map = calloc(1, size);
-	assert_non_null(map);
-	ms_channel_write(&spec, map, size, 16, 0);
-	h = map;
+	map = h = chan_from_text(&spec, text, 16, &size);
 	dyn = ms_chan_at(h, h->dyn_off);
 	rules = ms_chan_at(h, h->rules_off);
 	outs = ms_chan_at(h, h->outs_off);
