@@ -693,12 +693,14 @@ static inline uint8_t ms_rule_lean(const struct ms_rule *r)
 }
 
 /* Whether rule r gets a lane (the writer gives the first MS_LANES such
- * rules one): a reply a fast slot may answer, of MS_LANE_MIN turns or
+ * rules one): a reply a fast slot may answer with a value and errno (not
+ * an output: the slot's output path keeps one atomic add a turn, which
+ * needs no register its frame would save), of MS_LANE_MIN turns or
  * more. */
 static inline int ms_rule_laned(const struct ms_rule *r)
 {
-	return r->kind != MS_R_REAL && r->stmt.count >= MS_LANE_MIN && !r->delay_ns && !r->prob &&
-	       !r->stmt.ncond && !r->stmt.from_glob;
+	return r->kind != MS_R_REAL && r->stmt.count >= MS_LANE_MIN && !r->nouts && !r->delay_ns &&
+	       !r->prob && !r->stmt.ncond && !r->stmt.from_glob;
 }
 
 static inline void *ms_chan_at(const struct ms_chan_hdr *h, uint32_t off)

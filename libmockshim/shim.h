@@ -375,13 +375,14 @@ enum ms_fast_kind {
  * s->far) a turn is one atomic add, with nothing read of the counter
  * first: threads that share the queue each move its cache line once a
  * call, where a compare-and-swap loop reads it, then retries (a queue
- * long enough for a lane moves it once a batch: ms_lane_take).  The add that reaches
- * within MS_CLAIM_SLACK of the end closes the slot in this process: the
- * slow path's compare-and-swap takes the last turns exactly, and
- * ms_fast_open leaves the slot closed.  The count is then never passed,
- * even for a moment, unless more than MS_CLAIM_SLACK claims race at
- * once; such an add is undone.  A count of MS_CLAIM_SLACK or less is
- * claimed by compare-and-swap from the first turn.
+ * long enough for a lane moves it once a batch: ms_lane_take).  The add
+ * that reaches within MS_CLAIM_SLACK of the end closes the slot in this
+ * process: the slow path's compare-and-swap takes the last turns
+ * exactly, and ms_fast_open leaves the slot closed.  The count is then
+ * never passed, even for a moment, unless more than MS_CLAIM_SLACK
+ * claims race at once; such an add is undone.  A count of
+ * MS_CLAIM_SLACK or less is claimed by compare-and-swap from the first
+ * turn.
  */
 #define MS_CLAIM_SLACK 1024
 
@@ -479,6 +480,12 @@ static inline __attribute__((always_inline)) int ms_fast_claim(struct ms_fast *s
 {
 	return s->lane_off >= 0 ? ms_lane_take(s) : ms_queue_take(s);
 }
+/* The same with ms_lane_take out of line: for ms_fasterr_NAME, which
+ * keeps a frame anyway (errno), where the compare-and-swap loop inline
+ * would cost every call registers saved and restored.  Not for a
+ * trampoline (the allocator's: ms_fast_take): a call there would have
+ * its unarmed path save one too. */
+MS_HIDDEN int ms_fast_claim_call(struct ms_fast *s);
 
 /* 1 when slot s, a live MS_FAST_OUT, took a turn for the call with
  * arguments a (canonical): the bytes are written, *v is the value.  0:
@@ -495,7 +502,7 @@ static inline __attribute__((always_inline)) int ms_fast_out(struct ms_fast *s, 
 		n = a[s->cap];
 	if (s->count < 0)
 		__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED);
-	else if (!ms_fast_claim(s))
+	else if (!ms_queue_take(s)) /* an output's rule has no lane (ms_rule_laned) */
 		return 0;
 	/* numbered, as the slow path numbers every reply with an output:
 	 * the report of a later call's NULL pointer names the right call */
@@ -514,7 +521,7 @@ static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s
 	if (ms_likely((__atomic_load_n(&s->live, __ATOMIC_ACQUIRE) | guard) == MS_FAST_EXPECT) &&
 	    ((a[s->param] ^ (uint64_t)s->value) & s->mask) == 0 &&
 	    (s->count < 0 ? (__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED), 1)
-			  : ms_fast_claim(s))) {
+			  : ms_queue_take(s))) {
 		__atomic_fetch_add(s->calls, 1, __ATOMIC_RELAXED);
 		return 1;
 	}

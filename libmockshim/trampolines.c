@@ -134,6 +134,11 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 	}
 }
 
+__attribute__((noinline)) int ms_fast_claim_call(struct ms_fast *s)
+{
+	return ms_fast_claim(s);
+}
+
 /*
  * The fast slot (struct ms_fast, shim.h), in the trampoline itself: a
  * constant or a queue's turn answered with a few loads and one atomic
@@ -202,7 +207,7 @@ __attribute__((noinline, cold)) void ms_fast_open(struct ms_fast *s)
 		struct ms_fast *s_ = &ms_fast[id];                                        \
 		if (__atomic_load_n(&s_->live, __ATOMIC_ACQUIRE) == MS_FAST_ALWAYS_ERRNO) \
 			__atomic_fetch_add(s_->consumed, 1, __ATOMIC_RELAXED);            \
-		else if (!ms_fast_claim(s_))                                              \
+		else if (!ms_fast_claim_call(s_))                                         \
 			MS_TAIL return ms_armed_##name args;                              \
 		errno = s_->err;                                                          \
 		return (ret)(uintptr_t)s_->value;                                         \
