@@ -142,8 +142,8 @@ __attribute__((noinline)) int ms_fast_claim_call(struct ms_fast *s)
 /*
  * The fast slot (struct ms_fast, shim.h), in the trampoline itself: a
  * constant or a queue's turn answered with a few loads and one atomic
- * operation (an add; a lane's compare-and-swap), and no frame (the only
- * calls are tail calls).  The live word is compared against
+ * add (a lane's on the thread's own line), and no frame (the only calls
+ * are tail calls).  The live word is compared against
  * MS_FAST_ALWAYS, MS_FAST_LANE, then MS_FAST_QUEUE, in memory
  * (ms_live_is); the guard only where the shim may enter the function
  * (MS_GUARD_OF), or'ed into the kind (MS_GUARD is above every kind).
