@@ -14,6 +14,9 @@
 #ifndef STATX_TYPE
 #include <linux/stat.h>	/* a C library without statx (musl before 1.2.5): the kernel's */
 #endif
+#ifndef STATX_MNT_ID
+#define STATX_MNT_ID 0x00001000U	/* Linux 5.8; musl 1.2.5's statx has no name for it */
+#endif
 #include <sys/time.h>
 #include <time.h>
 
