@@ -82,7 +82,7 @@ t "turns counted past their statement's count: tampered, not '1000 of 1 used'"
 run "${M[@]}" -e 'will_return(getpid, 5); expect_any(close, fd)' "$A" consumed
 want_rc 125; want_err_has "tampered with"; want_err_lacks "1000 of 1"; done_t
 
-t "lanes holding more turns than were taken, or of no rule: tampered, not a count"
+t "lanes that answered more turns than were claimed for them, or a lane of no rule used: tampered"
 for how in lane-more lane-orphan; do
 	run "${M[@]}" -e 'will_return_count(getpid, 5, 5000)' "$A" $how
 	want_rc 125; want_err_has "tampered with"; want_err_has "lane "
