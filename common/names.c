@@ -119,18 +119,34 @@ static const char *const signal_names[] = {
 };
 #undef N
 
+#define NAMES_N(t) (sizeof(t) / sizeof((t)[0]))
+
+/* Value v's name in table t of n names indexed by value, or NULL. */
+static const char *name_of(const char *const *t, size_t n, int v)
+{
+	return v > 0 && (size_t)v < n ? t[v] : NULL;
+}
+
+/* The value whose name in t (n names indexed by value) is the len bytes
+ * at name: 1 and *value, or 0. */
+static int value_of(const char *const *t, size_t n, const char *name, size_t len, int64_t *value)
+{
+	for (size_t v = 1; v < n; v++)
+		if (t[v] && strlen(t[v]) == len && memcmp(t[v], name, len) == 0) {
+			*value = (int64_t)v;
+			return 1;
+		}
+	return 0;
+}
+
 const char *ms_errno_name(int err)
 {
-	return err > 0 && (size_t)err < sizeof(errno_names) / sizeof(errno_names[0])
-		       ? errno_names[err]
-		       : NULL;
+	return name_of(errno_names, NAMES_N(errno_names), err);
 }
 
 const char *ms_signal_abbrev(int sig)
 {
-	return sig > 0 && (size_t)sig < sizeof(signal_names) / sizeof(signal_names[0])
-		       ? signal_names[sig]
-		       : NULL;
+	return name_of(signal_names, NAMES_N(signal_names), sig);
 }
 
 const char *ms_eai_name(int code)
@@ -143,26 +159,12 @@ const char *ms_eai_name(int code)
 
 int ms_name_value(const char *name, size_t len, int64_t *value)
 {
-	if (len > 1 && name[0] == 'E' && !(len > 4 && memcmp(name, "EAI_", 4) == 0)) {
-		for (int e = 1; (size_t)e < sizeof(errno_names) / sizeof(errno_names[0]); e++) {
-			const char *s = errno_names[e];
-
-			if (s && strlen(s) == len && memcmp(s, name, len) == 0) {
-				*value = e;
-				return 1;
-			}
-		}
-	}
-	if (len > 3 && memcmp(name, "SIG", 3) == 0) {
-		for (int s = 1; (size_t)s < sizeof(signal_names) / sizeof(signal_names[0]); s++) {
-			const char *a = signal_names[s];
-
-			if (a && strlen(a) == len - 3 && memcmp(a, name + 3, len - 3) == 0) {
-				*value = s;
-				return 1;
-			}
-		}
-	}
+	if (len > 1 && name[0] == 'E' && !(len > 4 && memcmp(name, "EAI_", 4) == 0) &&
+	    value_of(errno_names, NAMES_N(errno_names), name, len, value))
+		return 1;
+	if (len > 3 && memcmp(name, "SIG", 3) == 0 &&
+	    value_of(signal_names, NAMES_N(signal_names), name + 3, len - 3, value))
+		return 1;
 	return lookup(eai_names, sizeof(eai_names) / sizeof(eai_names[0]), name, len, value) ||
 	       lookup(other_names, sizeof(other_names) / sizeof(other_names[0]), name, len,
 		      value);
