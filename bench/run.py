@@ -443,7 +443,7 @@ SPEC_PROCS = 250
 # ... and for threads that run at once: per-call CPU time over 1 thread's
 THREAD_LIMITS = {'unrelated': 1.2, 'shared': 3.0}
 # the turns a thread takes into its lane at once (channel.h's MS_LANE_BATCH)
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'common',
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'channel',
                        'channel.h')) as _h:
     LANE_BATCH = int(re.search(r'#define MS_LANE_BATCH (\d+)', _h.read()).group(1))
 

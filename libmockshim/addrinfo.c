@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 #include "shim.h"
 
 struct entry {

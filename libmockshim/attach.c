@@ -33,11 +33,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "channel.h"
-#include "decide.h"
+#include "channel/channel.h"
+#include "decide/decide.h"
 #include "shim.h"
-#include "spec.h"
-#include "names.h"
+#include "catalog/catalog.h"
 #include "mockshim/handler.h"
 
 __thread int ms_binding __attribute__((tls_model("initial-exec")));

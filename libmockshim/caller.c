@@ -16,10 +16,10 @@
 #include <elf.h>
 #include <link.h>
 
-#include "channel.h"
-#include "decide.h"
+#include "channel/channel.h"
+#include "decide/decide.h"
 #include "shim.h"
-#include "names.h"
+#include "catalog/catalog.h"
 
 static const char *basename_of(const char *p)
 {

@@ -58,8 +58,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "channel.h"
+#include "arch/arch.h"
+#include "channel/channel.h"
 #include "elfdyn.h"
 
 /* ms_decl_armed[i]: 0, or ARMED with SSE_ARGS when a parameter is a

@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 #include "shim.h"
 
 extern char **environ;

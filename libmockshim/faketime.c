@@ -29,10 +29,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 #include "shim.h"
-#include "spec.h"
-#include "names.h"
+#include "catalog/catalog.h"
 
 static const struct ms_ftime *ft;	/* this process's fake_time, or NULL */
 static struct ms_time_state *ts;	/* its anchor */

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <dlfcn.h>
 
-#include "channel.h"
-#include "decide.h"
+#include "channel/channel.h"
+#include "decide/decide.h"
 #include "shim.h"
 #include "mockshim/handler.h"
 

@@ -20,10 +20,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 #include "shim.h"
-#include "spec.h"
-#include "names.h"
+#include "catalog/catalog.h"
 
 #define MAX_ADDRS 64		/* addresses of a getaddrinfo list kept */
 #define MAX_BYTES MS_REC_MAX_BYTES	/* bytes of one output kept */

@@ -16,8 +16,8 @@
 #include <pwd.h>
 #include <sys/socket.h>
 
-#include "channel.h"
-#include "decide.h"
+#include "channel/channel.h"
+#include "decide/decide.h"
 #include "shim.h"
 
 /*

@@ -46,9 +46,9 @@
 #include <time.h>
 #include <wchar.h>
 
-#include "arch.h"
-#include "catalog.h"
-#include "decide.h"
+#include "arch/arch.h"
+#include "catalog/catalog.h"
+#include "decide/decide.h"
 
 /* ftime's, only ever pointed to (<sys/timeb.h> is deprecated) */
 struct timeb;

@@ -23,11 +23,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "channel.h"
-#include "report.h"
+#include "channel/channel.h"
+#include "report/report.h"
 #include "shim.h"
-#include "spec.h"
-#include "parser.h"
+#include "lang/lang.h"
 
 #define STANDALONE_EVENTS 4096
 #define FD_FLOOR 500	/* the channel's descriptor stays out of the program's way */

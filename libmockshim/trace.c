@@ -6,7 +6,7 @@
  * formatted into a stack buffer and written with one write(2) (a whole
  * line at once), no stdio, no malloc; errno preserved.
  *
- * The arguments and results are formatted by common/tracefmt.c, which
+ * The arguments and results are formatted by decide/tracefmt.c, which
  * mockrun's syscall supervisor shares for its SYS_ lines.
  */
 #define _GNU_SOURCE
@@ -17,11 +17,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 #include "shim.h"
-#include "spec.h"
-#include "names.h"
-#include "tracefmt.h"
+#include "catalog/catalog.h"
+#include "decide/decide.h"
 
 static int trace_fd = -1;
 int ms_trace_timed;

@@ -54,7 +54,7 @@
 #undef vfscanf
 #undef vscanf
 
-#include "decide.h"
+#include "decide/decide.h"
 #include "shim.h"
 
 /* <stdio.h> makes these macros when optimising: the rows define them */

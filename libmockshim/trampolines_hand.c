@@ -29,7 +29,7 @@
 #undef fscanf
 #undef scanf
 
-#include "arch.h"
+#include "arch/arch.h"
 #include "shim.h"
 
 #define MS_COMMA ,

@@ -25,12 +25,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "channel.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
 #include "control.h"
 #include "session.h"
-#include "datetime.h"
-#include "parser.h"
+#include "lang/lang.h"
 
 #define PROTO "mockshim-ctl 1"
 #define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)

@@ -5,11 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "arch.h"
-#include "catalog.h"
+#include "arch/arch.h"
+#include "catalog/catalog.h"
 #include "mockshim/driver.h"
-#include "spec.h"
-#include "names.h"
+#include "channel/channel.h"
 
 static void fail_convention(const struct ms_fn_meta *m, char *buf, size_t n)
 {

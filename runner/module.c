@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 #include "elfread.h"
 #include "session.h"
-#include "declare.h"
+#include "lang/lang.h"
 
 #define MOCK_MAGIC "mockshim1"
 

@@ -18,7 +18,7 @@
 #include <sys/un.h>
 
 #include "session.h"
-#include "names.h"
+#include "catalog/catalog.h"
 
 #define RECORD_CAP (64u << 20)
 

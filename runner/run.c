@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "channel.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
 #include "control.h"
 #include "session.h"
 #include "supervise.h"

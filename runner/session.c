@@ -10,8 +10,7 @@
 
 #include "control.h"
 #include "session.h"
-#include "declare.h"
-#include "parser.h"
+#include "lang/lang.h"
 
 #define DEFAULT_EVENTS 8192
 /* --control: rules mockrun ctl may add in a run */

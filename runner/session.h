@@ -14,8 +14,8 @@
 #include <sys/types.h>
 
 #include "mockshim/driver.h"
-#include "report.h"
-#include "spec.h"
+#include "report/report.h"
+#include "channel/channel.h"
 
 struct buffer {
 	char *data;

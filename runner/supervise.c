@@ -3,7 +3,7 @@
  * The syscall tier's supervisor (supervise.h): a seccomp filter that
  * notifies mockrun of the armed system calls only, and a thread that
  * answers each notification with the one decision the shim uses
- * (common/decide.c): the same rules, queues, checks and events, on
+ * (decide/decide.c): the same rules, queues, checks and events, on
  * another process's call.
  *
  * +--------------------------------------------------------------------+
@@ -56,12 +56,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "arch.h"
-#include "catalog.h"
-#include "channel.h"
-#include "decide.h"
+#include "arch/arch.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
+#include "decide/decide.h"
 #include "supervise.h"
-#include "tracefmt.h"
 
 /* Linux 6.6: the caller and the supervisor are woken on one CPU, which
  * halves a notification's cost (shared/NOTES.md); older kernels refuse

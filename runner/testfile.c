@@ -28,9 +28,9 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
-#include "names.h"
+#include "catalog/catalog.h"
 #include "outfile.h"
-#include "report.h"
+#include "report/report.h"
 #include "session.h"
 #include "expand.h"
 #include "jobs.h"

@@ -12,12 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "spec.h"
-#include "names.h"
-#include "parser.h"
-#include "lexer.h"
-#include "datetime.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
+#include "lang/lang.h"
 #include "expand.h"
 #include "mockshim/driver.h"
 #include "tfile.h"

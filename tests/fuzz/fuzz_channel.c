@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
-#include "spec.h"
-#include "parser.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
+#include "lang/lang.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec.h"
-#include "parser.h"
+#include "channel/channel.h"
+#include "lang/lang.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
-#include "report.h"
+#include "catalog/catalog.h"
+#include "report/report.h"
 #include "session.h"
-#include "spec.h"
-#include "parser.h"
+#include "channel/channel.h"
+#include "lang/lang.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,10 +16,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "channel.h"
-#include "parser.h"
-#include "spec.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
+#include "lang/lang.h"
 
 /* A sealed memfd holding p[0..n), as mockrun's: -1 on error. */
 static int sealed(const char *name, const void *p, size_t n, int seals)

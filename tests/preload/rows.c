@@ -32,7 +32,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 
 #define SCRATCH 0x5a5a0000ul
 #define SCRATCH_SIZE 65536

@@ -2,7 +2,7 @@
 /* Prints every catalog symbol (canonical names and aliases), one a line. */
 #include <stdio.h>
 
-#include "catalog.h"
+#include "catalog/catalog.h"
 
 int main(void)
 {

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# common/syscall.def's number columns are the kernel's: each row's number
+# catalog/syscall.def's number columns are the kernel's: each row's number
 # on x86-64 and on aarch64 is __NR_name of that architecture's
 # <asm/unistd.h>, -1 where it has no such call.  Checked with the build's
 # compiler (its own architecture) and with every cross compiler installed.
 . "$(dirname "$0")/../lib.sh"
 
-DEF=$SRC/../../common/syscall.def
+DEF=$SRC/../../catalog/syscall.def
 # the build's compiler, or where it does not run here (a cross build
 # tested inside the target's root) the system's
 read -r -a CC_NATIVE <<<"${CC:-cc}"

@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 
 static const struct ms_chan_hdr *spec;
 static struct ms_state_hdr *st;

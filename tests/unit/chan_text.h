@@ -8,9 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "channel.h"
-#include "parser.h"
-#include "spec.h"
+#include "channel/channel.h"
+#include "lang/lang.h"
 
 static inline struct ms_chan_hdr *chan_from_text(struct ms_spec *spec, const char *text,
 						 uint32_t events_cap, uint64_t *size)

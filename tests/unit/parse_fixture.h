@@ -12,9 +12,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "catalog.h"
-#include "parser.h"
-#include "spec.h"
+#include "catalog/catalog.h"
+#include "lang/lang.h"
+#include "channel/channel.h"
 
 struct fixture {
 	struct ms_spec spec;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The audit of a run's state (common/audit.c): what no shim writes is
+/* The audit of a run's state (report/audit.c): what no shim writes is
  * tampering at the end of a run; a copy taken while the tree runs (ctl
  * --report) may be torn between a count and what it counts, and is not. */
 #define _GNU_SOURCE
@@ -14,11 +14,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "channel.h"
+#include "channel/channel.h"
 #include "chan_text.h"
-#include "report.h"
-#include "spec.h"
-#include "parser.h"
+#include "report/report.h"
+#include "lang/lang.h"
 
 #define TOKEN 0x1234abcdull
 

@@ -11,10 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "catalog.h"
-#include "ctype.h"
-#include "spec.h"
-#include "names.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
 
 /* A row's number of parameters is its (args)' length. */
 /* The first lookups of a process scan the catalog, the later ones use

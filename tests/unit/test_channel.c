@@ -13,11 +13,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "catalog.h"
-#include "channel.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
 #include "chan_text.h"
-#include "spec.h"
-#include "parser.h"
+#include "lang/lang.h"
 
 struct fixture {
 	struct ms_spec spec;

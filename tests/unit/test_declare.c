@@ -2,8 +2,8 @@
 /* Declared prototypes and struct declarations: what they compile to, and
  * every refusal with its position. */
 #include "parse_fixture.h"
-#include "declare.h"
-#include "names.h"
+#include "lang/lang.h"
+#include "catalog/catalog.h"
 
 static const struct ms_fn_meta *declared(void **state, const char *name)
 {

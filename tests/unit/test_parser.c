@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "catalog.h"
-#include "spec.h"
+#include "catalog/catalog.h"
+#include "channel/channel.h"
 
 #include "parse_fixture.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* --trace's line pieces (common/tracefmt.c): numbers in every base the
+/* --trace's line pieces (decide/tracefmt.c): numbers in every base the
  * lines use, against printf; arguments as each row shows them (its
  * enum ms_show, decided when the row is parsed). */
 #define _GNU_SOURCE
@@ -16,9 +16,8 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "catalog.h"
-#include "decide.h"
-#include "tracefmt.h"
+#include "catalog/catalog.h"
+#include "decide/decide.h"
 
 /* the tiers' fault-safe read (checks.c), here a plain copy counted */
 static unsigned user_reads;

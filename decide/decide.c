@@ -1,0 +1,799 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The decision, shared by the shim and mockrun's syscall supervisor: see
+ * decide.h.  Async-signal-safe on the shim's side: no malloc, no stdio, no
+ * catalog function (tests/preload/symbols.sh checks the shim's objects);
+ * raw system calls only.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog/catalog.h"
+#include "decide.h"
+#include "channel/channel.h"
+#include "decide_impl.h"
+
+struct ms_dec ms_d = { .log_key = -1 };
+
+static __thread int32_t t_pid, t_tid;
+
+static size_t slen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state)
+{
+	ms_d.fns = ms_chan_at(h, h->fns_off);
+	ms_d.rules = ms_chan_at(h, h->rules_off);
+	ms_d.outs = ms_chan_at(h, h->outs_off);
+	ms_d.expects = ms_chan_at(h, h->expects_off);
+	ms_d.orders = ms_chan_at(h, h->orders_off);
+	ms_d.conds = ms_chan_at(h, h->conds_off);
+	ms_d.pool = ms_chan_at(h, h->pool_off);
+	ms_d.fst = ms_state_at(state, h->st_fns_off);
+	ms_d.rst = ms_state_at(state, h->st_rules_off);
+	ms_d.xst = ms_state_at(state, h->st_expects_off);
+	ms_d.ost = ms_state_at(state, h->st_orders_off);
+	ms_d.events = ms_state_at(state, h->st_events_off);
+	ms_d.pids = ms_state_at(state, h->st_pids_off);
+	ms_d.lanes = h->lanes_cap ? ms_state_at(state, ms_lanes_off(h)) : NULL;
+}
+
+/* Every block handed out, lane k: a turn taken from the first that holds
+ * one, answered from it (channel.h, "Lanes").  Only once the rule's count
+ * is all taken, so at most a batch per thread of compare-and-swaps, and
+ * then a scan per call that finds none. */
+int ms_lane_steal(uint32_t k)
+{
+	uint32_t n = __atomic_load_n(&ms_d.st->lanes_next, __ATOMIC_ACQUIRE);
+
+	if (!ms_d.lanes || k >= MS_LANES)
+		return 0;
+	if (n > ms_d.chan->lanes_cap)
+		n = ms_d.chan->lanes_cap;
+	for (uint32_t b = 0; b < n; b++) {
+		uint64_t *p = ms_d.lanes + (size_t)b * MS_LANES + k;
+		uint64_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+		/* one held less, one answered more */
+		while (MS_LANE_LEFT(v) > 0)
+			if (__atomic_compare_exchange_n(p, &v, v + 1 - ((uint64_t)1 << 32), 1,
+							__ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				return 1;
+	}
+	return 0;
+}
+
+
+/*
+ * Records pid in the channel's table.  A forked child is entered at the
+ * fork as -pid (it carries the shim, so mockrun does not call it
+ * unmocked), and announced (pid, an attach event) by its first event;
+ * announce 0 enters it only.  Returns 1 when pid is to be announced now.
+ */
+int ms_register_pid(int32_t pid, int announce)
+{
+	uint32_t n = __atomic_load_n(&ms_d.st->npids, __ATOMIC_ACQUIRE), slot;
+
+	for (uint32_t i = 0; i < n && i < ms_d.chan->pids_cap; i++) {
+		int32_t v = __atomic_load_n(&ms_d.pids[i], __ATOMIC_RELAXED);
+
+		if (v == pid)
+			return 0;
+		if (v == -pid)
+			return announce && __atomic_compare_exchange_n(&ms_d.pids[i], &v, pid, 0,
+								       __ATOMIC_ACQ_REL,
+								       __ATOMIC_RELAXED);
+	}
+	slot = __atomic_fetch_add(&ms_d.st->npids, 1, __ATOMIC_ACQ_REL);
+	if (slot < ms_d.chan->pids_cap)
+		__atomic_store_n(&ms_d.pids[slot], announce ? pid : -pid, __ATOMIC_RELEASE);
+	return announce;
+}
+
+/*
+ * Takes an event slot and fills the common fields; NULL when the log is
+ * full.  Consume events leave the last quarter of the log to failures.
+ * The caller fills the rest and calls ev_commit().
+ */
+static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call);
+
+struct ms_event *ms_ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
+{
+	return ms_d.chan ? ev_begin(type, fn, rule, call) : NULL;
+}
+
+void ms_ev_commit(struct ms_event *e)
+{
+	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+}
+
+static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
+{
+	int32_t pid, last;
+	struct ms_event *e;
+	uint32_t i;
+
+	/* a full log costs no syscall */
+	if (type == MS_EV_CONSUME &&
+	    __atomic_load_n(&ms_d.st->events_next, __ATOMIC_RELAXED) >= ms_d.chan->events_cap / 4 * 3) {
+		__atomic_fetch_add(&ms_d.st->consume_dropped, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	if (__atomic_load_n(&ms_d.st->events_next, __ATOMIC_RELAXED) >= ms_d.chan->events_cap) {
+		__atomic_fetch_add(&ms_d.st->events_next, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	pid = caller_pid();
+	last = __atomic_load_n(&ms_d.my_pid, __ATOMIC_RELAXED);
+	/* A child forked without exec shares our mapping and our memory: the
+	 * first event it writes announces it, so reports can name it.  A
+	 * vfork child even shares my_pid; the pid table tells the parent
+	 * that it was announced already. */
+	if (type != MS_EV_ATTACH && pid != last && !ms_d.remote &&
+	    __atomic_compare_exchange_n(&ms_d.my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
+	    ms_register_pid(pid, 1)) {
+		__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
+		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
+		if (e) {
+			e->value = 1;
+			memcpy(e->text, ms_d.exe_name, sizeof(ms_d.exe_name) < MS_EV_TEXT ? sizeof(ms_d.exe_name) : MS_EV_TEXT);
+			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+		}
+	}
+	i = __atomic_fetch_add(&ms_d.st->events_next, 1, __ATOMIC_RELAXED);
+	if (i >= ms_d.chan->events_cap)
+		return NULL;
+	e = &ms_d.events[i];
+	e->type = type;
+	e->fn = (uint16_t)fn;
+	e->rule = rule;
+	e->call = call;
+	e->pid = pid;
+	/* the tid is this thread's while the pid is the one it was read
+	 * under: a forked (or vforked) child reads its own */
+	if (ms_d.remote) {
+		e->tid = ms_d.remote_tid;
+		return e;
+	}
+	if (t_pid != pid) {
+		t_tid = (int32_t)syscall(SYS_gettid);
+		t_pid = pid;
+	}
+	e->tid = t_tid;
+	return e;
+}
+
+static void ev_commit(struct ms_event *e)
+{
+	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * A rule took a turn.  The report names the processes that consumed each
+ * rule, so an event is logged for the first turn each process takes of
+ * each rule, and for every turn under -v (MS_CHAN_LOG_CALLS): the mocked
+ * path of a queue's later calls then writes no event and makes no syscall.
+ * A process's first turn still logs when the log is full, so that it is
+ * announced (ev_begin) if there is room for that.  errno preserved.
+ */
+void ms_log_consume(unsigned id, uint32_t ri, uint32_t call, int64_t value, const void *caller)
+{
+	struct ms_event *e;
+
+	if (__atomic_load_n(&ms_d.rst[ri].logged_pid, __ATOMIC_RELAXED) ==
+	    __atomic_load_n(&ms_d.log_key, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&ms_d.rst[ri].logged_pid, __atomic_load_n(&ms_d.self_pid, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	e = ev_begin(MS_EV_CONSUME, id, ri, call);
+	if (e) {
+		e->value = value;
+		e->caller_off = (uint64_t)(uintptr_t)caller;
+		ev_commit(e);
+	}
+}
+
+void ms_copy_str(char *dst, size_t cap, const char *src)
+{
+	size_t n = slen(src);
+
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* in= is decided once per process: a function whose statements all name
+ * other programs stays unarmed here, and costs nothing.  The answers are
+ * kept (the executable does not change until the next exec) in a small
+ * table of single words, (glob << 32) | match, which threads and signal
+ * handlers read and write without tearing. */
+static uint64_t here_cache[64];
+
+int ms_in_here(uint32_t in_glob)
+{
+	uint64_t e;
+	int match;
+
+	if (!in_glob)
+		return 1;
+	e = __atomic_load_n(&here_cache[in_glob % 64], __ATOMIC_RELAXED);
+	if ((uint32_t)(e >> 32) == in_glob)
+		return (int)(e & 1);
+	match = ms_glob_match(ms_d.pool + in_glob, ms_d.exe_name);
+	__atomic_store_n(&here_cache[in_glob % 64], (uint64_t)in_glob << 32 | (uint64_t)match,
+			 __ATOMIC_RELAXED);
+	return match;
+}
+
+void ms_in_here_reset(void)
+{
+	memset(here_cache, 0, sizeof(here_cache));
+}
+
+/* ---- consulting the rules ---- */
+
+/* The last rule this thread's call passed by, for --trace: (id << 32) |
+ * (rule + 1), 0: none.  Another function's is stale. */
+static __thread uint64_t t_passby;
+
+/*
+ * when(): whether statement i of a table (0 rules, 1 expectations,
+ * 2 call order) is for this call.  One it passes by counts the call,
+ * and logs the first few with what it saw (the report lists them for a
+ * statement no call matched: a typo shows).
+ */
+int ms_dec_passes(unsigned table, uint32_t i, unsigned id, const struct ms_stmt *s,
+		  const uint64_t *a)
+{
+	struct ms_passby why;
+	uint32_t *passed;
+	struct ms_event *e;
+
+	if (ms_conds_hold(ms_d.chan, s, a, &why))
+		return 1;
+	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
+		t_passby = (uint64_t)id << 32 | (i + 1);
+	passed = table == 0 ? &ms_d.rst[i].passed : table == 1 ? &ms_d.xst[i].passed : &ms_d.ost[i].passed;
+	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
+		int saved = errno;
+
+		e = ev_begin(MS_EV_PASSBY, id, i, 0);
+		if (e) {
+			e->kind = (uint16_t)table;
+			e->param = why.param;
+			e->value = why.value;
+			e->flags = why.is_text ? MS_EVF_TEXT : 0;
+			ms_copy_str(e->text, MS_EV_TEXT, why.text);
+			e->len = (uint32_t)slen(e->text);
+			ev_commit(e);
+		}
+		errno = saved;
+	}
+	return 0;
+}
+
+/*
+ * probability=P: the k-th call that reaches rule ri takes it when a hash
+ * of (seed, ri, k) falls under P.  The same seed gives the same outcome
+ * to the k-th call in every run, whatever the threads and processes.
+ */
+int ms_dec_draw(uint32_t ri)
+{
+	uint64_t k = __atomic_fetch_add(&ms_d.rst[ri].tries, 1, __ATOMIC_RELAXED);
+	uint64_t z = ms_d.chan->seed ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
+
+	/* splitmix64's finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	if ((uint32_t)(z >> 32) < ms_d.rules[ri].prob)
+		return 1;
+	__atomic_fetch_add(&ms_d.rst[ri].declined, 1, __ATOMIC_RELAXED);
+	if (ms_d.fns[ms_d.rules[ri].stmt.fn].flags & MS_FF_TRACED)
+		t_passby = (uint64_t)ms_d.rules[ri].stmt.fn << 32 | (ri + 1);
+	return 0;
+}
+
+int ms_in_scope(const struct ms_stmt *s, const void *caller)
+{
+	if (s->in_glob && !ms_in_here(s->in_glob))
+		return 0;
+	return !s->from_glob || ms_hook_from(s->from_glob, caller);
+}
+
+
+
+/*
+ * Records a failed check as it happens, so a crash afterwards loses
+ * nothing; with --on-fail=abort, stops the program here.
+ */
+void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *caller,
+			   const struct ms_failure *f)
+{
+	struct ms_event *e;
+	int saved = errno;
+
+	/* the event is the failure; the count is of those the full log had
+	 * no room for (a process killed between two writes leaves no count
+	 * that disagrees with the events) */
+	e = ev_begin(MS_EV_FAIL, id, idx, call);
+	if (!e)
+		__atomic_fetch_add(&ms_d.st->failures, 1, __ATOMIC_RELAXED);
+	if (e) {
+		e->kind = f->kind;
+		e->param = f->param;
+		e->flags = f->flags;
+		e->value = f->value;
+		e->len = f->len;
+		e->at = f->at;
+		e->seq = f->seq;
+		if (f->nbytes)
+			memcpy(e->text, f->bytes, f->nbytes < MS_EV_TEXT ? f->nbytes : MS_EV_TEXT);
+		ms_hook_caller(caller, e);
+		ev_commit(e);
+	}
+	if (ms_d.chan->flags & MS_CHAN_ABORT_ON_FAIL) {
+		ms_hook_abort();
+	}
+	errno = saved;
+}
+
+/* The length + 1 of the string at p, read fault-safely, at most max. */
+static uint64_t own_capacity(const char *p, uint64_t max)
+{
+	char chunk[256];
+	uint64_t n = 0;
+
+	while (n < max) {
+		size_t got = ms_read_user(chunk, p + n, sizeof(chunk)), k;
+
+		for (k = 0; k < got; k++)
+			if (!chunk[k])
+				return n + k + 1;
+		if (got < sizeof(chunk))
+			return 0; /* unreadable: nothing is written */
+		n += got;
+	}
+	return max;
+}
+
+static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
+{
+	uint64_t cap = o->cap1 == MS_NONE8 ? UINT64_MAX
+		       : o->cap1 == MS_CAP_OWN ? own_capacity((const char *)(uintptr_t)a[o->param], 4096)
+					      : a[o->cap1];
+
+	if (o->cap2 != MS_NONE8) {
+		uint64_t m = a[o->cap2];
+
+		cap = m && cap > UINT64_MAX / m ? UINT64_MAX : cap * m;
+	}
+	return cap;
+}
+
+void ms_output_null(unsigned id, uint32_t ri, uint32_t call, const void *caller, uint8_t param)
+{
+	struct ms_failure fl = { .kind = MS_FAIL_OUTPUT_NULL, .param = param };
+
+	ms_record_failure(id, ri, call, caller, &fl);
+}
+
+static void sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+
+	while (syscall(SYS_nanosleep, &ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
+
+static int64_t reply(unsigned id, uint32_t ri, const struct ms_rule *r, const uint64_t *a,
+		     uint32_t call, const void *caller)
+{
+	uint64_t copied = 0;
+	int64_t v = r->value;
+	int rc = 0;
+
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &ms_d.outs[r->outs_first + k];
+		void *p = (void *)(uintptr_t)a[o->param];
+		uint64_t cap, n;
+
+		switch (o->kind) {
+		case MS_O_BYTES:
+		case MS_O_STR:
+			cap = capacity(o, a);
+			if (o->kind == MS_O_STR) {
+				if (cap == 0)
+					break;
+				cap--;
+			}
+			n = o->len < cap ? o->len : cap;
+			if (!p) {
+				if (n)
+					ms_output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			ms_write_user(p, ms_d.pool + o->data, n);
+			if (o->kind == MS_O_STR)
+				ms_write_user((char *)p + n, "", 1);
+			copied += n;
+			break;
+		case MS_O_STORE:
+			if (!p) {
+				ms_output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			ms_write_user(p, ms_d.pool + o->data, o->len);
+			break;
+		case MS_O_REVENTS: {
+			/* the row's layout (validated): nfds follows */
+			struct pollfd *fds = p;
+			uint64_t given = o->len / 2;
+
+			if (!fds) {
+				if (a[o->cap1])
+					ms_output_null(id, ri, call, caller, o->param);
+				break;
+			}
+			for (uint64_t i = 0; i < a[o->cap1]; i++) {
+				int16_t ev = 0;
+
+				if (i < given)
+					memcpy(&ev, ms_d.pool + o->data + 2 * i, 2);
+				ms_write_user(&fds[i].revents, &ev, sizeof(ev));
+				copied += ev != 0; /* ret=#: the entries with events */
+			}
+			break;
+		}
+		case MS_O_SOCKADDR: {
+			/* the row's layout (validated): the socklen_t * follows */
+			socklen_t *lenp = (socklen_t *)(uintptr_t)a[o->cap1], have;
+
+			if (!p || !lenp || ms_read_user(&have, lenp, sizeof(have)) != sizeof(have)) {
+				ms_output_null(id, ri, call, caller, p ? o->cap1 : o->param);
+				break;
+			}
+			ms_write_user(p, ms_d.pool + o->data, have < o->len ? have : o->len);
+			have = o->len;
+			ms_write_user(lenp, &have, sizeof(have));
+			break;
+		}
+		case MS_O_PASSWD_R:
+		case MS_O_STRDUP:
+		case MS_O_POOLPTR:
+		case MS_O_ADDRINFO:
+			rc = ms_hook_out(id, ri, r, o, a, call, caller);
+			break;
+		default:
+			break;
+		}
+	}
+	if (r->flags & (MS_RF_STRVAL | MS_RF_OWNED | MS_RF_PASSWD | MS_RF_GROUP | MS_RF_HOSTENT))
+		v = ms_hook_value(r, a, v);
+	if (rc && v == 0)
+		v = rc; /* the list could not be built as asked: an EAI_* code */
+	if (r->flags & MS_RF_DEFAULT) {
+		switch (r->rd_kind) {
+		case MS_RD_BYTES:
+			v = (int64_t)copied;
+			if (r->rd_div != MS_NONE8 && a[r->rd_div])
+				v = (int64_t)(copied / a[r->rd_div]);
+			break;
+		case MS_RD_PARAM:
+			v = (int64_t)a[r->rd_param];
+			break;
+		default:
+			break;
+		}
+	}
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &ms_d.outs[r->outs_first + k];
+		void *p = (void *)(uintptr_t)a[o->param];
+
+		if (!p)
+			continue;
+		if (o->kind == MS_O_RETSTORE) {
+			if (o->len == 8) {
+				ms_write_user(p, &v, 8);
+			} else {
+				int32_t w = (int32_t)v;
+
+				ms_write_user(p, &w, 4);
+			}
+		} else if (o->kind == MS_O_FERROR) {
+			ms_hook_out(id, ri, r, o, a, call, caller);
+		}
+	}
+	return v;
+}
+
+/* "SRC:LINE" of the rule that replied, for the trace line. */
+/* "SRC:LINE" of rule r into by (160 bytes). */
+static void rule_where(const struct ms_rule *r, char *by)
+{
+	size_t n = 0;
+	const char *src = ms_d.pool + r->stmt.src;
+	uint32_t line = r->stmt.line;
+	char digits[12];
+	int k = 0;
+
+	while (*src && n < 160 - 16)
+		by[n++] = *src++;
+	by[n++] = ':';
+	do
+		digits[k++] = (char)('0' + line % 10);
+	while ((line /= 10) && k < 11);
+	while (k)
+		by[n++] = digits[--k];
+	by[n] = '\0';
+}
+
+static const struct ms_chan_dyn *dyn_of(unsigned id)
+{
+	return (const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT);
+}
+
+static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
+{
+	char by[160];
+
+	rule_where(r, by);
+	t_passby = 0;
+	/* a declared function's line is typed as declared; a system call's
+	 * (the supervisor's) is a row's, as a catalog function's */
+	if (id >= MS_FN_COUNT && dyn_of(id)->kind != MS_DYN_SYSCALL) {
+		ms_trace_decl(dyn_of(id), ms_d.pool, a, (uint64_t)v, by);
+		return;
+	}
+	ms_trace_call(id, a, v, err, by, NULL);
+}
+
+/* The line of a real call that an aimed statement passed by (t_passby):
+ * it says which. */
+static __attribute__((noinline)) void trace_passed(unsigned id, const uint64_t *a, int64_t ret,
+						   int err, uint64_t p)
+{
+	char by[160];
+
+	t_passby = 0;
+	if (p >> 32 == id && (uint32_t)p)
+		rule_where(&ms_d.rules[(uint32_t)p - 1], by);
+	ms_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
+}
+
+int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
+{
+	int err = errno;
+	uint32_t flags = ms_d.fns[id].flags;
+
+	if (flags & MS_FF_RECORD)
+		ms_record_call(ms_d.chan, ms_d.st, id, a, ret, err);
+	if (flags & MS_FF_TRACED) {
+		if (ms_unlikely(t_passby))
+			trace_passed(id, a, ret, err, t_passby);
+		else
+			ms_trace_call(id, a, ret, err, NULL, NULL);
+	}
+	errno = err;
+	return ret;
+}
+
+/*
+ * The rule loop has a lean path for the common case, a function with no
+ * expectation, call order or trace, answered by a rule with nothing but a
+ * value (and errno) to give: it saves no errno (nothing on it sets errno),
+ * writes no event after each process's first turn of the rule, and
+ * reaches everything else by tail calls (it keeps a small frame: two
+ * registers).  Anything else goes to the functions below, which save
+ * errno around the work that may change it.
+ */
+
+/* errno = e (unless e < 0); returns 1, the end of a mocked call. */
+__attribute__((noinline)) int ms_mocked_errno(int e)
+{
+	if (e >= 0)
+		errno = e;
+	return 1;
+}
+
+/* A process's first turn of rule ri (or any turn under -v): its event. */
+__attribute__((noinline)) int ms_log_turn(unsigned id, uint32_t ri, uint32_t call,
+					      const void *caller, int64_t value, int err)
+{
+	ms_log_consume(id, ri, call, value, caller);
+	return ms_mocked_errno(err);
+}
+
+/*
+ * will_call_real(FN, PARAM=VALUE): the arguments the real call gets,
+ * written into the trampoline's array (it calls the real function from
+ * it); the strings and addresses are the spec's, which lives as long as
+ * the process.  An alias's trampoline, whose own arguments are another
+ * array, then calls its canonical function (ms_rewrote).
+ */
+__thread int ms_rewrote;
+
+static void rewrite(const struct ms_rule *r, uint64_t *a)
+{
+	for (uint32_t k = 0; k < r->nouts; k++) {
+		const struct ms_out *o = &ms_d.outs[r->outs_first + k];
+
+		switch (o->kind) {
+		case MS_O_ARG_INT:
+			memcpy(&a[o->param], ms_d.pool + o->data, 8);
+			break;
+		case MS_O_ARG_STR:
+			a[o->param] = o->data ? (uint64_t)(uintptr_t)(ms_d.pool + o->data) : 0;
+			break;
+		case MS_O_ARG_ADDR:
+			a[o->param] = (uint64_t)(uintptr_t)(ms_d.pool + o->data);
+			a[o->cap1] = o->len;
+			break;
+		default:
+			break;
+		}
+	}
+	ms_rewrote = (int)r->stmt.fn + 1;
+}
+
+/* A turn of rule ri (of function rules[ri].fn), claimed. */
+__attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t *ret,
+					    const void *caller, uint32_t call)
+{
+	const struct ms_rule *r = &ms_d.rules[ri];
+	unsigned id = r->stmt.fn;
+	int traced = ms_d.fns[id].flags & MS_FF_TRACED, after = ms_d.fns[id].flags & MS_FF_AFTER,
+	    saved = errno;
+	int64_t v = r->value;
+
+	if (r->delay_ns)
+		sleep_ns(r->delay_ns);
+	if (r->kind == MS_R_REAL) {
+		if (r->nouts)
+			rewrite(r, (uint64_t *)(uintptr_t)a);
+		ms_log_consume(id, ri, call, 0, caller);
+		errno = saved;
+		return after ? 2 : 0;
+	}
+	if (r->nouts || (r->flags & ~MS_RF_ERRNO))
+		v = reply(id, ri, r, a, call, caller);
+	ms_log_consume(id, ri, call, v, caller);
+	*ret = v;
+	if (traced)
+		trace_mocked(id, a, v, r->flags & MS_RF_ERRNO ? r->err : 0, r);
+	if (r->flags & MS_RF_ERRNO)
+		errno = r->err;
+	else if ((r->flags & MS_RF_OWNED) && !v)
+		errno = ENOMEM; /* the copy could not be made: strdup's own failure */
+	else
+		errno = saved;
+	return 1;
+}
+
+/*
+ * A call site that none of a function's statements is for (from= names
+ * other objects, in= other programs) stays so: the executable and the
+ * objects do not change, and a rule that ran out of turns never gets
+ * more.  Each thread keeps the last such site of a lean function, as one
+ * word, (caller << 16) | id, so that signal handlers cannot tear it.
+ */
+__thread uint64_t ms_t_skip;
+
+/* The rules of function id from ri on, with in= and from= checked; call
+ * is the call's number, or 0 to number it when a turn is taken. */
+__attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uint64_t *a,
+						 int64_t *ret, const void *caller, uint32_t call)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	int scoped = 0;
+
+	for (uint32_t end = f->first_rule + f->nrules; ri < end; ri++) {
+		const struct ms_rule *r = &ms_d.rules[ri];
+		enum sel k = select_rule(ri, id, a, caller);
+
+		if (k == SEL_OUT)
+			continue;
+		/* an aimed rule may be for a later call of this site */
+		scoped = 1;
+		if (k != SEL_FOR)
+			continue;
+		if (ms_claim_rule(&ms_d.rst[ri].consumed, r)) {
+			/* numbered where something shows the number */
+			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects ||
+				      (ms_d.chan->flags & MS_CHAN_LOG_CALLS)))
+				call = ms_number_call(id);
+			return (f->flags & MS_FF_TRACED) || !ms_rule_plain(r)
+				       ? ms_answer(ri, a, ret, caller, call)
+				       : ms_take(id, r, ret, caller, call);
+		}
+	}
+	if (!scoped && !(f->flags | f->nexpects))
+		__atomic_store_n(&ms_t_skip, ms_skip_key(id, caller), __ATOMIC_RELAXED);
+	return f->flags & MS_FF_AFTER ? 2 : 0;
+}
+
+/*
+ * The statements mockrun ctl added (--control), after the spec's own:
+ * loaded with acquire, so that everything mockrun wrote before it shows.
+ * Only counted functions get here, and only their calls numbered.
+ */
+static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a, int64_t *ret,
+						 const void *caller, uint32_t call, int k)
+{
+	uint32_t n = __atomic_load_n(&ms_d.chan->live_n, __ATOMIC_ACQUIRE);
+
+	if (n > ms_d.chan->live_cap)
+		n = ms_d.chan->live_cap;
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t ri = ms_d.chan->live_first + j;
+		const struct ms_rule *r = &ms_d.rules[ri];
+
+		if (r->stmt.fn != id || select_rule(ri, id, a, caller) != SEL_FOR)
+			continue;
+		if (ms_claim_rule(&ms_d.rst[ri].consumed, r))
+			return (ms_d.fns[id].flags & MS_FF_TRACED) || !ms_rule_plain(r)
+				       ? ms_answer(ri, a, ret, caller, call)
+				       : ms_take(id, r, ret, caller, call);
+	}
+	return k;
+}
+
+/* The exec family's (MS_FF_EXEC) but the spawners: a call that, if it
+ * succeeds, never returns. */
+static int is_exec(unsigned id)
+{
+	const struct ms_exec_row *x;
+
+	return (ms_d.fns[id].flags & MS_FF_EXEC) && (x = ms_exec_row(id)) && !x->spawn;
+}
+
+/* A function with call order, expectations or a trace. */
+__attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, int64_t *ret,
+						    const void *caller, uint32_t call)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	const struct ms_expect *y;
+	int k;
+
+	/* the checks keep errno: ms_record_failure() and ms_read_user() do.
+	 * Most common: one expect_value for any caller, and nothing else */
+	if (!f->flags && f->nexpects == 1 &&
+	    (y = &ms_d.expects[f->first_expect], !(y->stmt.in_glob | y->stmt.from_glob | y->stmt.ncond)) &&
+	    y->kind == MS_X_VALUE) {
+		if (!ms_claim_turn(&ms_d.xst[f->first_expect].consumed, y->stmt.count))
+			ms_check_param(id, y->param, a[y->param], a, call, caller);
+		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
+			ms_check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
+	} else {
+		ms_check_all(id, a, call, caller);
+	}
+	k = f->nrules ? ms_decide_from(id, f->first_rule, a, ret, caller, call)
+		      : f->flags & MS_FF_AFTER ? 2 : 0;
+	if (ms_unlikely(f->flags & MS_FF_COUNTED) && k != 1 && ms_d.chan->live_cap)
+		k = decide_live(id, a, ret, caller, call, k);
+	/* the program it starts, if the call goes to the real function */
+	if (ms_unlikely(f->flags & MS_FF_EXEC) && k != 1)
+		ms_exec_check(id, a);
+	/* an exec that succeeds never comes back to be traced */
+	if (k == 2 && (f->flags & MS_FF_TRACED) && is_exec(id))
+		ms_trace_exec(id, a);
+	return k;
+}
+

@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * when(COND, ...): whether a call's arguments satisfy a statement's
+ * conditions.  A string is read fault-safely (ms_read_user), an fd's
+ * path from /proc/self/fd/N (/proc/PID/fd/N for a supervised process's
+ * system call), a socket address formatted the way the
+ * language writes one ("10.0.0.1:443", "[::1]:53", a unix socket's path).
+ *
+ * Runs on the armed path, perhaps in a signal handler: raw system calls,
+ * the stack and a process-wide cache of fd paths whose slots a seqlock
+ * guards (a reader that meets a slot being written reads the path itself).
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "channel/channel.h"
+#include "decide.h"
+#include "catalog/catalog.h"
+
+static int64_t cnorm(uint64_t v, const struct ms_cond *c)
+{
+	unsigned sh;
+
+	if (c->psize == 8)
+		return (int64_t)v;
+	sh = 64 - 8u * c->psize;
+	v <<= sh;
+	return c->psigned ? (int64_t)v >> sh : (int64_t)(v >> sh);
+}
+
+/* ---- the path an fd refers to ---- */
+
+/*
+ * fd's path into buf (MS_STRING_BOUND + 1 bytes), as /proc/self/fd/N
+ * names it now: read at every call, since a file can be renamed or
+ * unlinked under its fd, and anonymous inodes share one inode.
+ */
+static int put_digits(char *p, unsigned v)
+{
+	char digits[12];
+	int k = 0, d = 0;
+
+	do
+		digits[d++] = (char)('0' + v % 10);
+	while ((v /= 10) && d < 11);
+	while (d)
+		p[k++] = digits[--d];
+	return k;
+}
+
+static int fd_path(int fd, char *buf)
+{
+	char proc[48] = "/proc/self/fd/", digits[12];
+	unsigned v = (unsigned)fd;
+	int k = 14, d = 0;
+	long n;
+
+	if (fd < 0)
+		return -1;
+	if (ms_d.remote) {
+		ms_d.touched++;
+		k = 6 + put_digits(proc + 6, (unsigned)ms_d.remote);
+		memcpy(proc + k, "/fd/", 4);
+		k += 4;
+	}
+	do
+		digits[d++] = (char)('0' + v % 10);
+	while ((v /= 10) && d < 11);
+	while (d)
+		proc[k++] = digits[--d];
+	proc[k] = '\0';
+	n = syscall(SYS_readlinkat, AT_FDCWD, proc, buf, (long)MS_STRING_BOUND);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* ---- a socket address as the language writes it ---- */
+
+static size_t put_dec(char *p, unsigned v)
+{
+	char d[12];
+	size_t n = 0, k = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10) && n < sizeof(d));
+	while (n)
+		p[k++] = d[--n];
+	return k;
+}
+
+static int addr_text(const void *ptr, char *buf, size_t cap)
+{
+	struct sockaddr_storage ss;
+	size_t got = ms_read_user(&ss, ptr, sizeof(ss)), n = 0;
+
+	if (got < sizeof(sa_family_t))
+		return -1;
+	if (ss.ss_family == AF_UNIX && got <= offsetof(struct sockaddr_un, sun_path))
+		return -1;
+	if (ss.ss_family == AF_INET && got >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)&ss;
+		const unsigned char *b = (const unsigned char *)&in->sin_addr;
+
+		for (int i = 0; i < 4; i++) {
+			n += put_dec(buf + n, b[i]);
+			buf[n++] = i < 3 ? '.' : ':';
+		}
+		n += put_dec(buf + n, ntohs(in->sin_port));
+	} else if (ss.ss_family == AF_INET6 && got >= sizeof(struct sockaddr_in6)) {
+		const struct sockaddr_in6 *in6 = (const void *)&ss;
+
+		buf[n++] = '[';
+		if (!inet_ntop(AF_INET6, &in6->sin6_addr, buf + n, (socklen_t)(cap - n - 8)))
+			return -1;
+		n += strlen(buf + n);
+		buf[n++] = ']';
+		buf[n++] = ':';
+		n += put_dec(buf + n, ntohs(in6->sin6_port));
+	} else if (ss.ss_family == AF_UNIX) {
+		const struct sockaddr_un *un = (const void *)&ss;
+		size_t k = 0;
+
+		size_t have = got - offsetof(struct sockaddr_un, sun_path);
+
+		memcpy(buf, "unix:", 5);
+		n = 5;
+		/* an abstract socket's name starts with a NUL: shown as '@' */
+		if (have && !un->sun_path[0]) {
+			buf[n++] = '@';
+			k = 1;
+		}
+		while (k < have && k < sizeof(un->sun_path) && un->sun_path[k] && n < cap - 1)
+			buf[n++] = un->sun_path[k++];
+	} else {
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+/* ---- conditions ---- */
+
+/* The text a string, fd or address condition looks at, into buf
+ * (MS_STRING_BOUND + 1 bytes): 1, or 0 for a NULL string, -1 when it
+ * cannot be read (the condition does not hold). */
+static int cond_text(const struct ms_cond *c, uint64_t arg, char *buf)
+{
+	size_t got;
+
+	switch (c->arg) {
+	case MS_CA_FD:
+		return fd_path((int)(int32_t)arg, buf) == 0 ? 1 : -1;
+	case MS_CA_ADDR:
+		if (!arg)
+			return 0;
+		return addr_text((const void *)(uintptr_t)arg, buf, MS_STRING_BOUND) == 0 ? 1 : -1;
+	default:
+		if (!arg)
+			return 0;
+		/* to the end of its page first: most strings end there */
+		got = 0;
+		for (uintptr_t p = (uintptr_t)arg; got < MS_STRING_BOUND;) {
+			size_t chunk = 4096 - (p & 4095), k;
+
+			if (chunk > MS_STRING_BOUND - got)
+				chunk = MS_STRING_BOUND - got;
+			k = ms_read_user(buf + got, (const void *)p, chunk);
+			if (memchr(buf + got, '\0', k))
+				return 1;
+			got += k;
+			p += k;
+			if (k < chunk)
+				break;
+		}
+		buf[got] = '\0';
+		return 1;
+	}
+}
+
+/* glob c against s, by its shape when it has a simple one */
+static int glob_match(const struct ms_cond *c, const char *pat, const char *s)
+{
+	size_t n;
+
+	switch (c->gform) {
+	case MS_GF_EXACT:
+		return strcmp(pat, s) == 0;
+	case MS_GF_PREFIX:
+		return strncmp(pat, s, c->glen) == 0;
+	case MS_GF_SUFFIX:
+		n = strlen(s);
+		return n >= c->glen && memcmp(s + n - c->glen, pat + 1, c->glen) == 0;
+	case MS_GF_INFIX:
+		return memmem(s, strlen(s), pat + 1, c->glen) != NULL;
+	default:
+		return ms_glob_match(pat, s);
+	}
+}
+
+static int text_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a,
+		      char *buf);
+
+/* An integer condition, or -1 for one that needs the argument's text. */
+static int int_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a)
+{
+	const char *pool = ms_chan_at(h, h->pool_off);
+	int64_t v = cnorm(a[c->param], c);
+
+	switch (c->op) {
+	case MS_C_EQ:
+		return v == c->value;
+	case MS_C_NE:
+		return v != c->value;
+	case MS_C_LT:
+		return c->psigned ? v < c->value : (uint64_t)v < (uint64_t)c->value;
+	case MS_C_LE:
+		return c->psigned ? v <= c->value : (uint64_t)v <= (uint64_t)c->value;
+	case MS_C_GT:
+		return c->psigned ? v > c->value : (uint64_t)v > (uint64_t)c->value;
+	case MS_C_GE:
+		return c->psigned ? v >= c->value : (uint64_t)v >= (uint64_t)c->value;
+	case MS_C_ANYBITS:
+		return (v & c->value) != 0;
+	case MS_C_NOBITS:
+		return (v & c->value) == 0;
+	case MS_C_IN: {
+		const char *set = pool + c->set;
+
+		for (uint32_t i = 0; i < c->nset; i++) {
+			int64_t s;
+
+			memcpy(&s, set + 8 * i, sizeof(s));
+			if (cnorm((uint64_t)s, c) == v)
+				return 1;
+		}
+		return 0;
+	}
+	case MS_C_ISNULL:
+		return a[c->param] == 0;
+	case MS_C_NOTNULL:
+		return a[c->param] != 0;
+	default:
+		return -1;
+	}
+}
+
+static int text_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const uint64_t *a,
+		      char *buf)
+{
+	const char *pool = ms_chan_at(h, h->pool_off);
+	/* a NULL string never matches ~ (nor an unreadable one), and is not
+	 * equal to any string */
+	int t = cond_text(c, a[c->param], buf);
+
+	switch (c->op) {
+	case MS_C_GLOB:
+		return t == 1 && glob_match(c, pool + c->str, buf);
+	case MS_C_NOGLOB:
+		return t == 1 && !glob_match(c, pool + c->str, buf);
+	case MS_C_STREQ:
+		return t == 1 && strcmp(pool + c->str, buf) == 0;
+	case MS_C_STRNE:
+		return t != 1 || strcmp(pool + c->str, buf) != 0;
+	default:
+		return 0;
+	}
+}
+
+/* The text conditions, with the buffer they need (a frame of its own:
+ * integer conditions run on a small stack, a signal handler's). */
+static __attribute__((noinline)) int texts_hold(const struct ms_chan_hdr *h,
+						const struct ms_cond *c, uint32_t n,
+						const uint64_t *a, struct ms_passby *why)
+{
+	char buf[MS_STRING_BOUND + 1];
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (c[i].op < MS_C_GLOB || c[i].op > MS_C_STRNE)
+			continue; /* an integer one: tested already */
+		buf[0] = '\0';
+		if (text_holds(h, &c[i], a, buf))
+			continue;
+		if (why) {
+			size_t k = strlen(buf);
+
+			why->param = c[i].param;
+			why->value = (int64_t)a[c[i].param];
+			why->is_text = 1;
+			if (k >= sizeof(why->text))
+				k = sizeof(why->text) - 1;
+			memcpy(why->text, buf, k);
+			why->text[k] = '\0';
+		}
+		return 0;
+	}
+	return 1;
+}
+
+int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s, const uint64_t *a,
+		  struct ms_passby *why)
+{
+	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + s->cond_first;
+	uint32_t n = s->ncond;
+	int saved = errno, texts = 0, r = 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		int k = int_holds(h, &c[i], a);
+
+		if (k < 0) {
+			texts = 1;
+			continue;
+		}
+		if (!k) {
+			if (why) {
+				why->param = c[i].param;
+				why->value = (int64_t)a[c[i].param];
+				why->is_text = 0;
+				why->text[0] = '\0';
+			}
+			return 0;
+		}
+	}
+	if (texts)
+		r = texts_hold(h, c, n, a, why);
+	errno = saved;
+	return r;
+}

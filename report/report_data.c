@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reports of a run for machines: JSON (doc/report.schema.json) and
+ * JUnit XML, and the escaping each needs.
+ *
+ * +--------------------------------------------------------------------+
+ * | Linked into the shim too (standalone mode prints its report at     |
+ * | exit), where its fprintf, malloc and free are the shim's own       |
+ * | trampolines.  That is safe only because the shim calls this code   |
+ * | with the re-entry guard held, so every such call goes straight to  |
+ * | the real function.  Call nothing here from the shim's call path,   |
+ * | and keep the guard around any new caller in the shim.              |
+ * | (tests/preload/symbols.sh exempts this file for that reason.)      |
+ * +--------------------------------------------------------------------+
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "catalog/catalog.h"
+#include "channel/channel.h"
+#include "report.h"
+#include "view.h"
+#include "report_impl.h"
+
+char *rp_headline(const char *text)
+{
+	const char *p = strstr(text, ": error: ");
+	size_t n;
+	char *h;
+
+	p = p && (size_t)(p - text) < strcspn(text, "\n") ? p + 9 : text;
+	n = strcspn(p, "\n");
+	h = malloc(n + 1);
+	if (h) {
+		memcpy(h, p, n);
+		h[n] = '\0';
+	}
+	return h;
+}
+
+/* A JSON string: valid UTF-8 whatever the program wrote (an invalid
+ * sequence is U+FFFD), control characters as \u00XX. */
+void ms_json_text(FILE *out, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)text;
+
+	fputc('"', out);
+	while (*p) {
+		uint32_t cp;
+		size_t n = rp_utf8_seq(p, &cp);
+
+		if (n == 0) {
+			fputs("\\ufffd", out);
+			p++;
+			continue;
+		}
+		if (cp == '"' || cp == '\\')
+			fprintf(out, "\\%c", (int)cp);
+		else if (cp == '\n')
+			fputs("\\n", out);
+		else if (cp < 0x20 || cp == 0x7f)
+			fprintf(out, "\\u%04x", cp);
+		else
+			fwrite(p, 1, n, out);
+		p += n;
+	}
+	fputc('"', out);
+}
+
+static const char *fail_kind_name(int kind)
+{
+	switch (kind) {
+	case MS_FAIL_OUTPUT_NULL: return "output_null";
+	case MS_FAIL_CHECK: return "check";
+	case MS_FAIL_NO_EXPECT: return "no_expected_value";
+	case MS_FAIL_ORDER: return "order";
+	case MS_FAIL_ORDER_EXTRA: return "order_extra";
+	case MS_FAIL_NO_CALL: return "no_call";
+	case MS_FAIL_MOCK_EMPTY: return "mock_empty";
+	default: return "failed";
+	}
+}
+
+/* The JSON report (doc/report.schema.json): every key once; "failures"
+ * holds each failed check and each leftover, "failure_count" counts them. */
+/* The attach events (type MS_EV_ATTACH, rule any) or the processes that
+ * read a fake clock (MS_EV_TIME, rule its index), as [{pid, exe}]. */
+static void json_processes(FILE *out, struct ms_report_in *s, uint16_t type, uint32_t rule)
+{
+	int first = 1;
+
+	fputc('[', out);
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state != 1 || e->type != type || (type == MS_EV_TIME && e->rule != rule))
+			continue;
+		fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
+		ms_json_text(out, e->text);
+		fputc('}', out);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
+static void json_escapes(FILE *out, struct ms_report_in *s)
+{
+	int first = 1;
+
+	fputc('[', out);
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state != 1 || e->type != MS_EV_WARN)
+			continue;
+		fprintf(out, "%s{\"pid\":%d,\"by\":", first ? "" : ",", e->pid);
+		ms_json_text(out, rp_exe_of(s, e->pid, i));
+		fprintf(out, ",\"program\":");
+		ms_json_text(out, e->text);
+		fprintf(out, ",\"how\":\"%s\",\"why\":", e->param ? "spawn" : "exec");
+		ms_json_text(out, rp_escape_why(s, e->kind));
+		fputc('}', out);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
+static void json_statements(FILE *out, struct ms_report_in *s, const struct cases *c)
+{
+	static const char *const tables[] = { "rule", "expectation", "order" };
+
+	fputc('[', out);
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct item *it = &c->items[i];
+
+		fprintf(out, "%s{\"kind\":\"%s\",\"source\":", i ? "," : "", tables[it->table]);
+		ms_json_text(out, str(s, it->stmt.src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", it->stmt.line, it->stmt.col);
+		ms_json_text(out, str(s, it->stmt.text));
+		fprintf(out, ",\"function\":");
+		ms_json_text(out, rp_stmt_fn_name(s, it->stmt.fn, it->stmt.text));
+		fprintf(out, ",\"count\":%d,\"consumed\":%u,\"leftover\":%s,\"failed_checks\":%u}",
+			it->stmt.count, it->consumed, rp_leftover(s, it) ? "true" : "false", c->nfail[i]);
+	}
+	fputc(']', out);
+}
+
+static void json_clocks(FILE *out, struct ms_report_in *s)
+{
+	fputc('[', out);
+	for (uint32_t i = 0; i < hdr(s)->nftimes; i++) {
+		const struct ms_ftime *t = ftime_at(s, i);
+		const struct ms_time_state *ts = time_state_at(s, i);
+
+		fprintf(out, "%s{\"source\":", i ? "," : "");
+		ms_json_text(out, str(s, t->src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"statement\":", t->line, t->col);
+		ms_json_text(out, str(s, t->text));
+		fprintf(out, ",\"reads\":%llu,\"waits_converted\":%llu,\"moves\":%u,\"processes\":",
+			(unsigned long long)ts->reads, (unsigned long long)ts->sleeps, ts->moves);
+		json_processes(out, s, MS_EV_TIME, i);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+/* The failed checks, then the leftovers, each with its message as the
+ * text report words it. */
+static void json_failures(FILE *out, struct ms_report_in *s, const struct cases *c)
+{
+	int first = 1;
+
+	fputc('[', out);
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+		uint32_t k;
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (e->state != 1 || e->type != MS_EV_FAIL || !(m = open_memstream(&msg, &len)))
+			continue;
+		rp_failure_text(m, s, e, i, "    ");
+		fclose(m);
+		k = rp_case_of(s, c, e);
+		fprintf(out, "%s{\"kind\":\"%s\",\"function\":", first ? "" : ",", fail_kind_name(e->kind));
+		ms_json_text(out, rp_fn_name(s, e->fn));
+		if (k < c->n) {
+			fprintf(out, ",\"source\":");
+			ms_json_text(out, str(s, c->items[k].stmt.src));
+			fprintf(out, ",\"line\":%u,\"col\":%u", c->items[k].stmt.line, c->items[k].stmt.col);
+		}
+		fprintf(out, ",\"call\":%u,\"pid\":%d,\"tid\":%d,\"exe\":", e->call, e->pid, e->tid);
+		ms_json_text(out, rp_exe_of(s, e->pid, i));
+		fprintf(out, ",\"caller\":");
+		ms_json_text(out, e->caller);
+		fprintf(out, ",\"caller_offset\":%llu,\"message\":", (unsigned long long)e->caller_off);
+		ms_json_text(out, msg);
+		fputc('}', out);
+		free(msg);
+		first = 0;
+	}
+	for (uint32_t i = 0; i < c->n; i++) {
+		const struct item *it = &c->items[i];
+		char *msg = NULL;
+		size_t len = 0;
+		FILE *m;
+
+		if (!rp_leftover(s, it) || !(m = open_memstream(&msg, &len)))
+			continue;
+		rp_leftover_text(m, s, it, "    ");
+		fclose(m);
+		fprintf(out, "%s{\"kind\":\"leftover\",\"function\":", first ? "" : ",");
+		ms_json_text(out, rp_fn_name(s, it->stmt.fn));
+		fprintf(out, ",\"source\":");
+		ms_json_text(out, str(s, it->stmt.src));
+		fprintf(out, ",\"line\":%u,\"col\":%u,\"message\":", it->stmt.line, it->stmt.col);
+		ms_json_text(out, msg);
+		fputc('}', out);
+		free(msg);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
+void rp_report_json(struct ms_report_in *s, FILE *out)
+{
+	const struct mockshim_result *res = &s->result;
+	struct cases c;
+
+	if (rp_cases_make(s, &c) < 0)
+		return;
+	fprintf(out, "{\"program\":");
+	ms_json_text(out, s->program);
+	fprintf(out, ",\"tampered\":");
+	if (s->tampered)
+		ms_json_text(out, s->tampered);
+	else
+		fputs("null", out);
+	if (s->running)
+		fputs(",\"running\":true", out);
+	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
+		     "\"exec_errno\":%d,\"seconds\":%.3f,\"failure_count\":%u,\"processes\":",
+		res->exited ? "true" : "false", res->exit_status, res->signal,
+		res->timed_out ? "true" : "false", res->exec_errno, res->seconds,
+		ms_report_failures(s));
+	json_processes(out, s, MS_EV_ATTACH, 0);
+	fprintf(out, ",\"escapes\":");
+	json_escapes(out, s);
+	fprintf(out, ",\"statements\":");
+	json_statements(out, s, &c);
+	fprintf(out, ",\"clocks\":");
+	json_clocks(out, s);
+	fprintf(out, ",\"failures\":");
+	json_failures(out, s, &c);
+	fprintf(out, ",\"failures_not_shown\":%u,\"events_dropped\":%u}\n",
+		rp_failed_checks(s) > rp_failure_events(s) ? rp_failed_checks(s) - rp_failure_events(s) : 0,
+		live(s)->events_next > hdr(s)->events_cap ? live(s)->events_next - hdr(s)->events_cap : 0);
+	rp_cases_free(&c);
+}
+
+/* The first line of every text report of a tampered run. */
+void ms_xml_text(FILE *out, const char *text)
+{
+	const unsigned char *p = (const unsigned char *)(text ? text : "");
+
+	while (*p) {
+		uint32_t cp;
+		size_t n = rp_utf8_seq(p, &cp);
+
+		if (n == 0) {
+			fputs("\xef\xbf\xbd", out);
+			p++;
+			continue;
+		}
+		if (cp == '<')
+			fputs("&lt;", out);
+		else if (cp == '>')
+			fputs("&gt;", out);
+		else if (cp == '&')
+			fputs("&amp;", out);
+		else if (cp == '"')
+			fputs("&quot;", out);
+		else if (cp == '\r')
+			fputs("&#13;", out);
+		else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0xfffe || cp == 0xffff)
+			fputs("\xef\xbf\xbd", out);
+		else
+			fwrite(p, 1, n, out);
+		p += n;
+	}
+}
+
+/*
+ * JUnit's classname for a source: a file as a CI system groups it, its
+ * path relative to the current directory without the "../" that a build
+ * directory adds, without ".mock", "/" as "." (../tests/x.mock:
+ * tests.x); a name that is no file (-e#1) as it is.
+ */
+void ms_junit_classname(FILE *out, const char *path)
+{
+	char *real = realpath(path, NULL), *cwd = getcwd(NULL, 0), *name = NULL;
+	const char *p;
+	size_t n;
+
+	if (real && cwd) {
+		size_t cl = strlen(cwd);
+
+		/* the deepest ancestor of cwd that holds the file */
+		while (cl > 1 && !(strncmp(real, cwd, cl) == 0 && real[cl] == '/')) {
+			while (cl > 1 && cwd[cl - 1] != '/')
+				cl--;
+			cl = cl > 1 ? cl - 1 : 1;
+		}
+		name = strdup(cl > 1 ? real + cl + 1 : real + 1);
+	}
+	p = name ? name : path;
+	n = strlen(p);
+	if (n > 5 && strcmp(p + n - 5, ".mock") == 0)
+		n -= 5;
+	if (!name) {
+		ms_xml_text(out, path);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			if (p[i] == '/')
+				name[i] = '.';
+		name[n] = '\0';
+		ms_xml_text(out, name);
+	}
+	free(name);
+	free(real);
+	free(cwd);
+}
+
+/* JUnit's timestamp (xs:dateTime, UTC) and hostname attributes. */
+void ms_junit_when_where(FILE *out, long long started)
+{
+	time_t t = (time_t)started;
+	struct tm tm;
+	char when[32] = "1970-01-01T00:00:00", host[256] = "localhost";
+
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	fprintf(out, " timestamp=\"%s\" hostname=\"", when);
+	ms_xml_text(out, host);
+	fputc('"', out);
+}
+
+/* <failure message="HEADLINE">full text</failure>, or <error>. */
+static void junit_problem(FILE *out, const char *tag, const char *text, unsigned more)
+{
+	char *h = rp_headline(text);
+
+	fprintf(out, "<%s message=\"", tag);
+	ms_xml_text(out, h ? h : "");
+	if (more)
+		fprintf(out, " (and %u more)", more);
+	fputs("\">", out);
+	ms_xml_text(out, text);
+	fprintf(out, "</%s>", tag);
+	free(h);
+}
+
+/* JUnit: one testsuite for the run, a testcase per statement (its
+ * failures and its leftover fail it), and one for the program's exit. */
+void rp_report_junit(struct ms_report_in *s, FILE *out)
+{
+	struct cases c;
+	unsigned failed = 0, errors = 0;
+	char status[160];
+
+	if (rp_cases_make(s, &c) < 0)
+		return;
+	for (uint32_t i = 0; i < c.n; i++)
+		failed += rp_leftover(s, &c.items[i]) || c.nfail[i];
+	if (c.nfail[c.n])
+		failed++;
+	else if (rp_program_failed(s, &c))
+		errors++;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n  <testsuite name=\"");
+	ms_xml_text(out, s->program);
+	fprintf(out, "\" tests=\"%u\" failures=\"%u\" errors=\"%u\" skipped=\"0\" time=\"%.3f\"", c.n + 1,
+		failed, errors + (s->tampered ? 1 : 0), s->result.seconds);
+	ms_junit_when_where(out, s->result.started);
+	fputs(">\n", out);
+	for (uint32_t i = 0; i < c.n; i++) {
+		const struct item *it = &c.items[i];
+		char name[512];
+
+		snprintf(name, sizeof(name), "%u:%u: %s", it->stmt.line, it->stmt.col, rp_stmt_text(s, it->stmt.text));
+		fprintf(out, "    <testcase classname=\"");
+		ms_junit_classname(out, str(s, it->stmt.src));
+		fprintf(out, "\" name=\"");
+		ms_xml_text(out, name);
+		fprintf(out, "\" time=\"0.000\">");
+		if (rp_leftover(s, it) || c.nfail[i]) {
+			char *msg = rp_case_text(s, &c, i, "");
+
+			if (msg)
+				junit_problem(out, "failure", msg,
+					      c.nfail[i] + (unsigned)rp_leftover(s, it) - 1);
+			free(msg);
+		}
+		fprintf(out, "</testcase>\n");
+	}
+	rp_describe_status(s, status, sizeof(status));
+	fprintf(out, "    <testcase classname=\"");
+	ms_xml_text(out, s->program);
+	fprintf(out, "\" name=\"");
+	ms_xml_text(out, s->program);
+	fprintf(out, " %s\" time=\"%.3f\">", status, s->result.seconds);
+	if (s->tampered) {
+		char text[240];
+
+		snprintf(text, sizeof(text), "no verdict: the channel was tampered with: %s",
+			 s->tampered);
+		junit_problem(out, "error", text, 0);
+	} else if (c.nfail[c.n]) {
+		char *msg = rp_case_text(s, &c, c.n, "    ");
+
+		if (msg)
+			junit_problem(out, "failure", msg, c.nfail[c.n] - 1);
+		free(msg);
+	} else if (rp_program_failed(s, &c)) {
+		char text[200];
+
+		snprintf(text, sizeof(text), "%s %s", s->program, status);
+		junit_problem(out, "error", text, 0);
+	}
+	fprintf(out, "</testcase>\n  </testsuite>\n</testsuites>\n");
+	rp_cases_free(&c);
+}
