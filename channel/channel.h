@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 23u
+#define MS_CHAN_ABI 24u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -129,7 +129,9 @@ struct ms_state_hdr {
 	uint32_t rec_dropped;	/* calls not recorded: the log was full */
 	uint32_t trace_lost;	/* --trace lines that could not be written */
 	uint32_t lanes_next;	/* lane blocks handed out; > lanes_cap: all */
-	uint32_t reserved[12];
+	uint32_t failed_unowned;	/* failures that name no statement (mock() */
+					/* with nothing queued, no rule) */
+	uint32_t reserved[11];
 };
 
 /* Per function (a cache line each, so that threads calling different
@@ -153,14 +155,25 @@ struct ms_rule_state {
 	uint32_t passed;	/* calls its when() passed by */
 	uint32_t tries;		/* probability=: calls that drew, for the k of the draw */
 	uint32_t declined;	/* probability=: draws that passed it by */
-	uint32_t reserved[10];
+	uint32_t failed;	/* failures naming it, counted before their event */
+	uint32_t reserved[9];
 };
 
-/* Per expectation and call-order entry. */
+/*
+ * Per expectation and call-order entry.  Every outcome is counted twice
+ * (audit.c checks that the counts agree): a check of a parameter takes a
+ * turn (consumed), then adds to ok or to failed; a failure adds to
+ * failed before its event is written.  To turn a failed check into a
+ * pass a program must rewrite its event, failed and ok consistently.
+ */
 struct ms_count_state {
-	uint32_t consumed;
+	uint32_t consumed;	/* turns taken (a call-order entry: calls) */
 	uint32_t passed;	/* calls its when() passed by */
+	uint32_t ok;		/* expectations: checks that held */
+	uint32_t failed;	/* failures naming it, counted before their event */
 };
+/* ok's place after consumed, in uint32_t: a fast slot has consumed's */
+#define MS_COUNT_OK_AT 2
 
 enum ms_fn_flags {
 	MS_FF_ORDERED = 1u << 0,	/* has expect_function_call entries */
@@ -664,6 +677,9 @@ _Static_assert(offsetof(struct ms_rule_state, consumed) == 0 &&
 	       "consumed and batched: one 8-byte word, consumed its low half");
 _Static_assert(sizeof(struct ms_chan_hdr) % 8 == 0 && sizeof(struct ms_state_hdr) % 64 == 0,
 	       "header layout");
+_Static_assert(sizeof(struct ms_count_state) == 16 &&
+		       offsetof(struct ms_count_state, ok) == MS_COUNT_OK_AT * sizeof(uint32_t),
+	       "count layout");
 _Static_assert(sizeof(struct ms_stmt) == 40 && sizeof(struct ms_expect) == 72 &&
 	       sizeof(struct ms_order) == 44, "statement layout");
 

@@ -261,6 +261,8 @@ void ms_check_taken(unsigned id, uint32_t xi, uint8_t param, uint64_t value, uin
 	fl.bytes = shown;
 	if (!check_one(&ms_d.expects[xi], value, &fl, shown))
 		ms_record_failure(id, xi, call, caller, &fl);
+	else
+		__atomic_fetch_add(&ms_d.xst[xi].ok, 1, __ATOMIC_RELAXED);
 }
 
 /* Parameter param of this call takes its next expectation, if it has any. */
@@ -289,8 +291,11 @@ void ms_check_param(unsigned id, uint8_t param, uint64_t value, const uint64_t *
 	if (taken != UINT32_MAX) {
 		const struct ms_expect *x = &ms_d.expects[taken];
 
-		if (x->kind == MS_X_VALUE && norm(value, x) == norm((uint64_t)x->lo, x))
-			return; /* the common case, with no failure to set up */
+		if (x->kind == MS_X_VALUE && norm(value, x) == norm((uint64_t)x->lo, x)) {
+			/* the common case, with no failure to set up */
+			__atomic_fetch_add(&ms_d.xst[taken].ok, 1, __ATOMIC_RELAXED);
+			return;
+		}
 		ms_check_taken(id, taken, param, value, call, caller);
 	} else if (scoped) {
 		struct ms_failure fl = { .kind = MS_FAIL_NO_EXPECT, .param = param,
@@ -333,6 +338,8 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 		done |= bit;
 		if (y->kind != MS_X_VALUE || norm(a[y->param], y) != norm((uint64_t)y->lo, y))
 			ms_check_taken(id, xi, y->param, a[y->param], call, caller);
+		else
+			__atomic_fetch_add(&ms_d.xst[xi].ok, 1, __ATOMIC_RELAXED);
 	}
 	for (missing &= ~done; missing; missing &= missing - 1) {
 		uint8_t p = (uint8_t)__builtin_ctz(missing);

@@ -319,6 +319,29 @@ int ms_in_scope(const struct ms_stmt *s, const void *caller)
 
 
 
+/* The count a failure of kind names, in statement idx of its table. */
+static uint32_t *failed_of(uint16_t kind, uint32_t idx)
+{
+	switch (kind) {
+	case MS_FAIL_CHECK:
+	case MS_FAIL_NO_EXPECT:
+		if (idx < ms_d.chan->nexpects)
+			return &ms_d.xst[idx].failed;
+		break;
+	case MS_FAIL_ORDER:
+	case MS_FAIL_ORDER_EXTRA:
+	case MS_FAIL_NO_CALL:
+		if (idx < ms_d.chan->norders)
+			return &ms_d.ost[idx].failed;
+		break;
+	default:
+		if (idx < ms_d.chan->nrules)
+			return &ms_d.rst[idx].failed;
+		break;
+	}
+	return &ms_d.st->failed_unowned;
+}
+
 /*
  * Records a failed check as it happens, so a crash afterwards loses
  * nothing; with --on-fail=abort, stops the program here.
@@ -329,9 +352,11 @@ void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *cal
 	struct ms_event *e;
 	int saved = errno;
 
-	/* the event is the failure; the count is of those the full log had
-	 * no room for (a process killed between two writes leaves no count
-	 * that disagrees with the events) */
+	/* the failure is counted twice: first by its statement (or as
+	 * naming none), then by its event; st->failures counts those the
+	 * full log had no room for.  A process killed between the two leaves
+	 * a count the audit takes as a lost failure, never as a pass. */
+	__atomic_fetch_add(failed_of(f->kind, idx), 1, __ATOMIC_RELAXED);
 	e = ev_begin(MS_EV_FAIL, id, idx, call);
 	if (!e)
 		__atomic_fetch_add(&ms_d.st->failures, 1, __ATOMIC_RELAXED);
@@ -781,6 +806,8 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 			ms_check_param(id, y->param, a[y->param], a, call, caller);
 		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))
 			ms_check_taken(id, f->first_expect, y->param, a[y->param], call, caller);
+		else
+			__atomic_fetch_add(&ms_d.xst[f->first_expect].ok, 1, __ATOMIC_RELAXED);
 	} else {
 		ms_check_all(id, a, call, caller);
 	}

@@ -523,6 +523,8 @@ static inline __attribute__((always_inline)) int ms_fast_check(struct ms_fast *s
 	    (s->count < 0 ? (__atomic_fetch_add(s->consumed, 1, __ATOMIC_RELAXED), 1)
 			  : ms_queue_take(s))) {
 		__atomic_fetch_add(s->calls, 1, __ATOMIC_RELAXED);
+		/* the check held: its second count (channel.h, ms_count_state) */
+		__atomic_fetch_add(s->consumed + MS_COUNT_OK_AT, 1, __ATOMIC_RELAXED);
 		return 1;
 	}
 	return 0;
