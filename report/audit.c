@@ -90,6 +90,15 @@ static int check_event_ok(const struct ms_report_in *s, const struct ms_event *e
 	}
 }
 
+/* The first slot below the log's end left incomplete. */
+static uint32_t first_torn(const struct ms_report_in *s)
+{
+	for (uint32_t i = 0; i < nevents(s); i++)
+		if (event_at(s, i)->state == 0)
+			return i;
+	return 0;
+}
+
 /*
  * A rule with a lane (channel.h, "Lanes"): consumed counts the turns
  * claimed, batched those of them claimed for lanes; the lanes say which
@@ -149,12 +158,87 @@ static void settle_lanes(struct ms_report_in *s)
 	}
 }
 
+/*
+ * Every outcome is counted twice (channel.h, struct ms_count_state): a
+ * failure by its statement's failed (or the header's failed_unowned)
+ * and by its event; a check of a parameter by its turn and by ok or
+ * failed.  A process killed between the two leaves a count without its
+ * event (a failure lost with it) or a turn without an outcome: a
+ * failure too, never a pass.  When the driver knows that no process
+ * was killed (none_killed), neither, nor a slot claimed and never
+ * completed, can come from a shim: the program wrote the state.
+ * torn: slots below the log's end left incomplete, torn_failures of
+ * them typed as failures; failure_events: complete ones.
+ */
+static void outcomes(struct ms_report_in *s, uint32_t torn, uint32_t torn_failures,
+		     uint32_t failure_events)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	const struct ms_state_hdr *st = s->state;
+	uint64_t counted = st->failed_unowned, logged = (uint64_t)failure_events + st->failures;
+	uint64_t missing, unresolved = 0, order_failed = 0;
+
+	if (s->running) {
+		/* a copy of a running tree is torn anywhere: only the failures
+		 * half-written in it are counted, as lost */
+		s->lost_failures = torn_failures;
+		return;
+	}
+	for (uint32_t i = 0; i < h->nrules; i++)
+		counted += rule_state_at(s, i)->failed;
+	for (uint32_t i = 0; i < h->nexpects; i++) {
+		const struct ms_count_state *c = count_state_at(s, h->st_expects_off, i);
+
+		counted += c->failed;
+		/* a check passed that never took its turn */
+		if (c->ok > c->consumed)
+			tamper(s, 0, "%s:%u: %u checks passed of %u taken", str(s, expect_at(s, i)->stmt.src),
+			       expect_at(s, i)->stmt.line, c->ok, c->consumed);
+		else if (c->consumed - c->ok > c->failed)
+			unresolved += c->consumed - c->ok - c->failed;
+	}
+	for (uint32_t i = 0; i < h->norders; i++) {
+		const struct ms_count_state *c = count_state_at(s, h->st_orders_off, i);
+
+		counted += c->failed;
+		order_failed += c->failed;
+		/* every call expect_no_call's entry counts is a failure */
+		if (order_at(s, i)->kind == MS_ORD_NO_CALL && c->consumed > c->failed)
+			unresolved += c->consumed - c->failed;
+	}
+	/* the call order broken: by a call whose failure was counted */
+	if (st->order_cursor == MS_ORDER_BROKEN && !order_failed)
+		unresolved++;
+	if (counted < logged)
+		tamper(s, 0, "%llu failures logged, but the statements count %llu",
+		       (unsigned long long)logged, (unsigned long long)counted);
+	missing = counted > logged ? counted - logged : 0;
+	/* a standalone shim reports at its own exit, while its children may
+	 * be between a turn and its outcome */
+	if (h->flags & MS_CHAN_STANDALONE)
+		unresolved = 0;
+	if (s->none_killed && torn)
+		tamper(s, 0, "event %u was claimed and never completed, and no process was killed",
+		       first_torn(s));
+	else if (s->none_killed && missing)
+		tamper(s, 0, "%llu failures counted have no event, and no process was killed",
+		       (unsigned long long)missing);
+	else if (s->none_killed && unresolved)
+		tamper(s, 0, "%llu checks taken have no outcome, and no process was killed",
+		       (unsigned long long)unresolved);
+	/* (a half-written failure was counted before its event: it is one
+	 * of the missing, where a shim wrote the state) */
+	missing += unresolved;
+	missing = missing > torn_failures ? missing : torn_failures;
+	s->lost_failures = missing > UINT32_MAX ? UINT32_MAX : (uint32_t)missing;
+}
+
 static void audit(struct ms_report_in *s, uint64_t token)
 {
 	const struct ms_chan_hdr *h = hdr(s);
 	struct ms_state_hdr *st = s->state;
 	struct ms_event *ev = ms_state_at(st, h->st_events_off);
-	uint32_t n, attaches = 0;
+	uint32_t n, attaches = 0, torn = 0, torn_failures = 0, failure_events = 0;
 
 	if (st->token != token || st->magic != MS_STATE_MAGIC || st->abi != MS_CHAN_ABI ||
 	    st->size != s->state_size)
@@ -169,8 +253,10 @@ static void audit(struct ms_report_in *s, uint64_t token)
 			e->text[MS_EV_TEXT - 1] = '\0';
 		if (e->state == 0) {
 			/* claimed, never completed: a process died writing it
-			 * (a failure's type is its first field written) */
-			s->lost_failures += e->type == MS_EV_FAIL;
+			 * (a failure's type is its first field written), or
+			 * the program zeroed it (see the counts below) */
+			torn++;
+			torn_failures += e->type == MS_EV_FAIL;
 			continue;
 		}
 		if (e->state != 1 || (e->type != MS_EV_ATTACH && e->fn >= h->nfns) ||
@@ -181,6 +267,7 @@ static void audit(struct ms_report_in *s, uint64_t token)
 			continue;
 		}
 		attaches += e->type == MS_EV_ATTACH;
+		failure_events += e->type == MS_EV_FAIL;
 	}
 	for (uint32_t i = n; i < h->events_cap; i++) {
 		uint64_t off = h->st_events_off + (uint64_t)i * sizeof(*ev);
@@ -211,6 +298,7 @@ static void audit(struct ms_report_in *s, uint64_t token)
 	if (st->order_cursor > h->norders && st->order_cursor != MS_ORDER_BROKEN)
 		tamper(s, 0, "the call-order cursor is past its end");
 	settle_lanes(s);
+	outcomes(s, torn, torn_failures, failure_events);
 	/* a statement's turns never pass its count (an ignored or forbidden
 	 * call-order entry counts calls, not turns) */
 	for (uint32_t i = 0, items = rp_nitems(s); i < items; i++) {

@@ -107,6 +107,52 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "fail-erase") == 0) {
 		/* the failure event made into a consume event: the count stays */
 		last_failure()->type = MS_EV_CONSUME;
+	} else if (strcmp(cmd, "fail-memset") == 0) {
+		/* issue 41: the one failure event zeroed, nothing else */
+		memset(last_failure(), 0, sizeof(struct ms_event));
+	} else if (strcmp(cmd, "fail-memset-count") == 0) {
+		/* ... and its statement's failure count */
+		struct ms_event *e = last_failure();
+		struct ms_count_state *x = ms_state_at(st, spec->st_expects_off);
+
+		x[e->rule].failed = 0;
+		memset(e, 0, sizeof(*e));
+	} else if (strcmp(cmd, "fail-memset-orphan") == 0) {
+		/* ... and a process of the tree killed by a signal, which
+		 * mockrun reaps (an orphan): a lost failure, still no pass */
+		pid_t parent = getpid();
+
+		memset(last_failure(), 0, sizeof(struct ms_event));
+		if (fork() == 0) {
+			while (getppid() == parent)
+				usleep(1000);
+			raise(SIGKILL);
+		}
+	} else if (strcmp(cmd, "fail-attach") == 0 || strcmp(cmd, "fail-warn") == 0) {
+		/* the failure event made into an attach (and the count of them
+		 * raised to match) or an escape warning: every field of it
+		 * one a shim writes */
+		struct ms_event *e = last_failure();
+
+		if (cmd[5] == 'a') {
+			e->type = MS_EV_ATTACH;
+			st->attached++;
+		} else {
+			e->type = MS_EV_WARN;
+			e->kind = MS_ESC_STATIC;
+		}
+	} else if (strcmp(cmd, "fail-consume") == 0) {
+		/* the failure event made into a turn of a rule of the same
+		 * function (rule 0: the spec's will_return_maybe(open)) */
+		struct ms_event *e = last_failure();
+
+		e->type = MS_EV_CONSUME;
+		e->rule = 0;
+	} else if (strcmp(cmd, "order-break") == 0) {
+		/* the call order marked broken before any call: the shims then
+		 * check none of it, and the report lists no entry not called */
+		st->order_cursor = MS_ORDER_BROKEN;
+		printf("getppid: %d\n", getppid() > 0);
 	} else if (strcmp(cmd, "fail-rule") == 0) {
 		last_failure()->rule = 0x7fffffff;
 	} else if (strcmp(cmd, "fail-at") == 0) {

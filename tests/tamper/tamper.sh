@@ -66,6 +66,42 @@ for attack in fail-count fail-erase fail-rule fail-at fail-kind; do
 	want_err_has "FAILED: no verdict"; want_err_lacks "all checks passed"; done_t
 done
 
+t "fail-memset: the failure event zeroed (issue 41): tampered, in every report format"
+for fmt in text junit json; do
+	rm -f "$T/m.$fmt"
+	run "${M[@]}" --report "$fmt" -o "$T/m.$fmt" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset
+	want_rc 125
+	grep -q "tampered" "$T/m.$fmt" || problem "$fmt: no tamper verdict: $(head -c 300 "$T/m.$fmt")"
+	grep -q "claimed and never completed" "$T/m.$fmt" || problem "$fmt: not why: $(head -c 300 "$T/m.$fmt")"
+	case $fmt in
+	text) ! grep -q "all checks passed" "$T/m.$fmt" || problem "text: a pass" ;;
+	junit) ! grep -q 'failures="0" errors="0"' "$T/m.$fmt" ||
+		problem "junit: no failure and no error: $(head -c 400 "$T/m.$fmt")" ;;
+	json) python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+assert r.get("tampered"), r' "$T/m.$fmt" || problem "json: no tampered verdict: $(head -c 400 "$T/m.$fmt")" ;;
+	esac
+done; done_t
+
+t "fail-memset-count: the event and its statement's failure count zeroed: tampered"
+run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-count
+want_rc 125; want_err_has "the channel was tampered with"; want_err_has "FAILED: no verdict"
+want_err_lacks "all checks passed"; done_t
+
+t "fail-memset-orphan: the event zeroed, an orphan killed by a signal: a lost failure, no pass"
+run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-orphan
+want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
+
+t "a failure event retyped as an attach, a warning or a rule's turn: tampered"
+for how in fail-attach fail-warn fail-consume; do
+	run "${M[@]}" -e 'will_return_maybe(open, -1)' -e "$FAIL" "$A" $how
+	want_rc 125; want_err_has "the channel was tampered with"; want_err_lacks "all checks passed"
+done; done_t
+
+t "order-break: a call order marked broken with no call out of order: tampered"
+run "${M[@]}" -e 'expect_function_call(getppid); expect_function_call(getpid)' "$A" order-break
+want_rc 125; want_err_has "the channel was tampered with"; want_err_lacks "all checks passed"; done_t
+
 t "an offset past a memory expectation's bytes is caught, not read"
 run "${M[@]}" -e 'expect_memory(open, pathname, "expected", 8)' "$A" fail-at
 want_rc 125; want_err_has "tampered with"; done_t
@@ -101,7 +137,9 @@ done; done_t
 
 t "an event count past the log's end cannot hide a failure in it"
 run "${M[@]}" -e "$FAIL" "$A" fail-events-next
-want_rc 123; want_err_has "FAILED"; want_err_lacks "all checks passed"; done_t
+# (the slots it claims were never written, and no process was killed)
+want_rc 125; want_err_has "claimed and never completed"
+want_err_has "FAILED"; want_err_lacks "all checks passed"; done_t
 
 t "a call-order cursor and pid count out of range: the shim bounds them, the report says so"
 run "${M[@]}" -e 'expect_function_call(getpid); will_return_maybe(getpid, 5)' "$A" cursor

@@ -262,6 +262,79 @@ static void test_lane_settlement(void **state)
 	ms_spec_fini(&spec);
 }
 
+/*
+ * A check of an expectation that failed, as a shim leaves it: one turn, one failure counted, one event; then
+ * how much of it a program erased.  erase: 1 the event zeroed, 2 the
+ * failure count too, 3 the event half-written (its type written, its
+ * state not: a process killed while writing it).
+ */
+static const char *outcome(int erase, int none_killed, unsigned *failures)
+{
+	struct ms_spec spec;
+	struct ms_report_in in;
+	struct ms_chan_hdr *h;
+	struct ms_state_hdr *st;
+	struct ms_count_state *x;
+	struct ms_event *e;
+	const char *why;
+	uint64_t size;
+
+	h = chan_from_text(&spec, "expect_string(open, pathname, \"/nope\")\n", 16, &size);
+	st = calloc(1, h->state_size);
+	assert_non_null(st);
+	ms_state_init(h, st, TOKEN);
+	x = ms_state_at(st, h->st_expects_off);
+	e = ms_state_at(st, h->st_events_off);
+	x[0].consumed = 1;
+	x[0].failed = 1;
+	e->type = MS_EV_FAIL;
+	e->kind = MS_FAIL_CHECK;
+	e->fn = (uint16_t)((const struct ms_expect *)ms_chan_at(h, h->expects_off))[0].stmt.fn;
+	e->state = 1;
+	st->events_next = 1;
+	if (erase >= 1)
+		memset(e, 0, sizeof(*e));
+	if (erase >= 2)
+		x[0].failed = 0;
+	if (erase == 3)
+		e->type = MS_EV_FAIL;
+	memset(&in, 0, sizeof(in));
+	in.spec = h;
+	in.none_killed = none_killed;
+	assert_int_equal(ms_report_take_state(&in, st, h->state_size, TOKEN), 0);
+	why = in.tampered ? strdup(in.why) : NULL;
+	*failures = ms_report_failures(&in);
+	ms_report_release(&in);
+	free(st);
+	free(h);
+	ms_spec_fini(&spec);
+	return why;
+}
+
+static void test_outcomes_counted_twice(void **state)
+{
+	const char *why;
+	unsigned failures;
+
+	(void)state;
+	/* as the shim left it */
+	assert_null(outcome(0, 1, &failures));
+	assert_int_equal(failures, 1);
+	/* erased, and no process killed: tampering, whatever was erased */
+	for (int erase = 1; erase <= 3; erase++) {
+		why = outcome(erase, 1, &failures);
+		assert_non_null(why);
+		assert_non_null(strstr(why, "event 0 was claimed and never completed"));
+		free((void *)why);
+	}
+	/* a process may have been killed: a lost failure, never a pass */
+	for (int erase = 1; erase <= 3; erase++) {
+		why = outcome(erase, 0, &failures);
+		assert_null(why);
+		assert_int_equal(failures, 1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +345,7 @@ int main(void)
 #undef T
 		cmocka_unit_test(test_sparse_log_past_the_end),
 		cmocka_unit_test(test_lane_settlement),
+		cmocka_unit_test(test_outcomes_counted_twice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
