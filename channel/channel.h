@@ -106,31 +106,56 @@ struct ms_chan_hdr {
 };
 
 /*
+ * +--------------------------------------------------------------------+
+ * | What a program that writes the state gets (audit.c checks it; the  |
+ * | "write:" notes below say, for each field the driver trusts, what   |
+ * | setting it to 0 or to another plausible value earns).  The limit:  |
+ * | a failed check turns into a pass only if the program rewrites its  |
+ * | event (into another valid event, or past a shortened log), its     |
+ * | statement's failed and ok consistently; a failed reply or call     |
+ * | order, its event and failed; a statement of count always or maybe, |
+ * | its turns too.  Anything less is 125 ("tampered") or a failure.    |
+ * +--------------------------------------------------------------------+
+ *
  * The state's header: what every process of the tree updates, with
  * atomic operations.  token is the driver's, random per run: a state
  * wiped or replaced shows as another token.
  */
 struct ms_state_hdr {
-	uint64_t token;
+	uint64_t token;		/* write: any change is 125 (as magic, abi, size) */
 	uint32_t magic;		/* MS_STATE_MAGIC */
 	uint32_t abi;
 	uint64_t size;
-	uint32_t events_next;	/* next event slot; > events_cap: dropped */
-	uint32_t attached;	/* processes whose shim attached */
-	uint32_t failures;	/* failed checks the full event log had no room for */
+	uint32_t events_next;	/* next event slot; > events_cap: dropped.
+				 * write: lower, a complete event past it is
+				 * 125; higher, slots never written are 125 */
+	uint32_t attached;	/* processes whose shim attached.  write: below
+				 * the attach events, 125; above, a count only */
+	uint32_t failures;	/* failed checks the full event log had no room
+				 * for.  write: 0 changes nothing (the events
+				 * count); more while the log has room, 125 */
 	uint32_t order_cursor;	/* first call-order entry not yet done;
-				 * MS_ORDER_BROKEN after a call out of order */
-	uint32_t order_seq;	/* calls that took part in call ordering */
-	uint32_t consume_dropped;	/* consume events not logged, to keep room */
-	uint32_t npids;		/* pids[] used; > pids_cap: full */
+				 * MS_ORDER_BROKEN after a call out of order.
+				 * write: past its end, 125; BROKEN with no
+				 * order failure counted, 125; back to 0,
+				 * the failure's event and count still say */
+	uint32_t order_seq;	/* calls that took part in call ordering (the
+				 * failures' positions only) */
+	uint32_t consume_dropped;	/* consume events not logged, to keep room (-v's
+					 * note only) */
+	uint32_t npids;		/* pids[] used; > pids_cap: full (bounded by
+				 * the shim; names in the report only) */
 	int32_t owner_pid;	/* MS_CHAN_STANDALONE: the process that reports */
 	uint64_t rec_next;	/* next free byte of the record log; > rec_cap: full */
 	uint32_t rec_seq;	/* calls recorded, for their order */
 	uint32_t rec_dropped;	/* calls not recorded: the log was full */
 	uint32_t trace_lost;	/* --trace lines that could not be written */
-	uint32_t lanes_next;	/* lane blocks handed out; > lanes_cap: all */
-	uint32_t failed_unowned;	/* failures that name no statement (mock() */
-					/* with nothing queued, no rule) */
+	uint32_t lanes_next;	/* lane blocks handed out; > lanes_cap: all.
+				 * write: bounded; lanes, see settle_lanes() */
+	uint32_t failed_unowned;	/* failures that name no statement (mock()
+					 * with nothing queued, no rule).  write:
+					 * 0 with its event kept, 125; with the
+					 * event gone too, see the box above */
 	uint32_t reserved[11];
 };
 
@@ -141,12 +166,17 @@ struct ms_fn_state {
 				/* MS_FF_COUNTED: every call of the tree */
 	uint32_t bound;		/* declared functions: processes that found a */
 				/* definition to stand in for */
+	/* write: calls numbers the failures and ctl --wait-call; bound
+	 * only hides or shows a warning: no verdict depends on either */
 	uint32_t reserved[14];
 };
 
 /* Per rule, a cache line each: threads taking turns of different rules
  * (unrelated queues) never write a line another one reads. */
 struct ms_rule_state {
+	/* write: consumed past the count, or lanes that answered more than
+	 * was batched, 125; lower, a leftover (a queue not used up) or,
+	 * for always and maybe, fewer turns in the report */
 	uint32_t consumed;	/* turns taken (a rule with a lane: and claimed) */
 	uint32_t batched;	/* a rule with a lane: of consumed, the turns
 				 * claimed in batches for lanes; the two are one
@@ -155,7 +185,10 @@ struct ms_rule_state {
 	uint32_t passed;	/* calls its when() passed by */
 	uint32_t tries;		/* probability=: calls that drew, for the k of the draw */
 	uint32_t declined;	/* probability=: draws that passed it by */
-	uint32_t failed;	/* failures naming it, counted before their event */
+	uint32_t failed;	/* failures naming it, counted before their event.
+				 * write: 0 with the event kept, 125; more than
+				 * the events, 125 (a lost failure where a
+				 * process may have been killed) */
 	uint32_t reserved[9];
 };
 
@@ -167,10 +200,17 @@ struct ms_rule_state {
  * pass a program must rewrite its event, failed and ok consistently.
  */
 struct ms_count_state {
-	uint32_t consumed;	/* turns taken (a call-order entry: calls) */
-	uint32_t passed;	/* calls its when() passed by */
-	uint32_t ok;		/* expectations: checks that held */
-	uint32_t failed;	/* failures naming it, counted before their event */
+	uint32_t consumed;	/* turns taken (a call-order entry: calls).
+				 * write: past the count, 125; above ok +
+				 * failed, 125; lower, a leftover or below ok
+				 * (125), but for always and maybe */
+	uint32_t passed;	/* calls its when() passed by (the report's
+				 * hint only) */
+	uint32_t ok;		/* expectations: checks that held.  write:
+				 * above consumed, 125 */
+	uint32_t failed;	/* failures naming it, counted before their
+				 * event.  write: 0, consumed above ok + failed,
+				 * or the events above it: 125 */
 };
 /* ok's place after consumed, in uint32_t: a fast slot has consumed's */
 #define MS_COUNT_OK_AT 2
@@ -537,7 +577,9 @@ struct ms_ftime {
 
 /* A fake_time's anchor and counters, in the state: mockrun (and ctl)
  * writes the anchor under seq (odd while it is written, from 2 up: never
- * 0, a thread's copy's "none"), the shims read it.  A process may write it too; it then only lies to itself. */
+ * 0, a thread's copy's "none"), the shims read it.  A process may write it too; it then only lies to itself.
+ * write: reads, sleeps and moves are the report's figures only; no
+ * verdict depends on them. */
 struct ms_time_state {
 	uint32_t seq;
 	uint32_t reserved0;
@@ -595,6 +637,15 @@ enum ms_event_flags {
 #define MS_EV_SYM 40
 #define MS_STRING_BOUND 4096	/* bytes of a string parameter read at most */
 
+/*
+ * write: an event is read only when every field is one a shim writes
+ * (its statement's table, function, kind, lengths and offsets), else
+ * 125; strings are cut at their size.  A slot below events_next left
+ * incomplete (state 0: zeroed) is 125 unless mockrun saw a process of
+ * the tree killed by a signal, when it is a lost failure; a failure
+ * retyped into another valid event leaves its statement's failed count
+ * without an event: 125 likewise.
+ */
 struct ms_event {
 	uint32_t state;		/* (shared) 0 = being written, 1 = complete */
 	uint16_t type;
