@@ -36,8 +36,15 @@
 #include "supervise.h"
 
 #define KILL_GRACE_MS 2000
+/* A terminating signal mockrun passes on (SIGINT, SIGTERM, SIGHUP) is
+ * followed by SIGCONT, and by SIGKILL of what is left this much later:
+ * a CI job's cancellation or kill(1) ends the run whatever the tree does
+ * with the signal. */
+#define FORWARD_GRACE_MS 5000
 /* A descendant stopped this long (not the program itself, which stops as
- * a job does) keeps the run from ending: say so. */
+ * a job does) keeps the run from ending: say so.  Once the program has
+ * exited and every process left is stopped, nothing of the tree can
+ * continue them: after this long they get SIGHUP and SIGCONT (stuck()). */
 #define STOPPED_WARN_MS 2000
 #define MAX_STOPPED 16
 /* watch()'s own descriptors: the signalfd, stdout, stderr, stdin, the
@@ -470,6 +477,10 @@ struct run {
 		int64_t since;	/* < 0: warned */
 	} stopped[MAX_STOPPED];
 	size_t nstopped;
+	int64_t stuck_since;	/* the program gone, all left stopped since; -1 */
+	int64_t stuck_look;	/* the next look at the tree's states */
+	int stuck_hup;		/* SIGHUP and SIGCONT sent once: next, SIGKILL */
+	int forwarded;		/* the terminating signal passed on, or 0 */
 };
 
 /* The run's program, its start time, and the shim it preloads. */
@@ -800,11 +811,159 @@ static int reap(struct mockshim_session *s, struct run *r)
 	return p < 0 && errno == ECHILD;
 }
 
+/*
+ * How a process of the tree stands, from its threads' states in /proc:
+ * 'R' it can go on (running, sleeping, in the disk), 'T' stopped (every
+ * thread stopped or exited: by a signal, 'T', or under a tracer, 't'),
+ * 'Z' gone (a zombie, or no longer there).  *tracer: its TracerPid.
+ */
+static int proc_state(pid_t pid, pid_t *tracer)
+{
+	char path[320], buf[512];
+	DIR *d;
+	struct dirent *de;
+	int stopped = 0, running = 0;
+	FILE *f;
+
+	*tracer = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 'Z';
+	while ((de = readdir(d)) && !running) {
+		char *rp;
+		ssize_t k;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* the name in parentheses is the program's to choose: the state
+		 * follows the last ')' */
+		rp = strrchr(buf, ')');
+		if (!rp || rp[1] != ' ')
+			continue;
+		if (rp[2] == 'T' || rp[2] == 't')
+			stopped = 1;
+		else if (rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x')
+			running = 1;
+	}
+	closedir(d);
+	if (running)
+		return 'R';
+	if (!stopped)
+		return 'Z';
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "TracerPid: %d", tracer) == 1)
+				break;
+		fclose(f);
+	}
+	return 'T';
+}
+
+/*
+ * The program has exited: when every process left is stopped (zombies
+ * aside), nothing of the tree can continue them.  Their number, in
+ * out[], or 0 when one of them can go on.  A process a tracer outside
+ * the tree holds (a debugger, strace -p) is the tracer's to continue:
+ * it can go on.
+ */
+static size_t stuck_tree(pid_t *out, size_t cap)
+{
+	pid_t pids[256];
+	size_t n = list_tree(pids, sizeof(pids) / sizeof(pids[0])), k = 0;
+
+	if (n == sizeof(pids) / sizeof(pids[0]))
+		return 0; /* too many to judge: the timeout's */
+	for (size_t i = 0; i < n; i++) {
+		pid_t tracer;
+		int st = proc_state(pids[i], &tracer), inside = 0;
+
+		if (st == 'R')
+			return 0;
+		if (st != 'T')
+			continue;
+		for (size_t j = 0; tracer && j < n; j++)
+			inside |= pids[j] == tracer;
+		if (tracer && !inside)
+			return 0;
+		if (k < cap)
+			out[k++] = pids[i];
+	}
+	return k;
+}
+
+/*
+ * Once the program has exited and only stopped processes are left for
+ * STOPPED_WARN_MS, they are named and get what the kernel sends to an
+ * orphaned process group with a stopped member (which mockrun, the
+ * subreaper in another process group, keeps from being orphaned):
+ * SIGHUP, then SIGCONT.  Found so again (a process that ignores SIGHUP
+ * and stops again), they are killed.  The time until the next look, or -1.
+ */
+static int64_t stuck(struct mockshim_session *s, struct run *r, int64_t t)
+{
+	pid_t pids[64];
+	size_t n;
+
+	if (t < r->stuck_look)
+		return r->stuck_look - t;
+	r->stuck_look = t + REAP_POLL_MS;
+	n = stuck_tree(pids, sizeof(pids) / sizeof(pids[0]));
+	if (!n) {
+		r->stuck_since = -1;
+		return -1;
+	}
+	if (r->stuck_since < 0)
+		r->stuck_since = t;
+	if (t - r->stuck_since < STOPPED_WARN_MS)
+		return REAP_POLL_MS;
+	for (size_t i = 0; i < n; i++) {
+		char comm[64];
+
+		comm_of(pids[i], comm, sizeof(comm));
+		fprintf(stderr,
+			r->stuck_hup ? "mockshim: warning: %s[%d] is stopped again with nothing "
+				       "left to continue it: killed (SIGKILL)\n"
+				     : "mockshim: warning: %s[%d] is stopped and %s exited: nothing "
+				       "is left to continue it; sending SIGHUP and SIGCONT (as to an "
+				       "orphaned process group)\n",
+			comm, (int)pids[i], s->program ? s->program : "the program");
+		if (r->stuck_hup) {
+			kill(pids[i], SIGKILL);
+		} else {
+			kill(pids[i], SIGHUP);
+			kill(pids[i], SIGCONT);
+		}
+	}
+	r->stuck_hup = 1;
+	r->stuck_since = -1;
+	/* no other warning for them */
+	for (size_t i = 0; i < r->nstopped; i++)
+		r->stopped[i].since = -1;
+	return REAP_POLL_MS;
+}
+
 /* The descendants stopped for STOPPED_WARN_MS are named once; the time
  * until the next one is due, or -1. */
 static int64_t warn_stopped(struct run *r, int64_t t)
 {
 	int64_t next = -1;
+
+	/* the program gone and the rest stopped: stuck() names them */
+	if (r->stuck_since >= 0)
+		return -1;
 
 	for (size_t i = 0; i < r->nstopped; i++) {
 		char comm[64];
@@ -849,6 +1008,12 @@ static int64_t watch_time(struct mockshim_session *s, struct run *r, int64_t t)
 		r->kill_at = t + KILL_GRACE_MS;
 	}
 	if (r->kill_at >= 0 && t >= r->kill_at) {
+		if (r->forwarded > 0)
+			fprintf(stderr, "mockshim: warning: the process tree outlived SIG%s by %d s: "
+					"killing it (SIGKILL)\n",
+				ms_signal_abbrev(r->forwarded) ? ms_signal_abbrev(r->forwarded) : "?",
+				FORWARD_GRACE_MS / 1000);
+		r->forwarded = -1;
 		kill_tree(r->child, SIGKILL);
 		r->kill_at = t + KILL_GRACE_MS;
 	}
@@ -886,6 +1051,13 @@ static void pump(struct mockshim_session *s, struct run *r, const struct pollfd 
 		s->result.driver_signal = (int)si.ssi_signo;
 		r->signalled = 1;
 		kill_tree(r->child, (int)si.ssi_signo);
+		/* a stopped process takes it when continued (as timeout(1)
+		 * does it); what is left after the grace period is killed */
+		kill_tree(r->child, SIGCONT);
+		if (r->kill_at < 0) {
+			r->forwarded = (int)si.ssi_signo;
+			r->kill_at = now_ms() + FORWARD_GRACE_MS;
+		}
 	}
 }
 
@@ -902,14 +1074,19 @@ static void watch(struct mockshim_session *s, struct run *r)
 		};
 		size_t npfd = WATCH_FDS;
 		int gone = reap(s, r);
-		int64_t t = now_ms(), wait_ms, w;
+		int64_t t = now_ms(), wait_ms, w, w2 = -1;
 
+		/* (after a timeout or a signal, the kill is under way) */
+		if (r->main_done && !gone && r->kill_at < 0)
+			w2 = stuck(s, r, t);
 		w = warn_stopped(r, t);
 		if (gone && r->io[1][0] < 0 && r->io[2][0] < 0)
 			break;
 		wait_ms = watch_time(s, r, t);
 		if (w >= 0 && (wait_ms < 0 || w < wait_ms))
 			wait_ms = w;
+		if (w2 >= 0 && (wait_ms < 0 || w2 < wait_ms))
+			wait_ms = w2;
 		/* Processes are left: their SIGCHLD may go to another thread
 		 * of a threaded host (see start()), so look again now and
 		 * then rather than wait for it for ever. */
@@ -1043,6 +1220,7 @@ int mockshim_session_run(struct mockshim_session *s, char *const argv[], char *c
 		.child = -1,
 		.deadline = -1,
 		.kill_at = -1,
+		.stuck_since = -1,
 	};
 	struct timespec t0;
 	int rc;
