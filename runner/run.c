@@ -242,14 +242,139 @@ static size_t list_tree(pid_t *out, size_t cap)
 	return n;
 }
 
+/*
+ * How a process of the tree stands, from its threads' states in /proc:
+ * 'R' it can go on (running, sleeping, in the disk), 'T' stopped (every
+ * thread stopped or exited: by a signal, 'T', or under a tracer, 't'),
+ * 'Z' gone (a zombie, or no longer there).  *tracer: its TracerPid.
+ */
+static int proc_state(pid_t pid, pid_t *tracer)
+{
+	char path[320], buf[512];
+	DIR *d;
+	struct dirent *de;
+	int stopped = 0, running = 0;
+	FILE *f;
+
+	*tracer = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return 'Z';
+	while ((de = readdir(d)) && !running) {
+		char *rp;
+		ssize_t k;
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		k = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* the name in parentheses is the program's to choose: the state
+		 * follows the last ')' */
+		rp = strrchr(buf, ')');
+		if (!rp || rp[1] != ' ')
+			continue;
+		if (rp[2] == 'T' || rp[2] == 't')
+			stopped = 1;
+		else if (rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x')
+			running = 1;
+	}
+	closedir(d);
+	if (running)
+		return 'R';
+	if (!stopped)
+		return 'Z';
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		while (fgets(buf, sizeof(buf), f))
+			if (sscanf(buf, "TracerPid: %d", tracer) == 1)
+				break;
+		fclose(f);
+	}
+	return 'T';
+}
+
+static int pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define TREE_MAX 4096
+/* kill_tree()'s SIGSTOP rounds before its SIGKILL, at most */
+#define FREEZE_ROUNDS 200
+
+/*
+ * Stops every process of the tree, as far as FREEZE_ROUNDS go: 1 when
+ * two looks in a row found the same processes, all stopped (or gone).
+ * /proc's children lists can skip a child while others come and go, and
+ * a process not yet stopped forks on (a fork bomb): only a look at a
+ * tree that can no longer change finds every process of it.
+ */
+static int freeze_tree(pid_t pgid, pid_t *pids, size_t *np)
+{
+	pid_t *prev = pids + TREE_MAX;
+	size_t nprev = 0;
+
+	for (int round = 0; round < FREEZE_ROUNDS; round++) {
+		size_t n = list_tree(pids, TREE_MAX);
+		int frozen = n < TREE_MAX;
+
+		kill(-pgid, SIGSTOP);
+		for (size_t i = 0; i < n; i++) {
+			pid_t tracer;
+
+			kill(pids[i], SIGSTOP);
+			if (frozen && proc_state(pids[i], &tracer) == 'R')
+				frozen = 0;
+		}
+		qsort(pids, n, sizeof(pid_t), pid_cmp);
+		*np = n;
+		if (frozen && n == nprev && memcmp(pids, prev, n * sizeof(pid_t)) == 0)
+			return 1;
+		memcpy(prev, pids, n * sizeof(pid_t));
+		nprev = n;
+		if (!frozen)
+			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	return 0;
+}
+
+/*
+ * sig to the program's process group (one kill(2) reaches every member,
+ * those it is forking included) and to every descendant.  SIGKILL goes
+ * to a frozen tree (freeze_tree()): a process forked while the kill
+ * went on, in a session of its own, is found too.  What still escapes
+ * (a process in the disk for FREEZE_ROUNDS ms) is killed at the next
+ * grace period.
+ */
 static void kill_tree(pid_t pgid, int sig)
 {
-	pid_t pids[4096];
-	size_t n = list_tree(pids, sizeof(pids) / sizeof(pids[0]));
+	pid_t *pids = malloc(2 * TREE_MAX * sizeof(pid_t));
+	size_t n = 0;
 
+	if (!pids) {
+		kill(-pgid, sig);
+		return;
+	}
+	if (sig == SIGKILL)
+		freeze_tree(pgid, pids, &n);
+	else
+		n = list_tree(pids, TREE_MAX);
 	kill(-pgid, sig);
 	for (size_t i = 0; i < n; i++)
 		kill(pids[i], sig);
+	free(pids);
 }
 
 /* /proc/PID/comm, or "?" (control characters replaced: it is the
@@ -795,7 +920,9 @@ static int reap(struct mockshim_session *s, struct run *r)
 			/* continued: no longer one to name */
 			forget_stopped(r, p);
 		} else if (p == r->child && WIFSTOPPED(st)) {
-			job_stopped(r->tty, r->child);
+			/* (stopped by kill_tree() on its way to SIGKILL: not a job's stop) */
+			if (r->kill_at < 0)
+				job_stopped(r->tty, r->child);
 		} else if (WIFSTOPPED(st)) {
 			if (r->nstopped < MAX_STOPPED) {
 				r->stopped[r->nstopped].pid = p;
@@ -809,67 +936,6 @@ static int reap(struct mockshim_session *s, struct run *r)
 		}
 	}
 	return p < 0 && errno == ECHILD;
-}
-
-/*
- * How a process of the tree stands, from its threads' states in /proc:
- * 'R' it can go on (running, sleeping, in the disk), 'T' stopped (every
- * thread stopped or exited: by a signal, 'T', or under a tracer, 't'),
- * 'Z' gone (a zombie, or no longer there).  *tracer: its TracerPid.
- */
-static int proc_state(pid_t pid, pid_t *tracer)
-{
-	char path[320], buf[512];
-	DIR *d;
-	struct dirent *de;
-	int stopped = 0, running = 0;
-	FILE *f;
-
-	*tracer = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	d = opendir(path);
-	if (!d)
-		return 'Z';
-	while ((de = readdir(d)) && !running) {
-		char *rp;
-		ssize_t k;
-		int fd;
-
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%s/stat", (int)pid, de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		k = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (k <= 0)
-			continue;
-		buf[k] = '\0';
-		/* the name in parentheses is the program's to choose: the state
-		 * follows the last ')' */
-		rp = strrchr(buf, ')');
-		if (!rp || rp[1] != ' ')
-			continue;
-		if (rp[2] == 'T' || rp[2] == 't')
-			stopped = 1;
-		else if (rp[2] != 'Z' && rp[2] != 'X' && rp[2] != 'x')
-			running = 1;
-	}
-	closedir(d);
-	if (running)
-		return 'R';
-	if (!stopped)
-		return 'Z';
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (f) {
-		while (fgets(buf, sizeof(buf), f))
-			if (sscanf(buf, "TracerPid: %d", tracer) == 1)
-				break;
-		fclose(f);
-	}
-	return 'T';
 }
 
 /*
