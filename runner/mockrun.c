@@ -598,6 +598,8 @@ static int run_test_files(struct cli *c, int argc, char **argv)
 struct outputs {
 	struct ms_outfile out, record, trace;
 	char *trace_raw;	/* --trace-format chrome: the shims' timed lines */
+	int raw_fd;		/* its descriptor, -1 */
+	int raw_named;		/* it has a name of its own, to unlink */
 };
 
 /* What the options of one program need of each other. */
@@ -649,14 +651,16 @@ static int open_outputs(struct mockshim_session *s, const struct cli *c, struct 
 	if (c->chrome) {
 		/* the shims append timed lines to a file beside FILE, which
 		 * becomes FILE's JSON after the run */
-		if (asprintf(&o->trace_raw, "%s.raw.XXXXXX", c->trace_file) < 0 ||
-		    (fd = mkostemp(o->trace_raw, O_CLOEXEC)) < 0) {
-			fprintf(stderr, "mockrun: --trace-file %s: %s\n", c->trace_file, strerror(errno));
-			free(o->trace_raw);
-			o->trace_raw = NULL;
+		fd = ms_out_scratch(c->trace_file, &o->trace_raw, &o->raw_named);
+		if (fd < 0) {
+			fprintf(stderr, "mockrun: --trace-file %s: %s\n", c->trace_file, strerror(-fd));
 			return FAILED;
 		}
-		close(fd);
+		/* an unnamed one lives as long as this descriptor */
+		if (o->raw_named)
+			close(fd);
+		else
+			o->raw_fd = fd;
 		mockshim_session_set_trace_timed(s, 1);
 	}
 	/* the processes of the tree append to it (the new file when there
@@ -669,16 +673,25 @@ static int open_outputs(struct mockshim_session *s, const struct cli *c, struct 
 	return GO_ON;
 }
 
+/* The chrome trace's timed lines, read or not needed: gone. */
+static void drop_raw(struct outputs *o)
+{
+	if (o->trace_raw && o->raw_named)
+		unlink(o->trace_raw);
+	if (o->raw_fd >= 0)
+		close(o->raw_fd);
+	o->raw_fd = -1;
+	free(o->trace_raw);
+	o->trace_raw = NULL;
+}
+
 /* Nothing written: no half-written file, each FILE as it was. */
 static void drop_outputs(struct outputs *o)
 {
 	ms_out_close(&o->out, 0);
 	ms_out_close(&o->record, 0);
 	ms_out_close(&o->trace, 0);
-	if (o->trace_raw)
-		unlink(o->trace_raw);
-	free(o->trace_raw);
-	o->trace_raw = NULL;
+	drop_raw(o);
 }
 
 /*
@@ -750,7 +763,6 @@ static int fill_chrome(void *arg, FILE *f)
 
 	if (raw)
 		fclose(raw);
-	unlink(arg);
 	return r;
 }
 
@@ -794,8 +806,7 @@ static int write_outputs(struct mockshim_session *s, const struct cli *c, struct
 		report_to_stderr(s, ra.format);
 	if (o->record.fd >= 0)
 		rc = write_output(&o->record, fill_record, s, rc);
-	free(o->trace_raw);
-	o->trace_raw = NULL;
+	drop_raw(o);
 	return rc;
 }
 
@@ -817,7 +828,7 @@ static void warn_program(void *arg)
 /* PROGRAM ARGS...: run it, report; the exit status. */
 static int run_program(struct mockshim_session *s, struct cli *c, int argc, char **argv)
 {
-	struct outputs o = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, NULL };
+	struct outputs o = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, NULL, -1, 0 };
 	struct mockshim_result res;
 	struct warn_at warn_at;
 	int r;

@@ -104,9 +104,18 @@ int ms_out_open(struct ms_outfile *o, const char *opt, const char *path)
 		path = o->real;
 		slash = strrchr(path, '/');
 	}
-	if (!o->shared && (o->fd = open_unnamed(path, slash)) >= 0) {
+	if ((o->fd = open_unnamed(path, slash)) >= 0) {
 		o->own = o->unnamed = 1;
-		return 0;
+		/* the others open it through this process's descriptor: a
+		 * mockrun killed before the end leaves no file behind */
+		if (o->shared && asprintf(&o->via, "/proc/%d/fd/%d", (int)getpid(), o->fd) < 0) {
+			o->via = NULL;
+			close(o->fd);
+			o->fd = -1;
+			o->own = o->unnamed = 0;
+		} else {
+			return 0;
+		}
 	}
 	if (asprintf(&o->tmp, "%.*s.%s.XXXXXX", slash ? (int)(slash - path + 1) : 0, path,
 		     slash ? slash + 1 : path) < 0) {
@@ -180,12 +189,42 @@ int ms_out_close(struct ms_outfile *o, int keep)
 	}
 	free(o->real);
 	o->real = NULL;
+	free(o->via);
+	o->via = NULL;
 	o->error = e;
 	return -e;
 }
 
+int ms_out_scratch(const char *path, char **name, int *named)
+{
+	const char *slash = strrchr(path, '/');
+	int fd = open_unnamed(path, slash);
+
+	*named = 0;
+	if (fd >= 0) {
+		if (asprintf(name, "/proc/%d/fd/%d", (int)getpid(), fd) >= 0)
+			return fd;
+		close(fd);
+		return -ENOMEM;
+	}
+	if (asprintf(name, "%s.raw.XXXXXX", path) < 0)
+		return -ENOMEM;
+	fd = mkostemp(*name, O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		free(*name);
+		*name = NULL;
+		return -e;
+	}
+	*named = 1;
+	return fd;
+}
+
 const char *ms_out_target(const struct ms_outfile *o)
 {
+	if (o->via)
+		return o->via;
 	if (o->tmp)
 		return o->tmp;
 	return strcmp(o->path, "-") == 0 ? "/dev/stdout" : o->path;

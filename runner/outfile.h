@@ -21,8 +21,10 @@ struct ms_outfile {
 	int error;		/* the first errno of a write, 0 */
 	int unnamed;		/* fd is an O_TMPFILE, named at close */
 	int shared;		/* set before ms_out_open: other processes
-				 * open it by name (--trace-file), so it is
-				 * a named one beside path */
+				 * open it by name (--trace-file): by
+				 * /proc/PID/fd/N (via) when it is unnamed,
+				 * else it is a named one beside path */
+	char *via;		/* that name, or NULL */
 };
 
 /* Opens (creates) it now; 0 or -errno. */
@@ -35,6 +37,12 @@ int ms_out_close(struct ms_outfile *o, int keep);
 /* The path the writer itself should open (the temporary file), for a
  * file that other processes write (--trace-file). */
 const char *ms_out_target(const struct ms_outfile *o);
+/* A scratch file beside path that other processes write by name and
+ * this one reads after them (--trace-format chrome's timed lines): an
+ * unnamed one, *name "/proc/PID/fd/N", gone with the descriptor however
+ * mockrun ends; else a named PATH.raw.XXXXXX (*named set).  The
+ * descriptor, or -errno. */
+int ms_out_scratch(const char *path, char **name, int *named);
 /* Whether a and b name the same file. */
 int ms_out_same(const char *a, const char *b);
 

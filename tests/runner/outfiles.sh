@@ -116,4 +116,20 @@ kill -KILL "$pid"; wait "$pid" 2>/dev/null
 pkill -f "sleep 29.75$" 2>/dev/null
 [ -z "$(ls -A "$T/kill")" ] || problem "left behind: $(ls -A "$T/kill")"; done_t
 
+# The program under test can SIGKILL mockrun (the same user): the report
+# is lost, and the loss shows: its caller sees 137, and no file (report,
+# record, trace) is left, none claiming a pass, none half-written.
+for opts in "-o r.txt" "--report tap -o r.tap" "--report junit -o r.xml" "--report json -o r.json" \
+	"--report html -o r.html" "--record rec.mock --record-fns getpid" "--trace --trace-file trace.txt" \
+	"--trace --trace-format chrome --trace-file trace.json"; do
+	t "the program SIGKILLs mockrun ($opts): 137, no file left"
+	rm -rf "$T/selfkill" && mkdir "$T/selfkill"
+	# shellcheck disable=SC2086,SC2016
+	run env -C "$T/selfkill" timeout -k 2 20 "$M" $opts -e 'will_return_maybe(getrandom, 0)' \
+		sh -c 'kill -KILL $PPID'
+	want_rc 137
+	[ -z "$(ls -A "$T/selfkill")" ] || problem "left behind: $(ls -A "$T/selfkill")"
+	done_t
+done
+
 finish
