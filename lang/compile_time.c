@@ -5,7 +5,11 @@
  * compiled into a struct ms_ftime.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "compile.h"
 #include "datetime.h"
@@ -89,8 +93,27 @@ static int ftime_add(struct ms_parser *ps, const struct ms_src_stmt *st, struct 
 		/* the column of the byte, when the string has no escapes */
 		uint32_t col = when->col + 1 + (uint32_t)(at - w);
 
-		return ms_fail_at(&ps->lx, when->line, col, "malformed time \"%.*s\": %s",
+		return ms_fail_at(&ps->lx, when->line, col,
+				  why == ms_when_out_of_range ? "time \"%.*s\" is %s"
+							      : "malformed time \"%.*s\": %s",
 				  (int)(when->len > 60 ? 60 : when->len), w, why);
+	}
+	if (offset) {
+		/* from the real clock now: the run starts within seconds, and
+		 * a clock that then runs past an end stops there */
+		struct timespec now = { 0, 0 };
+		int64_t start;
+		char shows[32];
+
+		syscall(SYS_clock_gettime, (long)CLOCK_REALTIME, &now);
+		if (ms_when_from((int64_t)now.tv_sec * 1000000000 + now.tv_nsec, ns, &start) < 0) {
+			/* the date it would be: past the range, in seconds */
+			ms_when_text_s(now.tv_sec + ns / 1000000000, shows, sizeof(shows));
+			return ms_fail_at(&ps->lx, when->line, when->col + 1,
+					  "time \"%.*s\" is out of range: from now it is %s UTC; a fake "
+					  "clock shows " MS_TIME_RANGE_TEXT,
+					  (int)(when->len > 60 ? 60 : when->len), w, shows);
+		}
 	}
 	for (uint32_t i = 0; i < ps->spec->nftimes; i++) {
 		const struct ms_ftime *o = &ps->spec->ftimes[i];
@@ -121,6 +144,7 @@ int ms_compile_fake_time(struct ms_parser *ps, struct ms_src_stmt *st, char *scr
 	int has_when = 0;
 
 	memset(&ft, 0, sizeof(ft));
+	memset(&when, 0, sizeof(when));
 	ft.clocks = MS_TC_WALL;
 	ft.rate = 1;
 	ft.src = ps->src_off;

@@ -4,8 +4,14 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "datetime.h"
+
+#define NS 1000000000ll
+
+const char ms_when_out_of_range[] =
+	"out of range: a fake clock shows " MS_TIME_RANGE_TEXT " (64-bit nanoseconds since 1970)";
 
 static int is_digit(int c)
 {
@@ -41,19 +47,23 @@ static int64_t digits(const char *s, const char *e, unsigned n)
 	return v;
 }
 
-/* A decimal number at *p ("1", "1.5"): its value in units of 1e-9, or
- * -1; *p moves past it. */
+/* A decimal number at *p ("1", "1.5"): its value in units of 1e-9, -1
+ * when there is none, -2 when it is over INT64_MAX units; *p moves past
+ * it. */
 static int64_t decimal_nano(const char **p, const char *e)
 {
 	const char *s = *p;
-	int64_t whole = 0, frac = 0, scale = 1000000000;
+	int64_t whole = 0, frac = 0, scale = NS;
+	int big = 0;
 
 	if (s == e || !is_digit((unsigned char)*s))
 		return -1;
 	while (s < e && is_digit((unsigned char)*s)) {
 		if (whole > 1000000000000ll)
-			return -1;
-		whole = whole * 10 + (*s++ - '0');
+			big = 1;
+		else
+			whole = whole * 10 + (*s - '0');
+		s++;
 	}
 	if (s < e && *s == '.') {
 		s++;
@@ -66,7 +76,9 @@ static int64_t decimal_nano(const char **p, const char *e)
 		}
 	}
 	*p = s;
-	return whole * 1000000000 + frac;
+	if (big || whole > INT64_MAX / NS || whole * NS > INT64_MAX - frac)
+		return -2;
+	return whole * NS + frac;
 }
 
 /* An offset at p ("+1d", "-2h30m", "+1.5s") into *ns: NULL, or why not
@@ -92,7 +104,8 @@ static const char *parse_offset(const char *p, const char *e, int64_t *ns, const
 
 		if (v < 0) {
 			*at = num;
-			return "expected a number (an offset is \"+1d\", \"-2h30m\", \"+90s\")";
+			return v == -2 ? "offset too large"
+				       : "expected a number (an offset is \"+1d\", \"-2h30m\", \"+90s\")";
 		}
 		for (k = 0; k < sizeof(units) / sizeof(units[0]); k++)
 			if (p < e && *p == units[k].u)
@@ -111,8 +124,13 @@ static const char *parse_offset(const char *p, const char *e, int64_t *ns, const
 			*at = num;
 			return "offset too large";
 		}
-		total += v / 1000000000 * units[k].ns +
-			 (int64_t)((double)(v % 1000000000) * ((double)units[k].ns / 1e9));
+		/* each unit is under INT64_MAX / 2, their sum may not be */
+		if (__builtin_add_overflow(total, v / NS * units[k].ns +
+					   (int64_t)((double)(v % NS) * ((double)units[k].ns / 1e9)),
+					   &total)) {
+			*at = num;
+			return "offset too large";
+		}
 		p++;
 	}
 	*ns = neg ? -total : total;
@@ -123,6 +141,7 @@ static const char *parse_offset(const char *p, const char *e, int64_t *ns, const
  * NULL, or why not with *at the offending byte. */
 static const char *parse_date(const char *p, const char *e, int64_t *ns, const char **at)
 {
+	const char *start = p;
 	int64_t y = digits(p, e, 4), mo, d, h = 0, mi = 0, sec = 0, frac = 0, zone = 0;
 	static const unsigned mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
 
@@ -185,8 +204,14 @@ static const char *parse_date(const char *p, const char *e, int64_t *ns, const c
 		return *p == ' ' ? "no space before the zone (\"2030-01-01 00:00:00+02:00\")"
 				 : "unexpected text after the time";
 	}
-	*ns = ((days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 + mi * 60 + sec -
-		zone) * 1000000000) + frac;
+	/* a four-digit year's seconds fit; their nanoseconds may not */
+	if (__builtin_mul_overflow(days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 + h * 3600 +
+					   mi * 60 + sec - zone,
+				   NS, ns) ||
+	    __builtin_add_overflow(*ns, frac, ns)) {
+		*at = start;
+		return ms_when_out_of_range;
+	}
 	return NULL;
 }
 
@@ -209,6 +234,10 @@ const char *ms_parse_when(const char *s, const char *e, int64_t *ns, int *offset
 		p += neg;
 		*at = p;
 		v = decimal_nano(&p, e);
+		if (v == -2 && p == e) {
+			*at = s;
+			return ms_when_out_of_range;
+		}
 		if (v < 0 || p != e) {
 			*at = v < 0 ? *at : p;
 			return "expected seconds since the epoch after '@' (\"@1700000000.25\")";
@@ -223,4 +252,34 @@ const char *ms_parse_when(const char *s, const char *e, int64_t *ns, int *offset
 		return why;
 	}
 	return parse_date(p, e, ns, at);
+}
+
+int ms_when_from(int64_t now, int64_t offset, int64_t *ns)
+{
+	if (__builtin_add_overflow(now, offset, ns)) {
+		*ns = offset > 0 ? INT64_MAX : INT64_MIN;
+		return -1;
+	}
+	return 0;
+}
+
+char *ms_when_text_s(int64_t secs, char *buf, size_t cap)
+{
+	/* floor division, then days to y-m-d (the inverse of days_from_civil) */
+	int64_t days = secs / 86400 - (secs % 86400 < 0), rem = secs - days * 86400;
+	int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097, y;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	unsigned d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+
+	y = (int64_t)yoe + era * 400 + (m <= 2);
+	snprintf(buf, cap, "%04lld-%02u-%02u %02u:%02u:%02u", (long long)y, m, d,
+		 (unsigned)(rem / 3600), (unsigned)(rem / 60 % 60), (unsigned)(rem % 60));
+	return buf;
+}
+
+char *ms_when_text(int64_t ns, char *buf, size_t cap)
+{
+	return ms_when_text_s(ns / NS - (ns % NS < 0), buf, cap);
 }

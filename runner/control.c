@@ -927,7 +927,11 @@ static int time_value(const char *opt, const char *arg, int set, int64_t *ns, ch
 		struct timespec t;
 
 		clock_gettime(CLOCK_REALTIME, &t);
-		*ns += (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+		if (ms_when_from((int64_t)t.tv_sec * 1000000000 + t.tv_nsec, *ns, ns) < 0) {
+			snprintf(msg, cap, "%s: %s, and this offset from now is past it\n  %s\n  ^\n", opt,
+				 ms_when_out_of_range, arg);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -196,4 +196,52 @@ want_rc 0; want_out "1700000000"; want_err_has "checked 1 time (always)"
 run "$M" -e 'fake_time("@1700000000"); will_return_maybe(time, 5, from="libnothing.so")' "$PROBE" time
 want_rc 0; want_out "time: 1700000000 1700000000 null=1700000000"; done_t
 
+# The fake clock is 64-bit nanoseconds since 1970: 1677-09-21 00:12:44 to
+# 2262-04-11 23:47:16 UTC.  Past either end it used to wrap (2300 read as
+# 1715), silently.
+# caret COL: stderr's source line is followed by a caret under column COL
+caret() {
+	case "$err" in *"
+    fake_time("*"
+$(printf '%*s' $((3 + $1)) '')^"*) ;;
+	*) problem "no caret under column $1" ;; esac
+}
+
+t "a WHEN outside 1677-09-21 .. 2262-04-11 is refused with a caret under it"
+for w in "2300-01-01" "0001-01-01" "2262-04-12" "1677-09-20" "2262-04-11 23:47:17" \
+	"@9999999999" "@-9223372037" "9999-12-31T23:59:59Z"; do
+	run "$M" -e "fake_time(\"$w\", rate=0)" date -u +%Y
+	want_rc 125
+	want_out ""
+	want_err_has "-e#1:1:12: error: time \"$w\" is out of range: a fake clock shows 1677-09-21 00:12:44 to 2262-04-11 23:47:16 UTC"
+	caret 12
+done
+# the zone moves it in or out
+run "$M" -e 'fake_time("2262-04-11 23:00:00-01:00")' true
+want_rc 125; want_err_has "is out of range"
+done_t
+
+t "the ends of the range are accepted and shown as they are"
+run "$M" -q -e 'fake_time("2262-04-11T00:00:00", rate=0)' date -u '+%F %T'
+want_rc 0; want_out "2262-04-11 00:00:00"
+run "$M" -q -e 'fake_time("2262-04-11 23:47:16", rate=0)' date -u '+%F %T'
+want_rc 0; want_out "2262-04-11 23:47:16"
+run "$M" -q -e 'fake_time("1677-09-21 00:12:44", rate=0)' date -u '+%F %T'
+want_rc 0; want_out "1677-09-21 00:12:44"
+run "$M" -q -e 'fake_time("@-9223372036", rate=0)' date -u '+%s %F %T'
+want_rc 0; want_out "-9223372036 1677-09-21 00:12:44"; done_t
+
+t "an offset from now that lands outside the range is refused"
+# 53000 days and 1,280,000 hours: about 291 years from now
+run "$M" -e 'fake_time("+53000d1280000h")' date -u +%Y
+want_rc 125; want_out ""
+want_err_has '-e#1:1:12: error: time "+53000d1280000h" is out of range: from now it is '
+want_err_has "a fake clock shows 1677-09-21 00:12:44 to 2262-04-11 23:47:16 UTC"
+caret 12
+# an offset back (292 years at most) stays inside from now
+run "$M" -q -e 'fake_time("-53000d1280000h", rate=0)' date -u +%Y
+want_rc 0; case "$out" in 173?) ;; *) problem "-53000d1280000h: $out" ;; esac
+run "$M" -e 'fake_time("+9999999999999s")' true
+want_rc 125; want_err_has "-e#1:1:13: error: malformed time"; want_err_has "offset too large"; done_t
+
 finish

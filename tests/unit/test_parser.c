@@ -500,6 +500,47 @@ static void test_expectation_errors(void **state)
 	expect_error(state, "expect_value(read, fd, BOGUS_NAME)", 1, 24, "unknown name 'BOGUS_NAME'");
 }
 
+/* The fake clock is int64 nanoseconds since 1970: 1677-09-21 00:12:44 to
+ * 2262-04-11 23:47:16 UTC; past either end it used to wrap silently. */
+static void test_fake_time_range(void **state)
+{
+	struct fixture *f = *state;
+
+	expect_error(state, "fake_time(\"2300-01-01\")", 1, 12,
+		     "time \"2300-01-01\" is out of range: a fake clock shows 1677-09-21 00:12:44 "
+		     "to 2262-04-11 23:47:16 UTC");
+	expect_error(state, "fake_time(\"0001-01-01\")", 1, 12, "is out of range");
+	expect_error(state, "fake_time(\"2262-04-12\")", 1, 12, "is out of range");
+	expect_error(state, "fake_time(\"1677-09-20\")", 1, 12, "is out of range");
+	expect_error(state, "fake_time(\"1677-09-21 00:12:43\")", 1, 12, "is out of range");
+	expect_error(state, "\n  fake_time(\"2262-04-11 23:47:17\", rate=0)", 2, 14, "is out of range");
+	expect_error(state, "fake_time(\"2262-04-11 23:47:16.9\")", 1, 12, "is out of range");
+	expect_error(state, "fake_time(\"2262-04-11 23:00:00-01:00\")", 1, 12, "is out of range");
+	expect_error(state, "fake_time(\"@9223372037\")", 1, 12, "is out of range");
+	expect_error(state, "fake_time(\"@-9999999999999\")", 1, 12, "is out of range");
+	/* an offset from now: about 291 years ahead (an offset
+	 * back, at most 292 years, cannot go past 1677 from now) */
+	expect_error(state, "fake_time(\"+53000d1280000h\")", 1, 12,
+		     "time \"+53000d1280000h\" is out of range: from now it is 23");
+	expect_error(state, "fake_time(\"+9999999999999s\")", 1, 13, "offset too large");
+	assert_int_equal(f->spec.nftimes, 0);
+
+	assert_int_equal(parse(f, "fake_time(\"2262-04-11T00:00:00\", in=\"a\")\n"
+				  "fake_time(\"2262-04-11 23:47:16.854775807\", in=\"b\")\n"
+				  "fake_time(\"1677-09-21 00:12:44\", in=\"c\")\n"
+				  "fake_time(\"@-9223372036.854775807\", in=\"d\")\n"
+				  "fake_time(\"+53000d\", in=\"e\")\n"
+				  "fake_time(\"-53000d1280000h\", in=\"f\")"),
+			 0);
+	assert_int_equal(f->spec.nftimes, 6);
+	assert_true(f->spec.ftimes[0].when_ns == 9223286400ll * 1000000000);
+	assert_true(f->spec.ftimes[1].when_ns == INT64_MAX);
+	assert_true(f->spec.ftimes[2].when_ns == -9223372036ll * 1000000000);
+	assert_true(f->spec.ftimes[3].when_ns == -INT64_MAX);
+	assert_true(f->spec.ftimes[4].when_ns == 53000ll * 86400 * 1000000000);
+	assert_true(f->spec.ftimes[5].when_ns == -(53000ll * 86400 + 1280000ll * 3600) * 1000000000);
+}
+
 static void test_failed_parse_keeps_nothing(void **state)
 {
 	struct fixture *f = *state;
@@ -534,6 +575,7 @@ int main(void)
 		T(test_expectations),
 		T(test_call_order),
 		T(test_expectation_errors),
+		T(test_fake_time_range),
 		T(test_failed_parse_keeps_nothing),
 #undef T
 	};
