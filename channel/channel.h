@@ -584,7 +584,8 @@ struct ms_time_state {
 	uint32_t seq;
 	uint32_t reserved0;
 	int64_t r0[MS_TC_N];	/* each slot's real time at the anchor, ns */
-	int64_t off[MS_TC_N];	/* each slot's fake minus real at the anchor */
+	int64_t off[MS_TC_N];	/* each slot's fake minus real at the anchor,
+				 * modulo 2^64: near 1677 it does not fit */
 	uint64_t rate_bits;	/* the rate, a double's bits */
 	uint64_t reads;		/* clock reads answered */
 	uint64_t sleeps;	/* sleeps and timeouts converted */
@@ -883,8 +884,9 @@ enum ms_time_op {
 	MS_TIME_RATE,		/* the clocks run on at rate `rate` */
 };
 /* Moves every fake_time clock of h in a live state (mockrun ctl): each
- * clock goes on from what it shows now, under the anchor's seq. */
-void ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
+ * clock goes on from what it shows now, under the anchor's seq; a clock
+ * pushed past an end of the range stops there.  0. */
+int ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
 		  double rate);
 
 /* A fake_time anchor read consistently (seq even and unchanged); after
@@ -915,12 +917,52 @@ static inline void ms_time_read(const struct ms_time_state *ts, struct ms_time_n
 		n->rate = 1; /* a NaN the program wrote: as if no rate */
 }
 
-/* Real time t (ns) of slot k as the fake clock shows it. */
+/*
+ * ============================================================
+ * A fake clock is int64 nanoseconds since 1970 (1677-09-21 to
+ * 2262-04-11, datetime.h): past an end it stops there, never wraps.
+ * Every sum on it saturates; off is kept modulo 2^64 and only ever
+ * read through ms_time_start, whose result always fits.
+ * ============================================================
+ */
+/* a + b, stopped at the ends of int64 */
+static inline int64_t ms_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* a - b, stopped at the ends of int64 */
+static inline int64_t ms_sat_sub(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_sub_overflow(a, b, &r))
+		return b < 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+/* What slot k's fake clock showed at its anchor (r0 + off). */
+static inline int64_t ms_time_start(const struct ms_time_now *n, unsigned k)
+{
+	return (int64_t)((uint64_t)n->r0[k] + (uint64_t)n->off[k]);
+}
+
+/* Real time t (ns) of slot k as the fake clock shows it: its start plus
+ * the real time since, times the rate, saturated. */
 static inline int64_t ms_time_fake(const struct ms_time_now *n, unsigned k, int64_t t)
 {
-	if (n->rate == 1.0)
-		return t + n->off[k];
-	return t + n->off[k] + (int64_t)((double)(t - n->r0[k]) * (n->rate - 1.0));
+	int64_t d = ms_sat_sub(t, n->r0[k]);
+
+	if (n->rate != 1.0) {
+		double x = (double)d * n->rate;
+
+		d = x >= 0x1p63 ? INT64_MAX : x <= -0x1p63 ? INT64_MIN : (int64_t)x;
+	}
+	return ms_sat_add(ms_time_start(n, k), d);
 }
 
 /* The folder's face: the store a spec is built in before it is written

@@ -142,55 +142,70 @@ static int64_t real_ns(unsigned slot)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* The off of wall slot k (r0: the slots' real times) whose CLOCK_REALTIME shows wall:
+ * the slot keeps its real distance to CLOCK_REALTIME (CLOCK_TAI's 37 s),
+ * stopped at the range's ends, and off is modulo 2^64 (channel.h). */
+static int64_t wall_off(const int64_t *r0, unsigned k, int64_t wall)
+{
+	int64_t shows = ms_sat_add(wall, r0[k] - r0[MS_TC_REALTIME]);
+
+	return (int64_t)((uint64_t)shows - (uint64_t)r0[k]);
+}
+
 void ms_time_anchor(const struct ms_chan_hdr *h, void *state)
 {
 	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
 	const struct ms_ftime *ft = ms_chan_at(h, h->ftimes_off);
 
 	for (uint32_t i = 0; i < h->nftimes; i++) {
-		int64_t wall;
+		int64_t start;
 
 		for (unsigned k = 0; k < MS_TC_N; k++)
 			ts[i].r0[k] = real_ns(k);
-		wall = ft[i].flags & MS_FT_OFFSET ? ft[i].when_ns
-						  : ft[i].when_ns - ts[i].r0[MS_TC_REALTIME];
+		/* an offset was checked against the real clock when it was
+		 * parsed: since then it can only have reached an end */
+		start = ft[i].flags & MS_FT_OFFSET ? ms_sat_add(ts[i].r0[MS_TC_REALTIME], ft[i].when_ns)
+						   : ft[i].when_ns;
 		for (unsigned k = 0; k < MS_TC_N; k++)
-			ts[i].off[k] = (MS_TC_WALL >> k & 1) ? wall : 0;
+			ts[i].off[k] = (MS_TC_WALL >> k & 1) ? wall_off(ts[i].r0, k, start) : 0;
 		memcpy(&ts[i].rate_bits, &ft[i].rate, sizeof(double));
 		/* even and never 0, which is a thread's "no anchor read yet" */
 		ts[i].seq = 2;
 	}
 }
 
-void ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
-		  double rate)
+int ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
+		 double rate)
 {
 	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
 
 	for (uint32_t i = 0; i < h->nftimes; i++) {
 		struct ms_time_now n;
-		int64_t shift = 0;
+		int64_t now[MS_TC_N], shows[MS_TC_N], wall;
 		uint32_t q;
 
 		ms_time_read(&ts[i], &n);
 		if (op != MS_TIME_RATE)
 			memcpy(&rate, &n.rate, sizeof(double));
+		for (unsigned k = 0; k < MS_TC_N; k++) {
+			now[k] = real_ns(k);
+			shows[k] = ms_time_fake(&n, k, now[k]);
+		}
+		wall = op == MS_TIME_SET ? value
+		       : op == MS_TIME_ADVANCE ? ms_sat_add(shows[MS_TC_REALTIME], value)
+					       : shows[MS_TC_REALTIME];
 		/* odd while it is written: readers retry, and each thread's
 		 * cached anchor goes stale with the seq */
 		q = __atomic_load_n(&ts[i].seq, __ATOMIC_RELAXED) | 1;
 		__atomic_store_n(&ts[i].seq, q, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
+		/* each clock goes on from what it shows; the wall clocks
+		 * (REALTIME first) jump to wall */
 		for (unsigned k = 0; k < MS_TC_N; k++) {
-			int64_t now = real_ns(k), shows = ms_time_fake(&n, k, now);
-
-			if (k == MS_TC_REALTIME && op == MS_TIME_SET)
-				shift = value - shows;
-			else if (k == MS_TC_REALTIME && op == MS_TIME_ADVANCE)
-				shift = value;
-			/* each clock goes on from what it shows; the wall
-			 * clocks (REALTIME first) jump by the shift */
-			__atomic_store_n(&ts[i].r0[k], now, __ATOMIC_RELAXED);
-			__atomic_store_n(&ts[i].off[k], shows - now + ((MS_TC_WALL >> k & 1) ? shift : 0),
+			__atomic_store_n(&ts[i].r0[k], now[k], __ATOMIC_RELAXED);
+			__atomic_store_n(&ts[i].off[k],
+					 (MS_TC_WALL >> k & 1) ? wall_off(now, k, wall)
+							       : (int64_t)((uint64_t)shows[k] - (uint64_t)now[k]),
 					 __ATOMIC_RELAXED);
 		}
 		{
@@ -202,6 +217,7 @@ void ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, 
 		__atomic_fetch_add(&ts[i].moves, 1, __ATOMIC_RELAXED);
 		__atomic_store_n(&ts[i].seq, q + 1, __ATOMIC_RELEASE);
 	}
+	return 0;
 }
 
 /* The header: the spec's layout l, and the state's. */

@@ -115,6 +115,16 @@ static struct timespec ns_ts(int64_t ns)
 	return t;
 }
 
+/* A file's time in ns, stopped at the ends (a file may say 2300). */
+static int64_t ts_ns_sat(const struct timespec *t)
+{
+	if (t->tv_sec > INT64_MAX / NS - 1)
+		return INT64_MAX;
+	if (t->tv_sec < INT64_MIN / NS + 1)
+		return INT64_MIN;
+	return ts_ns(t);
+}
+
 static int ts_valid(const struct timespec *t)
 {
 	return t->tv_sec >= 0 && t->tv_nsec >= 0 && t->tv_nsec < NS;
@@ -199,16 +209,15 @@ static int64_t real_now(clockid_t c)
 static struct timespec real_deadline(clockid_t c, int k, int64_t d)
 {
 	struct ms_time_now n;
-	int64_t off, now;
+	int64_t now;
 
 	ms_time_read(ts, &n);
 	__atomic_fetch_add(&ts->sleeps, 1, __ATOMIC_RELAXED);
-	off = n.off[k];
 	if (n.rate > 0)
-		return ns_ts(n.r0[k] + real_span(&n, d - off - n.r0[k]));
+		return ns_ts(ms_sat_add(n.r0[k], real_span(&n, ms_sat_sub(d, ms_time_start(&n, k)))));
 	/* a frozen clock: what is left of the wait, in real time */
 	now = real_now(c);
-	return ns_ts(now + (d - ms_time_fake(&n, k, now)));
+	return ns_ts(ms_sat_add(now, ms_sat_sub(d, ms_time_fake(&n, k, now))));
 }
 
 /* A relative wait of *t scaled to real time, into *out. */
@@ -257,7 +266,7 @@ static void scale_tv(struct timeval *tv, double by)
 /* A struct stat's or statx's times, moved with the wall clock. */
 static void shift_stat_ts(struct timespec *t)
 {
-	*t = ns_ts(shift(MS_TC_REALTIME, ts_ns(t)));
+	*t = ns_ts(shift(MS_TC_REALTIME, ts_ns_sat(t)));
 }
 
 static void shift_statx_ts(struct statx_timestamp *t)
@@ -266,7 +275,7 @@ static void shift_statx_ts(struct statx_timestamp *t)
 
 	if (!ts_valid(&v))
 		return;
-	v = ns_ts(shift(MS_TC_REALTIME, ts_ns(&v)));
+	v = ns_ts(shift(MS_TC_REALTIME, ts_ns_sat(&v)));
 	t->tv_sec = v.tv_sec;
 	t->tv_nsec = (uint32_t)v.tv_nsec;
 }
@@ -324,7 +333,8 @@ struct anchor_cache {
 	uint32_t add;			/* of them, those off_s/off_ns shifts whole */
 					/* (rate 1, the shift of CLOCK_REALTIME) */
 	uint32_t relog;			/* read before the process logged its first */
-	int64_t off_s, off_ns;		/* the wall clocks' shift, 0 <= off_ns < 1 s */
+	int64_t off_s, off_ns;		/* the wall clocks' shift, 0 <= off_ns < 1 s
+					 * (in seconds it always fits) */
 	struct ms_time_now n;
 };
 
@@ -337,12 +347,18 @@ static void forget_anchor(void)
 
 static __attribute__((noinline)) void refill(struct anchor_cache *c, uint32_t q)
 {
-	struct timespec o;
+	struct timespec f, r;
 
 	ms_time_read(ts, &c->n);
-	o = ns_ts(c->n.off[MS_TC_REALTIME]);
-	c->off_s = o.tv_sec;
-	c->off_ns = o.tv_nsec;
+	/* off itself may not fit in 64 bits (channel.h): its two ends do */
+	f = ns_ts(ms_time_start(&c->n, MS_TC_REALTIME));
+	r = ns_ts(c->n.r0[MS_TC_REALTIME]);
+	c->off_s = (int64_t)f.tv_sec - r.tv_sec;
+	c->off_ns = f.tv_nsec - r.tv_nsec;
+	if (c->off_ns < 0) {
+		c->off_ns += NS;
+		c->off_s--;
+	}
 	c->ids = 0;
 	for (long id = 0; id < 12; id++)
 		if (ms_tclock_of(id) >= 0 && (ft->clocks >> ms_tclock_of(id) & 1))
@@ -359,7 +375,18 @@ static __attribute__((noinline)) void refill(struct anchor_cache *c, uint32_t q)
 	c->seq = q & 1 ? 0 : q;
 }
 
-/* tp shifted by the wall clocks' whole offset, with the carry. */
+/* A time past an end of the range (channel.h) stopped there. */
+static __attribute__((noinline, cold)) void clamp_ts(struct timespec *tp)
+{
+	if (tp->tv_sec > INT64_MAX / NS || (tp->tv_sec == INT64_MAX / NS && tp->tv_nsec > INT64_MAX % NS))
+		*tp = ns_ts(INT64_MAX);
+	else if (tp->tv_sec < INT64_MIN / NS - 1 ||
+		 (tp->tv_sec == INT64_MIN / NS - 1 && tp->tv_nsec < NS + INT64_MIN % NS))
+		*tp = ns_ts(INT64_MIN);
+}
+
+/* tp shifted by the wall clocks' whole offset, with the carry; one
+ * compare sees the seconds near an end of the range. */
 static inline void add_whole(struct timespec *tp, const struct anchor_cache *ac)
 {
 	tp->tv_sec += ac->off_s;
@@ -368,6 +395,8 @@ static inline void add_whole(struct timespec *tp, const struct anchor_cache *ac)
 		tp->tv_nsec -= NS;
 		tp->tv_sec++;
 	}
+	if (ms_unlikely((uint64_t)tp->tv_sec + (uint64_t)(INT64_MAX / NS) >= (uint64_t)(2 * (INT64_MAX / NS))))
+		clamp_ts(tp);
 }
 
 /* What ms_time_clock's fast path does not: an anchor to read, a clock

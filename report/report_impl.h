@@ -66,6 +66,9 @@ void rp_count_str(char *buf, size_t n, const struct item *it);
 void rp_grouped(char *buf, size_t cap, uint64_t n);
 void rp_consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char *buf,
 		  size_t cap);
+/* The end of its range (INT64_MAX or INT64_MIN ns) that fake_time i's
+ * clock has reached and stopped at by now, or 0. */
+int64_t rp_clock_end(const struct ms_report_in *s, uint32_t i);
 void rp_describe_status(const struct ms_report_in *s, char *buf, size_t n);
 void rp_processes(const struct ms_report_in *s, char *buf, size_t cap);
 const char *rp_escape_why(const struct ms_report_in *s, unsigned kind);

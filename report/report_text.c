@@ -25,6 +25,7 @@
 
 #include "catalog/catalog.h"
 #include "channel/channel.h"
+#include "lang/lang.h"
 #include "report.h"
 #include "view.h"
 #include "report_impl.h"
@@ -74,6 +75,17 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 	if (live(s)->trace_lost)
 		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the trace "
 			     "is incomplete\n", live(s)->trace_lost, live(s)->trace_lost == 1 ? "" : "s");
+	for (uint32_t i = 0; i < h->nftimes; i++) {
+		int64_t end = rp_clock_end(s, i);
+		char when[32];
+
+		if (end)
+			fprintf(out, "mockshim: warning: %s:%u:%u: the clock stopped at the %s of its "
+				     "range, %s UTC, and shows it still (a fake clock shows "
+				     MS_TIME_RANGE_TEXT ")\n",
+				str(s, ftime_at(s, i)->src), ftime_at(s, i)->line, ftime_at(s, i)->col,
+				end > 0 ? "end" : "start", ms_when_text(end, when, sizeof(when)));
+	}
 	if (s->verbosity >= MOCKSHIM_NORMAL && ok) {
 		for (uint32_t i = 0; i < n; i++) {
 			struct item it = rp_item_at(s, order ? order[i] : i);

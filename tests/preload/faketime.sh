@@ -244,4 +244,25 @@ want_rc 0; case "$out" in 173?) ;; *) problem "-53000d1280000h: $out" ;; esac
 run "$M" -e 'fake_time("+9999999999999s")' true
 want_rc 125; want_err_has "-e#1:1:13: error: malformed time"; want_err_has "offset too large"; done_t
 
+t "rate= carries the clock to the end of its range: it stops there, never wraps"
+# a day of fake time is 86 ms at rate=1000000: 0.3 s is three days
+run "$M" -e 'fake_time("2262-04-10 00:00:00", rate=1000000)' sh -c \
+	'date -u +%Y; sleep 0.3; date -u "+%F %T"; perl -e "print scalar(gmtime(time)), qq(\n)"; python3 -I -c "import time; print(int(time.time()))"'
+want_rc 0
+want_out "2262
+2262-04-11 23:47:16
+Fri Apr 11 23:47:16 2262
+9223372036"
+want_err_has 'the clock stopped at the end of its range, 2262-04-11 23:47:16 UTC'
+# at rate 1 too, where clock_gettime takes its fast path
+run "$M" -q -e 'fake_time("2262-04-11 23:47:16")' sh -c \
+	'sleep 1; date -u "+%F %T.%N"; perl -e "print time, qq(\n)"'
+want_rc 0
+want_out "2262-04-11 23:47:16.854775807
+9223372036"
+# and going back: the start of the range with the monotonic clocks too
+run "$M" -q -e 'fake_time("1677-09-21 00:12:44", rate=1000000, clocks=all)' sh -c \
+	'date -u "+%F %T"; python3 -I -c "import time; print(time.monotonic() > 0)"'
+want_rc 0; want_out_has "1677-09-2"; want_out_has "True"; done_t
+
 finish

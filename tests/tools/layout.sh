@@ -8,7 +8,7 @@ SRC=$(cd "$TESTS_DIR/.." && pwd)
 
 # folder:rank:face, bottom up; folders of one rank never include each other
 LAYERS="arch:0:arch.h catalog:1:catalog.h channel:2:channel.h lang:3:lang.h
-decide:3:decide.h report:3:report.h libmockshim:4: runner:4:"
+decide:3:decide.h report:4:report.h libmockshim:5: runner:5:"
 
 # check ROOT: one line per breach of the rule on stdout
 check() {
@@ -61,12 +61,12 @@ done
 printf '#include "report/report.h"\n' > "$T/tree/channel/up.c"
 printf '#include "decide/decide_impl.h"\n' > "$T/tree/runner/inner.c"
 printf '#include "spec.h"\n' > "$T/tree/lang/bare.c"
-printf '#include "decide/decide.h"\n' > "$T/tree/report/side.c"
+printf '#include "lang/lang.h"\n' > "$T/tree/decide/side.c"
 check "$T/tree" > "$T/seen"
 for want in "channel/up.c: includes report/report.h, of a folder not below channel/" \
 	"runner/inner.c: includes decide/decide_impl.h, not decide/decide.h" \
 	"lang/bare.c: includes \"spec.h\", which is not in lang/" \
-	"report/side.c: includes decide/decide.h, of a folder not below report/"; do
+	"decide/side.c: includes lang/lang.h, of a folder not below decide/"; do
 	grep -qF "$want" "$T/seen" || problem "not seen: $want (saw: $(cat "$T/seen"))"
 done
 done_t

@@ -388,6 +388,41 @@ static void test_record_region(void **state)
 	free(map);
 }
 
+/* The fake clock saturates at the ends of int64 nanoseconds (1677-09-21
+ * .. 2262-04-11): a rate or an offset past them stops there, never wraps. */
+static void test_time_saturates(void **state)
+{
+	const int64_t sec = 1000000000;
+	struct ms_time_now n;
+	int64_t r0;
+
+	(void)state;
+	memset(&n, 0, sizeof(n));
+	r0 = n.r0[MS_TC_REALTIME] = 1700000000 * sec;
+	/* the fake clock is r0 + off at r0: a second before the end */
+	n.off[MS_TC_REALTIME] = INT64_MAX - sec - r0;
+	n.rate = 1e6;
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + 500) == INT64_MAX - sec / 2);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + 1000) == INT64_MAX);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + 2000) == INT64_MAX);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + 3600 * sec) == INT64_MAX);
+	n.rate = 1;
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + sec / 2) == INT64_MAX - sec / 2);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + 2 * sec) == INT64_MAX);
+	n.rate = 0;
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + 3600 * sec) == INT64_MAX - sec);
+	/* near the start the shift does not fit in 64 bits: it is kept
+	 * modulo 2^64, and the clock is exact inside the range */
+	n.off[MS_TC_REALTIME] = (int64_t)((uint64_t)(INT64_MIN + sec) - (uint64_t)r0);
+	n.rate = 1;
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0) == INT64_MIN + sec);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + sec) == INT64_MIN + 2 * sec);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 - 2 * sec) == INT64_MIN);
+	n.rate = 10;
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 + sec) == INT64_MIN + 11 * sec);
+	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 - sec) == INT64_MIN);
+}
+
 /* Flip random bytes: the validator must either accept or reject, never
  * read out of bounds (run under ASan/valgrind to see it). */
 /* --control's room for live statements: checked like every section, so
@@ -638,6 +673,7 @@ int main(void)
 		T(test_string_must_end_in_pool),
 		T(test_declared_checks),
 		T(test_record_region),
+		T(test_time_saturates),
 		T(test_live_room),
 		T(test_random_corruption),
 		T(test_exec_marks),
