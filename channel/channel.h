@@ -885,7 +885,9 @@ enum ms_time_op {
 };
 /* Moves every fake_time clock of h in a live state (mockrun ctl): each
  * clock goes on from what it shows now, under the anchor's seq; a clock
- * pushed past an end of the range stops there.  0. */
+ * that follows CLOCK_REALTIME past an end stops there.  0, or -ERANGE
+ * and nothing moved when an advance would carry a CLOCK_REALTIME past
+ * an end of the range. */
 int ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
 		  double rate);
 

@@ -178,7 +178,17 @@ int ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, i
 		 double rate)
 {
 	struct ms_time_state *ts = ms_state_at(state, h->st_times_off);
+	int64_t moved;
 
+	/* a jump off either end is refused before any clock moves */
+	for (uint32_t i = 0; op == MS_TIME_ADVANCE && i < h->nftimes; i++) {
+		struct ms_time_now n;
+
+		ms_time_read(&ts[i], &n);
+		if (__builtin_add_overflow(ms_time_fake(&n, MS_TC_REALTIME, real_ns(MS_TC_REALTIME)),
+					   value, &moved))
+			return -ERANGE;
+	}
 	for (uint32_t i = 0; i < h->nftimes; i++) {
 		struct ms_time_now n;
 		int64_t now[MS_TC_N], shows[MS_TC_N], wall;

@@ -503,6 +503,27 @@ static void show_clock(struct client *cl, struct mockshim_session *s)
 	replyf(cl, "ok", "fake_time: the clock shows %s UTC, rate %g\n", when, n.rate);
 }
 
+/* Why an advance by v ns was refused (ms_time_move's -ERANGE): where
+ * the first clock would have gone, and where it stays. */
+static void range_error(struct mockshim_session *s, int64_t v, char *msg, size_t cap)
+{
+	const struct ms_time_state *ts = ms_state_at(s->chan.state, s->own->st_times_off);
+	struct ms_time_now n;
+	struct timespec now;
+	char would[32], stays[32];
+	int64_t f;
+
+	ms_time_read(&ts[0], &n);
+	clock_gettime(CLOCK_REALTIME, &now);
+	f = ms_time_fake(&n, MS_TC_REALTIME, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+	/* in seconds the sum fits */
+	ms_when_text_s(f / 1000000000 + v / 1000000000, would, sizeof(would));
+	snprintf(msg, cap,
+		 "--advance-time: the clock would show %s UTC, past the %s of its range (a fake "
+		 "clock shows " MS_TIME_RANGE_TEXT "); the clock is left at %s UTC\n",
+		 would, v > 0 ? "end" : "start", ms_when_text(f, stays, sizeof(stays)));
+}
+
 static int parse_i64(const char *p, int64_t *v)
 {
 	char *end;
@@ -630,7 +651,7 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 		   size_t nargs)
 {
 	const char *verb = args[0];
-	int64_t v;
+	int64_t v = 0;
 
 	(void)c;
 	if (strcmp(verb, "report") == 0) {
@@ -652,9 +673,16 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 		}
 		/* one writer of the anchor at a time: a driver's thread may move it */
 		pthread_mutex_lock(&s->live_lock);
-		ms_time_move(s->own, s->chan.state,
-			     rate ? MS_TIME_RATE : verb[0] == 'a' ? MS_TIME_ADVANCE : MS_TIME_SET,
-			     rate ? 0 : v, r);
+		if (ms_time_move(s->own, s->chan.state,
+				 rate ? MS_TIME_RATE : verb[0] == 'a' ? MS_TIME_ADVANCE : MS_TIME_SET,
+				 rate ? 0 : v, r) < 0) {
+			char msg[256];
+
+			range_error(s, v, msg, sizeof(msg));
+			pthread_mutex_unlock(&s->live_lock);
+			reply(cl, "error", msg, strlen(msg));
+			return;
+		}
 		pthread_mutex_unlock(&s->live_lock);
 		show_clock(cl, s);
 	} else if (strcmp(verb, "wait-call") == 0) {
@@ -989,9 +1017,10 @@ int mockshim_session_move_time(struct mockshim_session *s, const char *how, cons
 			 !s->live_open ? "no run with control is in progress"
 				       : "no fake_time in this session: there is no clock to move");
 		ret = -EINVAL;
-	} else {
-		ms_time_move(s->own, s->chan.state, rate ? MS_TIME_RATE : set ? MS_TIME_SET : MS_TIME_ADVANCE,
-			     ns, r);
+	} else if (ms_time_move(s->own, s->chan.state,
+				rate ? MS_TIME_RATE : set ? MS_TIME_SET : MS_TIME_ADVANCE, ns, r) < 0) {
+		range_error(s, ns, s->error, sizeof(s->error));
+		ret = -ERANGE;
 	}
 	pthread_mutex_unlock(&s->live_lock);
 	return ret;

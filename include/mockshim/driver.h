@@ -115,7 +115,9 @@ long long mockshim_session_calls(struct mockshim_session *s, const char *fn);
 /** During a run with control, from another thread: moves every fake_time
  * clock, as mockrun ctl does: @p how "advance-time" (@p value "+1h"),
  * "set-time" ("2031-01-01 00:00:00") or "rate" ("10").  0, or -EINVAL
- * with the reason in mockshim_session_error(). */
+ * (a bad value, a date outside 1677-09-21 .. 2262-04-11) or -ERANGE (an
+ * advance past an end of that range: nothing moved), with the reason in
+ * mockshim_session_error(). */
 int mockshim_session_move_time(struct mockshim_session *s, const char *how, const char *value);
 /** With @p on, the program gets SIGABRT at its first failed check. */
 void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);

@@ -236,6 +236,34 @@ set -- $(cat "$T/bg.out")
 [ "$(date -u -d "@${2:-0}" +%F)" = 2031-06-01 ] || problem "after --set-time: ${2:-}"
 done_t
 
+t "--set-time and --advance-time refuse to leave 1677-09-21 .. 2262-04-11; the clock stays"
+S=$T/ctl6.sock
+bg --control "$S" -e 'fake_time("2262-04-10 00:00:00", rate=0)' sh -c "while [ ! -e '$T/ctl6.done' ]; do sleep 0.05; done; date -u '+%F %T'"
+wait_sock "$S"
+run "$M" ctl "$S" --advance-time +2d
+want_rc 125; want_out ""
+want_err_has "--advance-time: the clock would show 2262-04-12 00:00:00 UTC, past the end of its range"
+want_err_has "1677-09-21 00:12:44 to 2262-04-11 23:47:16 UTC"
+want_err_has "the clock is left at 2262-04-10 00:00:00"
+run "$M" ctl "$S" --set-time "2300-01-01"
+want_rc 125; want_err_has "--set-time: out of range: a fake clock shows 1677-09-21 00:12:44 to 2262-04-11 23:47:16 UTC"
+want_err_has "  2300-01-01
+  ^"
+run "$M" ctl "$S" --set-time "+53000d1280000h"
+want_rc 125; want_err_has "--set-time: out of range"
+run "$M" ctl "$S" --set-time "1700-01-01" --advance-time -53000d
+want_rc 125; want_out_has "fake_time: the clock shows 1700-01-01 00:00:00 UTC"
+want_err_has "past the start of its range"
+run "$M" ctl "$S" --set-time "2262-04-10 00:00:00" --advance-time +1d
+want_rc 0; want_out_has "fake_time: the clock shows 2262-04-11 00:00:00 UTC, rate 0"
+run "$M" ctl "$S" --advance-time +1d
+want_rc 125; want_err_has "past the end of its range"
+touch "$T/ctl6.done"
+wait_bg "$BG"
+[ "$bg_rc" = 0 ] || problem "mockrun exited $bg_rc: $(cat "$T/bg.err")"
+[ "$(cat "$T/bg.out")" = "2262-04-11 00:00:00" ] || problem "date printed $(cat "$T/bg.out")"
+done_t
+
 t "a rate changed while the program runs never moves CLOCK_MONOTONIC backwards"
 S=$T/ctl5.sock
 bg --control "$S" -q -e 'fake_time("+0s", rate=10, clocks=all)' python3 -I -c '

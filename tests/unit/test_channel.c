@@ -423,6 +423,57 @@ static void test_time_saturates(void **state)
 	assert_true(ms_time_fake(&n, MS_TC_REALTIME, r0 - sec) == INT64_MIN);
 }
 
+/* mockrun ctl's moves: one that would leave the range is refused and
+ * leaves the clock as it was; the others saturate the clocks that follow
+ * (CLOCK_TAI, ahead of CLOCK_REALTIME) rather than wrap them. */
+static void test_time_move_range(void **state)
+{
+	static const char text[] = "fake_time(\"2262-04-10 00:00:00\", rate=0)";
+	const int64_t sec = 1000000000, day = 86400 * sec;
+	struct ms_time_now before, after;
+	struct ms_time_state *ts;
+	struct ms_chan_hdr *h;
+	struct ms_spec spec;
+	struct ms_diag d;
+	uint64_t size;
+	void *map, *st;
+
+	(void)state;
+	ms_spec_init(&spec, realloc, free);
+	assert_int_equal(ms_parse(&spec, "t", text, strlen(text), &d), 0);
+	size = ms_channel_size(&spec, 16);
+	map = calloc(1, size);
+	assert_non_null(map);
+	ms_channel_write(&spec, map, size, 16, 0);
+	h = map;
+	st = calloc(1, h->state_size);
+	assert_non_null(st);
+	ms_state_init(h, st, 1);
+	ts = ms_state_at(st, h->st_times_off);
+	ms_time_read(ts, &before);
+	assert_true(ms_time_fake(&before, MS_TC_REALTIME, 0) == 9223200000ll * sec);
+	assert_int_equal(ms_time_move(h, st, MS_TIME_ADVANCE, 2 * day, 0), -ERANGE);
+	ms_time_read(ts, &after);
+	assert_memory_equal(&before, &after, sizeof(before));
+	assert_int_equal(ts->moves, 0);
+	assert_int_equal(ms_time_move(h, st, MS_TIME_ADVANCE, day, 0), 0);
+	ms_time_read(ts, &after);
+	assert_true(ms_time_fake(&after, MS_TC_REALTIME, 0) == 9223286400ll * sec);
+	assert_int_equal(ms_time_move(h, st, MS_TIME_SET, INT64_MAX, 0), 0);
+	ms_time_read(ts, &after);
+	assert_true(ms_time_fake(&after, MS_TC_REALTIME, 0) == INT64_MAX);
+	assert_true(ms_time_fake(&after, MS_TC_TAI, 0) >= INT64_MAX - sec);
+	assert_int_equal(ms_time_move(h, st, MS_TIME_ADVANCE, 1, 0), -ERANGE);
+	assert_int_equal(ms_time_move(h, st, MS_TIME_SET, -8000000000ll * sec, 0), 0);
+	assert_int_equal(ms_time_move(h, st, MS_TIME_ADVANCE, -2000000000ll * sec, 0), -ERANGE);
+	ms_time_read(ts, &after);
+	assert_true(ms_time_fake(&after, MS_TC_REALTIME, 0) == -8000000000ll * sec);
+	assert_int_equal(ts->moves, 3);
+	free(st);
+	free(map);
+	ms_spec_fini(&spec);
+}
+
 /* Flip random bytes: the validator must either accept or reject, never
  * read out of bounds (run under ASan/valgrind to see it). */
 /* --control's room for live statements: checked like every section, so
@@ -674,6 +725,7 @@ int main(void)
 		T(test_declared_checks),
 		T(test_record_region),
 		T(test_time_saturates),
+		T(test_time_move_range),
 		T(test_live_room),
 		T(test_random_corruption),
 		T(test_exec_marks),
