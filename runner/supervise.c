@@ -539,6 +539,15 @@ static void stop_handler(int sig)
 	(void)sig;
 }
 
+/* The listener's ioctls as a raw system call: glibc declares ioctl's
+ * request unsigned long, musl int, and RECV's and SEND's numbers have
+ * the top bit of 32 set (_IOWR), which musl's int gets only by an
+ * overflow (-Wpedantic warns); the kernel reads 32 bits of either. */
+static long notif_ioctl(int fd, unsigned long req, void *arg)
+{
+	return syscall(SYS_ioctl, fd, req, arg);
+}
+
 static void *serve(void *arg)
 {
 	struct ms_sup *s = arg;
@@ -551,7 +560,7 @@ static void *serve(void *arg)
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
 		memset(&req, 0, sizeof(req));
-		if (ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
+		if (notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
 			if (errno == EINTR || errno == ENOENT)
 				continue;
 			break;
@@ -564,10 +573,10 @@ static void *serve(void *arg)
 		 * the one that made this call (its pid may have been reused);
 		 * a decision that read nothing of it (getppid, a lean rule)
 		 * needs no check: the reply goes to the call's id */
-		if (ms_d.touched && ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
+		if (ms_d.touched && notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
 			continue;
 		/* ENOENT: the caller was killed meanwhile */
-		ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	}
 	return NULL;
 }
@@ -615,7 +624,8 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 		futex(&s->shared->state, FUTEX_WAKE, 1, NULL);
 		return -r;
 	}
-	ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS, (unsigned long)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
+	notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+		    (void *)(uintptr_t)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 	ms_dec_tables(s->spec, s->state);
 	ms_d.chan = s->spec;
 	ms_d.st = s->state;
