@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* The decision's hooks for the unit tests (decide_hooks.h). */
+#include <stdint.h>
+
+#include "channel/channel.h"
+#include "decide/decide.h"
+#include "decide_hooks.h"
+
+struct hook_calls hook_calls;
+
+int ms_hook_from(uint32_t from_glob, const void *caller)
+{
+	(void)from_glob, (void)caller;
+	hook_calls.from++;
+	return 0;
+}
+
+void ms_hook_caller(const void *caller, struct ms_event *e)
+{
+	hook_calls.caller++;
+	e->caller_off = (uint64_t)(uintptr_t)caller;
+	ms_copy_str(e->caller, MS_EV_CALLER, ms_d.exe_name);
+}
+
+void ms_hook_abort(void)
+{
+	hook_calls.abort++;
+}
+
+int ms_hook_out(unsigned id, uint32_t ri, const struct ms_rule *r, const struct ms_out *o,
+		const uint64_t *a, uint32_t call, const void *caller)
+{
+	(void)id, (void)ri, (void)r, (void)o, (void)a, (void)call, (void)caller;
+	hook_calls.out++;
+	return 0;
+}
+
+int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v)
+{
+	(void)r, (void)a;
+	hook_calls.value++;
+	return v;
+}
+
+void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
+		   const char *passed_by)
+{
+	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by;
+	hook_calls.trace++;
+}
+
+void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
+		   const char *by)
+{
+	(void)d, (void)pool, (void)a, (void)ret, (void)by;
+	hook_calls.trace++;
+}
+
+void ms_trace_exec(unsigned id, const uint64_t *a)
+{
+	(void)id, (void)a;
+	hook_calls.trace++;
+}
+
+void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+		    const uint64_t *a, int64_t ret, int err)
+{
+	(void)h, (void)st, (void)id, (void)a, (void)ret, (void)err;
+	hook_calls.record++;
+}
+
+void ms_exec_check(unsigned id, const uint64_t *a)
+{
+	(void)id, (void)a;
+	hook_calls.exec++;
+}
