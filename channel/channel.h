@@ -156,8 +156,34 @@ struct ms_state_hdr {
 					 * with nothing queued, no rule).  write:
 					 * 0 with its event kept, 125; with the
 					 * event gone too, see the box above */
-	uint32_t reserved[11];
+	int32_t trace_errno;	/* why: the first errno of a lost line, or
+				 * MS_TRACE_SHORT when every one was a line
+				 * written in part (0: none lost).  write: 0 here
+				 * and in trace_lost hides a lost line, whose
+				 * file the programs write anyway: no pass */
+	uint32_t reserved[10];
 };
+
+#define MS_TRACE_SHORT (-1)
+
+/*
+ * A --trace line write(2) did not take whole: r is what it returned
+ * (-errno, or the bytes it took).  Counted, and the first errno kept
+ * for mockrun's message (it wins over a line written in part, which
+ * is what a full disk or a file size limit gives first).  Async-signal-
+ * safe: atomics only.
+ */
+static inline void ms_trace_lost(struct ms_state_hdr *st, long r)
+{
+	int32_t want = r < 0 && r > -4096 ? (int32_t)-r : MS_TRACE_SHORT, had = 0;
+
+	if (!__atomic_compare_exchange_n(&st->trace_errno, &had, want, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED) &&
+	    had == MS_TRACE_SHORT && want != MS_TRACE_SHORT)
+		__atomic_compare_exchange_n(&st->trace_errno, &had, want, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->trace_lost, 1, __ATOMIC_RELAXED);
+}
 
 /* Per function (a cache line each, so that threads calling different
  * functions do not share the calls counter's line). */

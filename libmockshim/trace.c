@@ -286,9 +286,9 @@ static void put_typed(struct ms_tline *o, const char *t, size_t n, uint64_t v, i
 		ms_tl_i(o, (int64_t)v);
 }
 
-/* One line, written whole; a line the descriptor did not take (the
- * program closed it: close_range, a daemon's loop) is counted for the
- * report. */
+/* One line, written whole; a line the descriptor did not take (a full
+ * disk; the program closed it: close_range, a daemon's loop) is counted
+ * with its errno: with --trace-file, mockrun's 125. */
 static inline __attribute__((always_inline)) void trace_write(const struct ms_tline *o)
 {
 #ifdef MS_ARCH_SYSCALL3
@@ -297,10 +297,13 @@ static inline __attribute__((always_inline)) void trace_write(const struct ms_tl
 	long r = ms_arch_syscall3(SYS_write, trace_fd, (long)(uintptr_t)o->buf, (long)o->n);
 #else
 	long r = syscall(SYS_write, trace_fd, o->buf, o->n);
+
+	if (r < 0)
+		r = -errno;
 #endif
 
 	if (r != (long)o->n && ms_state())
-		__atomic_fetch_add(&ms_state()->trace_lost, 1, __ATOMIC_RELAXED);
+		ms_trace_lost(ms_state(), r);
 }
 
 void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,

@@ -787,12 +787,34 @@ static void report_to_stderr(struct mockshim_session *s, int format)
 	free(text);
 }
 
+/* --trace-file lines the processes could not write (a full disk, a
+ * file size limit): the trace is lost evidence, as a failed write of
+ * mockrun's own; 125, and an earlier file stays as it was. */
+static int trace_incomplete(struct mockshim_session *s, struct outputs *o)
+{
+	int why;
+	uint32_t lost = ms_session_trace_lost(s, &why);
+
+	if (!lost)
+		return 0;
+	fprintf(stderr, "mockrun: %s %s: %s: %u trace line%s lost\n", o->trace.opt, o->trace.path,
+		why > 0 ? strerror(why)
+			: why == MS_TRACE_SHORT ? "a line was written in part" : "not written",
+		lost, lost == 1 ? "" : "s");
+	ms_out_close(&o->trace, 0);
+	if (o->trace_raw)
+		unlink(o->trace_raw);
+	return 1;
+}
+
 /* After the run: the trace, the report, the record; the exit status. */
 static int write_outputs(struct mockshim_session *s, const struct cli *c, struct outputs *o, int rc)
 {
 	struct report_arg ra = { s, c->format };
 
-	if (o->trace.fd >= 0 && c->chrome)
+	if (o->trace.fd >= 0 && trace_incomplete(s, o))
+		rc = EXIT_MOCKRUN;
+	else if (o->trace.fd >= 0 && c->chrome)
 		rc = write_output(&o->trace, fill_chrome, o->trace_raw, rc);
 	else if (o->trace.fd >= 0 && ms_out_close(&o->trace, 1) < 0) {
 		out_error(&o->trace, o->trace.error);

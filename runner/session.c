@@ -421,6 +421,17 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 	return in;
 }
 
+uint32_t ms_session_trace_lost(const struct mockshim_session *s, int *err)
+{
+	const struct ms_state_hdr *st = s->view.state;
+
+	*err = 0;
+	if (!s->ran || !st)
+		return 0;
+	*err = st->trace_errno;
+	return st->trace_lost;
+}
+
 int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
 {
 	struct ms_report_in in;

@@ -115,6 +115,9 @@ int ms_record_write(const struct ms_chan_hdr *h, const struct ms_state_hdr *st, 
 /* The report's view of the last run. */
 struct ms_report_in ms_session_report_in(const struct mockshim_session *s);
 
+/* The last run's --trace lines that could not be written, and why
+ * (*err: an errno, MS_TRACE_SHORT: written in part, 0: not known). */
+uint32_t ms_session_trace_lost(const struct mockshim_session *s, int *err);
 /* Whether the session has SYS_ statements (the syscall tier). */
 int ms_session_has_syscalls(const struct mockshim_session *s);
 /* mockshim_check_program(), knowing whether SYS_ statements reach the

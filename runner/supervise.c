@@ -188,6 +188,7 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 	struct ms_sup *s = tracing;
 	struct ms_tline o;
 	int saved = errno;
+	ssize_t w;
 
 	if (!s || s->trace_fd < 0 || !m)
 		return;
@@ -215,8 +216,9 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 	else
 		ms_tl_result(&o, m, ret, err);
 	ms_tl_end(&o, by, passed_by);
-	if (write(s->trace_fd, o.buf, o.n) != (ssize_t)o.n)
-		__atomic_fetch_add(&ms_d.st->trace_lost, 1, __ATOMIC_RELAXED);
+	w = write(s->trace_fd, o.buf, o.n);
+	if (w != (ssize_t)o.n)
+		ms_trace_lost(ms_d.st, w < 0 ? -errno : (long)w);
 	errno = saved;
 }
 

@@ -34,6 +34,29 @@ want_rc 125; want_err_has "mockrun: -o /dev/full: No space left on device"
 run sh -c "'$M' -t '$D/pass.mock' > /dev/full"
 want_rc 125; want_err_has "No space left on device"; done_t
 
+t "--trace-file /dev/full: lost lines are 125 with the reason and the count, over the verdict"
+run "$M" -q --trace --trace-file /dev/full -e 'will_return_maybe(getuid, 0)' id -u
+want_rc 125; want_err_has "mockrun: --trace-file /dev/full: No space left on device: "
+case "$err" in *": "[1-9]*" trace lines lost"*) ;; *) problem "no count of lost lines: [$err]" ;; esac
+run "$M" -q --trace --trace-file /dev/full -e 'will_return(mkdir, 0)' id -u
+want_rc 125; want_err_has "mockrun: --trace-file /dev/full: No space left on device"
+run "$M" -q --trace --trace-file /dev/full sh -c 'exit 3'
+want_rc 125; want_err_has "mockrun: --trace-file /dev/full: No space left on device"
+# not traced, nothing lost: the run's own status
+run "$M" -q --trace=mkdir --trace-file /dev/full sh -c 'exit 3'
+want_rc 3; want_err_lacks "--trace-file"; done_t
+
+t "--trace-file past RLIMIT_FSIZE (EFBIG): 125, the earlier file intact, nothing left"
+mkdir "$T/fsize"; printf 'earlier\n' > "$T/fsize/tr.txt"
+# the program lowers its own limit and ignores SIGXFSZ: its trace
+# lines past 1 KiB fail with EFBIG (mockrun's limit is not lowered)
+run "$M" -q --trace=open,openat,read,close --trace-file "$T/fsize/tr.txt" sh -c \
+	"trap '' XFSZ; ulimit -f 2; for i in \$(seq 40); do cat /etc/hostname; done > /dev/null"
+want_rc 125; want_err_has "mockrun: --trace-file $T/fsize/tr.txt: File too large: "
+[ "$(cat "$T/fsize/tr.txt")" = earlier ] || problem "the earlier file changed: $(head -c 200 "$T/fsize/tr.txt")"
+[ "$(ls -A "$T/fsize")" = tr.txt ] || problem "left behind: $(ls -A "$T/fsize")"
+done_t
+
 t "a device, -o - and /dev/fd/N are written in place"
 run "$M" --report tap -o - -e 'will_return_maybe(getuid, 0)' true
 want_rc 0; want_out_has "TAP version 13"
@@ -97,6 +120,18 @@ if mount -t tmpfs -o size=64k tmpfs "$mnt" 2>/dev/null; then
 	run "$M" -j 2 --report junit -o "$mnt/r.txt" -t "$T/many.mock"
 	want_rc 125; want_err_has "mockrun: -o $mnt/r.txt: No space left on device"
 	[ "$(cat "$mnt/r.txt")" = earlier ] || problem "the earlier file changed (-t)"
+	[ "$(ls -A "$mnt")" = r.txt ] || problem "left behind: $(ls -A "$mnt")"
+	# --trace-file and --record larger than the file system: 5000
+	# getuid calls, a line and a statement each
+	getuids=(python3 -c 'import os; [os.getuid() for _ in range(5000)]')
+	printf 'earlier\n' > "$mnt/t.txt"
+	run "$M" -q --trace=getuid --trace-file "$mnt/t.txt" "${getuids[@]}"
+	want_rc 125; want_err_has "mockrun: --trace-file $mnt/t.txt: No space left on device: "
+	[ "$(cat "$mnt/t.txt")" = earlier ] || problem "the earlier trace changed: $(head -c 200 "$mnt/t.txt")"
+	run "$M" -q --record "$mnt/t.txt" --record-fns getuid "${getuids[@]}"
+	want_rc 125; want_err_has "mockrun: --record $mnt/t.txt: No space left on device"
+	[ "$(cat "$mnt/t.txt")" = earlier ] || problem "the earlier record changed: $(head -c 200 "$mnt/t.txt")"
+	rm "$mnt/t.txt"
 	[ "$(ls -A "$mnt")" = r.txt ] || problem "left behind: $(ls -A "$mnt")"
 	# a report that fits is written
 	run "$M" -o "$mnt/r.txt" -e 'will_return_maybe(getuid, 0)' true
