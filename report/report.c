@@ -78,39 +78,74 @@ size_t rp_utf8_seq(const unsigned char *p, uint32_t *cp)
  * forged "mockshim: all checks passed"): control characters, C1 controls
  * and invalid UTF-8 become \xNN.  Valid UTF-8 stays.
  */
+static int unsafe(size_t n, uint32_t cp)
+{
+	return n == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0);
+}
+
 void ms_safe_text(FILE *out, const char *text)
 {
+	const unsigned char *p = (const unsigned char *)text, *run = p;
+
+	/* runs of plain text in one fwrite: a call per character was most
+	 * of a report's time */
+	while (*p) {
+		uint32_t cp;
+		size_t n;
+
+		if (*p >= 0x20 && *p < 0x7f) {
+			p++; /* printable ASCII, the common case */
+			continue;
+		}
+		n = rp_utf8_seq(p, &cp);
+		if (unsafe(n, cp)) {
+			fwrite(run, 1, (size_t)(p - run), out);
+			for (size_t i = 0; i < (n ? n : 1); i++)
+				fprintf(out, "\\x%02x", p[i]);
+			p += n ? n : 1;
+			run = p;
+		} else {
+			p += n;
+		}
+	}
+	fwrite(run, 1, (size_t)(p - run), out);
+}
+
+/* The same into one of a few static buffers, for a format argument (no
+ * stdio: an fmemopen per call was a report's largest cost under ASan);
+ * a text too long ends before the character that does not fit. */
+const char *rp_safe(const char *text)
+{
+	static const char hex[] = "0123456789abcdef";
+	static char bufs[8][1024];
+	static unsigned next;
+	char *b = bufs[next++ % 8];
 	const unsigned char *p = (const unsigned char *)text;
+	size_t k = 0, cap = sizeof(bufs[0]) - 1;
 
 	while (*p) {
 		uint32_t cp;
 		size_t n = rp_utf8_seq(p, &cp);
 
-		if (n == 0 || cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
-			for (size_t i = 0; i < (n ? n : 1); i++)
-				fprintf(out, "\\x%02x", p[i]);
-			p += n ? n : 1;
-		} else {
-			fwrite(p, 1, n, out);
+		if (!unsafe(n, cp)) {
+			if (n > cap - k)
+				break;
+			memcpy(b + k, p, n);
+			k += n;
 			p += n;
+			continue;
+		}
+		/* each byte of it, as ms_safe_text writes it */
+		if ((n ? n : 1) * 4 > cap - k)
+			break;
+		for (size_t i = 0; i < (n ? n : 1); i++, k += 4) {
+			b[k] = '\\';
+			b[k + 1] = 'x';
+			b[k + 2] = hex[*p >> 4];
+			b[k + 3] = hex[*p++ & 15];
 		}
 	}
-}
-
-/* The same into one of a few static buffers, for a format argument. */
-const char *rp_safe(const char *text)
-{
-	static char bufs[8][1024];
-	static unsigned next;
-	char *b = bufs[next++ % 8];
-	FILE *m = fmemopen(b, sizeof(bufs[0]), "w");
-
-	if (!m)
-		return "?";
-	ms_safe_text(m, text);
-	fputc('\0', m);
-	fclose(m);
-	b[sizeof(bufs[0]) - 1] = '\0';
+	b[k] = '\0';
 	return b;
 }
 

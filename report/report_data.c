@@ -49,28 +49,35 @@ char *rp_headline(const char *text)
  * sequence is U+FFFD), control characters as \u00XX. */
 void ms_json_text(FILE *out, const char *text)
 {
-	const unsigned char *p = (const unsigned char *)text;
+	const unsigned char *p = (const unsigned char *)text, *run = p;
 
 	fputc('"', out);
 	while (*p) {
 		uint32_t cp;
-		size_t n = rp_utf8_seq(p, &cp);
+		size_t n;
 
-		if (n == 0) {
-			fputs("\\ufffd", out);
-			p++;
+		if (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\') {
+			p++; /* printable ASCII, the common case */
 			continue;
 		}
-		if (cp == '"' || cp == '\\')
+		n = rp_utf8_seq(p, &cp);
+		if (n && cp >= 0x20 && cp != 0x7f && cp != '"' && cp != '\\') {
+			p += n; /* written with its run */
+			continue;
+		}
+		fwrite(run, 1, (size_t)(p - run), out);
+		if (n == 0)
+			fputs("\\ufffd", out);
+		else if (cp == '"' || cp == '\\')
 			fprintf(out, "\\%c", (int)cp);
 		else if (cp == '\n')
 			fputs("\\n", out);
-		else if (cp < 0x20 || cp == 0x7f)
-			fprintf(out, "\\u%04x", cp);
 		else
-			fwrite(p, 1, n, out);
-		p += n;
+			fprintf(out, "\\u%04x", cp);
+		p += n ? n : 1;
+		run = p;
 	}
+	fwrite(run, 1, (size_t)(p - run), out);
 	fputc('"', out);
 }
 
@@ -269,33 +276,39 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 /* The first line of every text report of a tampered run. */
 void ms_xml_text(FILE *out, const char *text)
 {
-	const unsigned char *p = (const unsigned char *)(text ? text : "");
+	const unsigned char *p = (const unsigned char *)(text ? text : ""), *run = p;
 
 	while (*p) {
 		uint32_t cp;
-		size_t n = rp_utf8_seq(p, &cp);
+		size_t n;
 
-		if (n == 0) {
-			fputs("\xef\xbf\xbd", out);
-			p++;
+		if (*p >= 0x20 && *p < 0x7f && *p != '<' && *p != '>' && *p != '&' && *p != '"') {
+			p++; /* printable ASCII, the common case */
 			continue;
 		}
-		if (cp == '<')
+		n = rp_utf8_seq(p, &cp);
+		if (n && cp != '<' && cp != '>' && cp != '&' && cp != '"' &&
+		    (cp >= 0x20 || cp == '\n' || cp == '\t') && cp != 0xfffe && cp != 0xffff) {
+			p += n; /* written with its run */
+			continue;
+		}
+		fwrite(run, 1, (size_t)(p - run), out);
+		if (n && cp == '<')
 			fputs("&lt;", out);
-		else if (cp == '>')
+		else if (n && cp == '>')
 			fputs("&gt;", out);
-		else if (cp == '&')
+		else if (n && cp == '&')
 			fputs("&amp;", out);
-		else if (cp == '"')
+		else if (n && cp == '"')
 			fputs("&quot;", out);
-		else if (cp == '\r')
+		else if (n && cp == '\r')
 			fputs("&#13;", out);
-		else if ((cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0xfffe || cp == 0xffff)
-			fputs("\xef\xbf\xbd", out);
 		else
-			fwrite(p, 1, n, out);
-		p += n;
+			fputs("\xef\xbf\xbd", out);
+		p += n ? n : 1;
+		run = p;
 	}
+	fwrite(run, 1, (size_t)(p - run), out);
 }
 
 /*
