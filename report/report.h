@@ -77,7 +77,10 @@ void ms_xml_text(FILE *out, const char *text);
 void ms_json_text(FILE *out, const char *text);
 void ms_tap_text(FILE *out, const char *text);
 void ms_safe_text(FILE *out, const char *text);
-/* JUnit: a source file's classname; the timestamp and hostname attributes. */
+/* JUnit: a source file's classname (ms_junit_class: malloc'd, NULL for a
+ * name that is no file, which is its own classname); the timestamp and
+ * hostname attributes. */
+char *ms_junit_class(const char *path);
 void ms_junit_classname(FILE *out, const char *path);
 void ms_junit_when_where(FILE *out, long long started);
 

@@ -317,10 +317,9 @@ void ms_xml_text(FILE *out, const char *text)
  * directory adds, without ".mock", "/" as "." (../tests/x.mock:
  * tests.x); a name that is no file (-e#1) as it is.
  */
-void ms_junit_classname(FILE *out, const char *path)
+char *ms_junit_class(const char *path)
 {
 	char *real = realpath(path, NULL), *cwd = getcwd(NULL, 0), *name = NULL;
-	const char *p;
 	size_t n;
 
 	if (real && cwd) {
@@ -334,22 +333,26 @@ void ms_junit_classname(FILE *out, const char *path)
 		}
 		name = strdup(cl > 1 ? real + cl + 1 : real + 1);
 	}
-	p = name ? name : path;
-	n = strlen(p);
-	if (n > 5 && strcmp(p + n - 5, ".mock") == 0)
-		n -= 5;
-	if (!name) {
-		ms_xml_text(out, path);
-	} else {
-		for (size_t i = 0; i < n; i++)
-			if (p[i] == '/')
-				name[i] = '.';
-		name[n] = '\0';
-		ms_xml_text(out, name);
-	}
-	free(name);
 	free(real);
 	free(cwd);
+	if (!name)
+		return NULL;
+	n = strlen(name);
+	if (n > 5 && strcmp(name + n - 5, ".mock") == 0)
+		n -= 5;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] == '/')
+			name[i] = '.';
+	name[n] = '\0';
+	return name;
+}
+
+void ms_junit_classname(FILE *out, const char *path)
+{
+	char *name = ms_junit_class(path);
+
+	ms_xml_text(out, name ? name : path);
+	free(name);
 }
 
 /* JUnit's timestamp (xs:dateTime, UTC) and hostname attributes. */
@@ -390,7 +393,7 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 {
 	struct cases c;
 	unsigned failed = 0, errors = 0;
-	char status[160];
+	char status[160], *cls = NULL;
 
 	if (rp_cases_make(s, &c) < 0)
 		return;
@@ -411,8 +414,14 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 		char name[512];
 
 		snprintf(name, sizeof(name), "%u:%u: %s", it->stmt.line, it->stmt.col, rp_stmt_text(s, it->stmt.text));
+		/* the statements of a source are in a row: its classname
+		 * (a realpath and a getcwd) once, not per testcase */
+		if (!i || it->stmt.src != c.items[i - 1].stmt.src) {
+			free(cls);
+			cls = ms_junit_class(str(s, it->stmt.src));
+		}
 		fprintf(out, "    <testcase classname=\"");
-		ms_junit_classname(out, str(s, it->stmt.src));
+		ms_xml_text(out, cls ? cls : str(s, it->stmt.src));
 		fprintf(out, "\" name=\"");
 		ms_xml_text(out, name);
 		fprintf(out, "\" time=\"0.000\">");
@@ -451,5 +460,6 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 		junit_problem(out, "error", text, 0);
 	}
 	fprintf(out, "</testcase>\n  </testsuite>\n</testsuites>\n");
+	free(cls);
 	rp_cases_free(&c);
 }
