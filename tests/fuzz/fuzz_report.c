@@ -124,8 +124,8 @@ static void add(struct ms_state_hdr *st, uint16_t type, uint16_t kind, uint32_t 
 	e->len = (uint32_t)strlen(text);
 	memcpy(e->text, text, strlen(text));
 	memcpy(e->caller, "prog", 5);
-	if (type == MS_EV_FAIL)
-		st->failures++;
+	/* failures counts only those the log had no room for: a logged
+	 * failure counted there too is a state no shim leaves (tampered) */
 	if (type == MS_EV_ATTACH)
 		st->attached++;
 }
