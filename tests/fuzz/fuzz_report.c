@@ -108,6 +108,34 @@ static struct ms_event *event(unsigned char *st, uint32_t i)
 	return (struct ms_event *)(st + h->st_events_off) + i;
 }
 
+/* A failure is counted by its statement before its event is written
+ * (decide.c's failed_of()); a failed check took its expectation's turn. */
+static void count_failure(struct ms_state_hdr *st, uint16_t kind, uint32_t rule)
+{
+	const struct ms_chan_hdr *h = chan;
+	unsigned char *b = (unsigned char *)st;
+	struct ms_count_state *x = (struct ms_count_state *)(b + h->st_expects_off) + rule;
+	struct ms_count_state *o = (struct ms_count_state *)(b + h->st_orders_off) + rule;
+
+	switch (kind) {
+	case MS_FAIL_CHECK:
+		x->consumed++;
+		x->failed++;
+		break;
+	case MS_FAIL_NO_EXPECT:
+		x->failed++;
+		break;
+	case MS_FAIL_ORDER:
+	case MS_FAIL_ORDER_EXTRA:
+	case MS_FAIL_NO_CALL:
+		o->failed++;
+		break;
+	default:
+		((struct ms_rule_state *)(b + h->st_rules_off) + rule)->failed++;
+		break;
+	}
+}
+
 static void add(struct ms_state_hdr *st, uint16_t type, uint16_t kind, uint32_t rule, unsigned fn,
 		const char *text)
 {
@@ -128,6 +156,8 @@ static void add(struct ms_state_hdr *st, uint16_t type, uint16_t kind, uint32_t 
 	 * failure counted there too is a state no shim leaves (tampered) */
 	if (type == MS_EV_ATTACH)
 		st->attached++;
+	if (type == MS_EV_FAIL)
+		count_failure(st, kind, rule);
 }
 
 static void make(void)
@@ -180,6 +210,20 @@ static void make(void)
 	memcpy(o + 1, "hello", 5);
 	st->rec_next = r->size;
 	st->rec_seq = 1;
+	/* the state as made is one a shim could leave: the input's bytes
+	 * reach every reader, not the tampered run's few lines only */
+	{
+		struct ms_report_in in = { .spec = chan, .program = "prog" };
+
+		in.result.exited = 1;
+		in.none_killed = 1;
+		if (ms_report_take_state(&in, base, state_size, 42) != 0 || in.tampered) {
+			fprintf(stderr, "fuzz_report: the seed state is tampered: %s\n",
+				in.tampered ? in.tampered : "no memory");
+			abort();
+		}
+		ms_report_release(&in);
+	}
 	work = malloc(state_size);
 	/* the reports' bytes go nowhere, a system call per 64 KiB, with
 	 * no locking (one thread) */
