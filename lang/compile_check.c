@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The compiler's checks (compile.h): expect_*(FN, PARAM, ...), the call
+ * The compiler's checks (compile_check.h): expect_*(FN, PARAM, ...), the call
  * order (expect_function_call(s), ignore_function_calls, expect_no_call)
  * and when()'s conditions, which every statement takes.
  */
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "compile.h"
+#include "compile_check.h"
 #include "catalog/catalog.h"
 
 /* ---- when(PARAM OP VALUE, ...) ---- */

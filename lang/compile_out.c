@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The compiler's outputs (compile.h): PARAM=VALUE and *PARAM=VALUE of a
+ * The compiler's outputs (compile_out.h): PARAM=VALUE and *PARAM=VALUE of a
  * reply, the struct literals, addresses and records they hold, and the
  * arguments will_call_real gives the real call instead.
  */
@@ -16,7 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "compile.h"
+#include "compile_out.h"
 #include "declare.h"
 #include "catalog/catalog.h"
 

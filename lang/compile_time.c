@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "compile_base.h"
 #include "datetime.h"
 
 static const char *const clock_list =
