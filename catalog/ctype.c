@@ -27,19 +27,6 @@ static int ctfail(struct ms_ctype_err *d, const char *where, const char *fmt, ..
 	return -EINVAL;
 }
 
-static int is_id(int c)
-{
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
-}
-
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
-}
-
 static int word_is(const char *w, size_t n, const char *s)
 {
 	return strlen(s) == n && memcmp(w, s, n) == 0;
@@ -141,18 +128,18 @@ struct scan {
 static int scan_dims(struct scan *sc, const char *p, const char *e, unsigned *dims,
 		     struct ms_ctype_err *d)
 {
-	const char *q = skip_ws(p + 1, e);
+	const char *q = ms_ctype_skip_ws(p + 1, e);
 	unsigned v = 0;
 
 	if (!dims || !sc->last)
 		return ctfail(d, p, "array parameters are not supported: write a pointer");
 	while (q < e && *q >= '0' && *q <= '9' && v < 100000)
 		v = v * 10 + (unsigned)(*q++ - '0');
-	q = skip_ws(q, e);
+	q = ms_ctype_skip_ws(q, e);
 	if (!v || q >= e || *q != ']')
 		return ctfail(d, p, "expected a length: char %.*s[N]", (int)sc->last_n, sc->last);
 	*dims = v;
-	q = skip_ws(q + 1, e);
+	q = ms_ctype_skip_ws(q + 1, e);
 	if (q < e)
 		return ctfail(d, q, "unexpected text after the array length");
 	sc->end = q;
@@ -163,9 +150,9 @@ static int scan_dims(struct scan *sc, const char *p, const char *e, unsigned *di
 static int scan_tagged(struct scan *sc, struct ms_ctype *ct, const char *w, size_t n,
 		       const char **pp, const char *e, struct ms_ctype_err *d)
 {
-	const char *p = skip_ws(*pp, e), *t = p;
+	const char *p = ms_ctype_skip_ws(*pp, e), *t = p;
 
-	while (p < e && is_id(*p))
+	while (p < e && ms_ctype_is_id(*p))
 		p++;
 	*pp = p;
 	if (p == t)
@@ -239,12 +226,12 @@ static int scan_word(struct scan *sc, struct ms_ctype *ct, const char *w, size_t
 static int scan(struct scan *sc, struct ms_ctype *ct, const char *p, const char *e,
 		unsigned *dims, struct ms_ctype_err *d)
 {
-	sc->start = p = skip_ws(p, e);
+	sc->start = p = ms_ctype_skip_ws(p, e);
 	while (p < e) {
 		const char *w;
 		int r;
 
-		p = skip_ws(p, e);
+		p = ms_ctype_skip_ws(p, e);
 		if (p >= e)
 			break;
 		if (*p == '*') {
@@ -262,10 +249,10 @@ static int scan(struct scan *sc, struct ms_ctype *ct, const char *p, const char 
 		if (*p == '.' && e - p >= 3 && memcmp(p, "...", 3) == 0)
 			return ctfail(d, p, "variadic functions cannot be declared (the stubs "
 					    "cannot know what the '...' holds)");
-		if (!is_id(*p) || (*p >= '0' && *p <= '9'))
+		if (!ms_ctype_is_id(*p) || (*p >= '0' && *p <= '9'))
 			return ctfail(d, p, "unexpected character '%c' in a type", *p);
 		w = p;
-		while (p < e && is_id(*p))
+		while (p < e && ms_ctype_is_id(*p))
 			p++;
 		r = scan_word(sc, ct, w, (size_t)(p - w), &p, e, d);
 		if (r)

@@ -40,6 +40,22 @@ enum {
 	 * rows stop: never inside a type */
 };
 
+/* The lexical pieces of a C declaration, shared by the type parser and
+ * the declarations' reader (lang/declare.c): a character of a name, and
+ * [p, e) past white space. */
+static inline int ms_ctype_is_id(int c)
+{
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9');
+}
+
+static inline const char *ms_ctype_skip_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
 /*
  * Parses [p, e) as a C type, with a trailing name when name is non-NULL
  * (a parameter or a field): 0, or -EINVAL with err filled.  *name and

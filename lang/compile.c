@@ -404,18 +404,11 @@ static int reply_return(struct ms_parser *ps, struct ms_compiling *c)
 					  m->ret.text, ms_val_kind_name(value->kind));
 		}
 		return 0;
-	case MS_T_DOUBLE: {
-		double d;
-
-		if (value->kind != V_DBL && value->kind != V_INT)
-			return ms_fail_at(&ps->lx, value->line, value->col,
-					  "%s() returns double: expected a number, not %s", m->name,
-					  ms_val_kind_name(value->kind));
-		d = value->kind == V_DBL ? value->d : (double)value->i;
-		memcpy(&r->value, &d, sizeof(d));
+	case MS_T_DOUBLE:
+		if (ms_double_bits(ps, value, m->name, 1, &r->value))
+			return -1;
 		r->flags |= MS_RF_DOUBLE;
 		return 0;
-	}
 	case MS_T_PTR:
 		return return_pointer(ps, m, value, r);
 	}

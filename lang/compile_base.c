@@ -87,3 +87,18 @@ int ms_is_int_class(const struct ms_type *t)
 {
 	return t->tclass == MS_T_INT || t->tclass == MS_T_UINT;
 }
+
+int ms_double_bits(struct ms_parser *ps, const struct ms_val *v, const char *name, int ret,
+		   int64_t *bits)
+{
+	double d;
+
+	if (v->kind != V_DBL && v->kind != V_INT)
+		return ms_fail_at(&ps->lx, v->line, v->col,
+				  ret ? "%s() returns double: expected a number, not %s"
+				      : "'%s' is a double: expected a number, not %s",
+				  name, ms_val_kind_name(v->kind));
+	d = v->kind == V_DBL ? v->d : (double)v->i;
+	memcpy(bits, &d, sizeof(d));
+	return 0;
+}

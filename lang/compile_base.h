@@ -50,6 +50,11 @@ int ms_parse_count(struct ms_parser *ps, const struct ms_val *c, int specials, i
 int ms_check_int_range(struct ms_parser *ps, const struct ms_val *v, const struct ms_type *t,
 		       const char *what);
 int ms_is_int_class(const struct ms_type *t);
+/* A double's VALUE (a number; an integer is taken as its double) as its
+ * bits in *bits: 0, or -1 with "NAME() returns double: expected a number"
+ * (ret, a return value) or "'NAME' is a double: ..." (a parameter). */
+int ms_double_bits(struct ms_parser *ps, const struct ms_val *v, const char *name, int ret,
+		   int64_t *bits);
 /* "fd, buf, count" (or "none") into buf, for messages. */
 void ms_param_list(const struct ms_fn_meta *m, char *buf, size_t cap);
 /* The output of m at parameter param (not FERROR), or NULL. */

@@ -222,15 +222,9 @@ static int expect_value(struct ms_parser *ps, const struct ms_param *p, const st
 			struct ms_expect *x)
 {
 	if (p->type.tclass == MS_T_DOUBLE) {
-		double d;
-
-		if (v->kind != V_DBL && v->kind != V_INT)
-			return ms_fail_at(&ps->lx, v->line, v->col,
-					  "'%s' is a double: expected a number, not %s", p->name,
-					  ms_val_kind_name(v->kind));
 		/* compared bit for bit: 0.1 is what the program's 0.1 is */
-		d = v->kind == V_DBL ? v->d : (double)v->i;
-		memcpy(&x->lo, &d, sizeof(d));
+		if (ms_double_bits(ps, v, p->name, 0, &x->lo))
+			return -1;
 	} else if (ms_is_int_class(&p->type)) {
 		if (v->kind != V_INT && v->kind != V_BOOL)
 			return ms_fail_at(&ps->lx, v->line, v->col,

@@ -158,19 +158,6 @@ static int dfail(struct dscan *d, const char *where, const char *fmt, ...)
 	return -EINVAL;
 }
 
-static int is_id(int c)
-{
-	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9');
-}
-
-static const char *skip_ws(const char *p, const char *e)
-{
-	while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-		p++;
-	return p;
-}
-
 /* A declared type: the one parser's (ctype.c), its errors at their place
  * in the declaration. */
 static int parse_ctype(struct dscan *d, const char *p, const char *e, struct ms_ctype *ct,
@@ -249,22 +236,22 @@ static int mock_params(struct dscan *d, const char *open, const char *close, str
 	const char *p;
 	int r;
 
-	p = skip_ws(open + 1, close);
+	p = ms_ctype_skip_ws(open + 1, close);
 	if (p < close) {
 		const char *q = p;
 		int only_void = 0;
 
 		{
-			const char *v = skip_ws(p, close);
+			const char *v = ms_ctype_skip_ws(p, close);
 
 			only_void = close - v >= 4 && memcmp(v, "void", 4) == 0 &&
-				    skip_ws(v + 4, close) == close;
+				    ms_ctype_skip_ws(v + 4, close) == close;
 		}
 		while (!only_void && q <= close) {
 			const char *comma = memchr(q, ',', (size_t)(close - q));
 			const char *pe = comma ? comma : close;
 
-			q = skip_ws(q, pe);
+			q = ms_ctype_skip_ws(q, pe);
 
 			if (n == MS_MAX_PARAMS)
 				return dfail(d, q, "too many parameters (at most 6 integer or pointer "
@@ -318,7 +305,7 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 	close = e;
 	while (close > open && close[-1] != ')')
 		close--;
-	if (close == open || skip_ws(close, e) != e)
+	if (close == open || ms_ctype_skip_ws(close, e) != e)
 		return dfail(&d, close == open ? e : close, "expected ')' at the end of the prototype");
 	close--;
 	/* RET NAME */
@@ -326,7 +313,7 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 	while (name > text && (name[-1] == ' ' || name[-1] == '\t'))
 		name--;
 	p = name;
-	while (name > text && is_id(name[-1]))
+	while (name > text && ms_ctype_is_id(name[-1]))
 		name--;
 	name_n = (size_t)(p - name);
 	if (!name_n || (*name >= '0' && *name <= '9'))
@@ -458,21 +445,21 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 		   size_t *at)
 {
 	struct dscan d = { text, msg, cap, at };
-	const char *e = text + len, *p = skip_ws(text, e), *tag = p, *body, *end;
+	const char *e = text + len, *p = ms_ctype_skip_ws(text, e), *tag = p, *body, *end;
 	struct ms_field_desc fields[MAX_DECL_FIELDS];
 	char names[MAX_DECL_FIELDS][24];
 	unsigned nf = 0;
 	uint32_t off = 0, align = 1;
 	size_t tag_n;
 
-	while (p < e && is_id(*p))
+	while (p < e && ms_ctype_is_id(*p))
 		p++;
 	tag_n = (size_t)(p - tag);
 	if (!tag_n)
 		return dfail(&d, tag, "expected the struct's tag: struct NAME { TYPE FIELD; ... }");
 	if (tag_n >= sizeof(((struct ms_out_desc *)0)->strct))
 		return dfail(&d, tag, "struct tag too long");
-	body = skip_ws(p, e);
+	body = ms_ctype_skip_ws(p, e);
 	if (body >= e || *body != '{')
 		return dfail(&d, body, "expected '{' after struct %.*s", (int)tag_n, tag);
 	end = e;
@@ -480,7 +467,7 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 		end--;
 	if (end == body)
 		return dfail(&d, body, "'{' without its '}'");
-	if (skip_ws(end, e) != e)
+	if (ms_ctype_skip_ws(end, e) != e)
 		return dfail(&d, end, "expected the end of the statement after '}'");
 	end--;
 	for (uint32_t i = 0; i < spec->nstructs; i++)
@@ -498,7 +485,7 @@ int ms_spec_struct(struct ms_spec *spec, const char *text, size_t len, char *msg
 				     t);
 	}
 	p = body + 1;
-	while ((p = skip_ws(p, end)) < end) {
+	while ((p = ms_ctype_skip_ws(p, end)) < end) {
 		const char *semi = memchr(p, ';', (size_t)(end - p)), *fname;
 		size_t fname_n;
 		unsigned dims;

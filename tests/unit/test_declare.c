@@ -208,6 +208,11 @@ static void test_errors(void **state)
 		     "needs a string or NULL");
 	expect_error(state, "mock double f(void)\nwill_return(f, \"x\")", 2, 16,
 		     "expected a number");
+	/* the two sides of one check (compile_base.c): a return value, a parameter */
+	expect_error(state, "mock double f(void)\nwill_return(f, NULL)", 2, 16,
+		     "f() returns double: expected a number, not NULL");
+	expect_error(state, "mock int f(double x)\nexpect_value(f, x, \"s\")", 2, 20,
+		     "'x' is a double: expected a number, not a string");
 }
 
 static void test_struct_errors(void **state)
