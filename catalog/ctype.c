@@ -40,69 +40,14 @@ static void set_str(char *dst, size_t cap, const char *s, size_t n)
 	dst[n] = '\0';
 }
 
-/* plain char and wchar_t are signed on x86-64, unsigned on aarch64 */
-#ifdef __CHAR_UNSIGNED__
-#define MS_CHAR_CLASS MS_T_UINT
-#else
-#define MS_CHAR_CLASS MS_T_INT
-#endif
-#ifdef __WCHAR_UNSIGNED__
-#define MS_WCHAR_CLASS MS_T_UINT
-#else
-#define MS_WCHAR_CLASS MS_T_INT
-#endif
-
-/*
- * The type table: every typedef a catalog row, a handler module or a
- * `mock` statement may name, with its class and size on x86-64 and
- * aarch64 (glibc, LP64: the same but for wchar_t's and char's sign).
- * MS_T_PTR entries are pointer types under a typedef (timer_t) or only
- * ever pointed to (FILE): size 8 for the former, 0 for the latter, which
- * cannot be passed by value.
- */
+/* The type table (ctype.h's MS_CTYPE_TABLE) for the parser. */
 static const struct {
 	char name[30];	/* not a pointer: no relocation at load */
 	uint8_t tclass, size;
 } named_types[] = {
-	{ "int8_t", MS_T_INT, 1 },	  { "uint8_t", MS_T_UINT, 1 },
-	{ "int16_t", MS_T_INT, 2 },	  { "uint16_t", MS_T_UINT, 2 },
-	{ "int32_t", MS_T_INT, 4 },	  { "uint32_t", MS_T_UINT, 4 },
-	{ "int64_t", MS_T_INT, 8 },	  { "uint64_t", MS_T_UINT, 8 },
-	{ "intptr_t", MS_T_INT, 8 },	  { "uintptr_t", MS_T_UINT, 8 },
-	{ "intmax_t", MS_T_INT, 8 },	  { "uintmax_t", MS_T_UINT, 8 },
-	{ "ptrdiff_t", MS_T_INT, 8 },	  { "size_t", MS_T_UINT, 8 },
-	{ "ssize_t", MS_T_INT, 8 },	  { "off_t", MS_T_INT, 8 },
-	{ "off64_t", MS_T_INT, 8 },	  { "loff_t", MS_T_INT, 8 },
-	{ "pid_t", MS_T_INT, 4 },	  { "uid_t", MS_T_UINT, 4 },
-	{ "gid_t", MS_T_UINT, 4 },	  { "mode_t", MS_T_UINT, 4 },
-	{ "id_t", MS_T_UINT, 4 },	  { "idtype_t", MS_T_INT, 4 },
-	{ "dev_t", MS_T_UINT, 8 },	  { "ino_t", MS_T_UINT, 8 },
-	{ "key_t", MS_T_INT, 4 },	  { "mqd_t", MS_T_INT, 4 },
-	{ "time_t", MS_T_INT, 8 },	  { "clockid_t", MS_T_INT, 4 },
-	{ "clock_t", MS_T_INT, 8 },	  { "suseconds_t", MS_T_INT, 8 },
-	{ "useconds_t", MS_T_UINT, 4 },	  { "socklen_t", MS_T_UINT, 4 },
-	{ "nfds_t", MS_T_UINT, 8 },	  { "sa_family_t", MS_T_UINT, 2 },
-	{ "in_addr_t", MS_T_UINT, 4 },	  { "in_port_t", MS_T_UINT, 2 },
-	{ "rlim_t", MS_T_UINT, 8 },	  { "speed_t", MS_T_UINT, 4 },
-	{ "tcflag_t", MS_T_UINT, 4 },	  { "cc_t", MS_T_UINT, 1 },
-	{ "pthread_t", MS_T_UINT, 8 },	  { "wchar_t", MS_WCHAR_CLASS, 4 },
-	{ "wint_t", MS_T_UINT, 4 },	  { "bool", MS_T_UINT, 1 },
-	{ "_Bool", MS_T_UINT, 1 },
-	/* pointers under a typedef */
-	{ "timer_t", MS_T_PTR, 8 },	  { "iconv_t", MS_T_PTR, 8 },
-	{ "ms_dirent_filter", MS_T_PTR, 8 }, { "ms_dirent_compar", MS_T_PTR, 8 },
-	{ "ms_glob_errfunc", MS_T_PTR, 8 }, { "caddr_t", MS_T_PTR, 8 },
-	{ "res_state", MS_T_PTR, 8 },	  { "va_list", MS_T_PTR, 8 },
-	/* only ever pointed to */
-	{ "FILE", MS_T_PTR, 0 },	  { "DIR", MS_T_PTR, 0 },
-	{ "fd_set", MS_T_PTR, 0 },	  { "sigset_t", MS_T_PTR, 0 },
-	{ "glob_t", MS_T_PTR, 0 },	  { "fpos_t", MS_T_PTR, 0 },
-	{ "fpos64_t", MS_T_PTR, 0 },	  { "siginfo_t", MS_T_PTR, 0 },
-	{ "posix_spawn_file_actions_t", MS_T_PTR, 0 },
-	{ "posix_spawnattr_t", MS_T_PTR, 0 },
-	{ "FTS", MS_T_PTR, 0 },		  { "FTSENT", MS_T_PTR, 0 },
-	{ "sem_t", MS_T_PTR, 0 },	  { "cpu_set_t", MS_T_PTR, 0 },
-	{ "pthread_cond_t", MS_T_PTR, 0 }, { "pthread_mutex_t", MS_T_PTR, 0 },
+#define X(name, tclass, size) { #name, tclass, size },
+	MS_CTYPE_TABLE(X)
+#undef X
 };
 
 #define TYPES_TAKEN                                                                       \
@@ -277,7 +222,7 @@ static int table_base(const struct scan *sc, struct ms_ctype *ct, unsigned flags
 			ct->base_class = MS_T_PTR;
 		else if (flags & MS_CT_STRICT)
 			return ctfail(d, sc->base_at,
-				      "unknown type '%.*s': add it to the type table (catalog/ctype.c)",
+				      "unknown type '%.*s': add it to the type table (catalog/ctype.h)",
 				      (int)sc->named_n, sc->named);
 		else
 			return ctfail(d, sc->base_at,

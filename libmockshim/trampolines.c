@@ -57,6 +57,11 @@
 #include "decide/decide.h"
 #include "shim.h"
 
+/* The type table against the compiler and the headers above, before any
+ * row: an entry that is wrong, or that these headers do not declare,
+ * stops the build here at its name (catalog/ctype.h). */
+MS_CTYPE_TABLE(MS_CTYPE_ASSERT)
+
 /* <stdio.h> makes these macros when optimising: the rows define them */
 #undef fread_unlocked
 #undef fwrite_unlocked
