@@ -917,6 +917,17 @@ enum ms_time_op {
 int ms_time_move(const struct ms_chan_hdr *h, void *state, enum ms_time_op op, int64_t value,
 		  double rate);
 
+/* Live statements (mockrun ctl -e, live.c): the rules spec has beyond
+ * those of the running channel (own->live_first + live_n), with their
+ * outputs, conditions and strings, copied into the room the channel
+ * keeps for them, checked with the whole spec by ms_channel_validate(),
+ * written into p's writable mapping and mockrun's own copy own, and
+ * published for every process at once.  0, or -errno with *why. */
+int ms_channel_add_live(struct ms_chan_pair *p, struct ms_chan_hdr *own, const struct ms_spec *spec,
+			const char **why);
+/* A spec header that counts the added statements (the report's view). */
+void ms_channel_commit_live(struct ms_chan_hdr *h);
+
 /* A fake_time anchor read consistently (seq even and unchanged); after
  * a bounded number of tries, whatever it holds. */
 struct ms_time_now {

@@ -18,9 +18,6 @@
 
 struct mockshim_session;
 struct ms_control;
-struct ms_chan_hdr;
-struct ms_chan_pair;
-struct ms_spec;
 
 /* Listens at path (NULL: control in a private directory under $TMPDIR)
  * and starts the process that removes the socket if mockrun dies; NULL
@@ -38,17 +35,6 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 void ms_control_finish(struct ms_control *c, struct mockshim_session *s);
 /* Closes every connection, removes the socket (and its directory). */
 void ms_control_close(struct ms_control *c);
-
-/* Live statements (mockrun ctl -e): the rules spec has beyond those of
- * the running channel (own->live_first + live_n), with their outputs,
- * conditions and strings, copied into the room the channel keeps for
- * them, checked with the whole spec by ms_channel_validate(), written
- * into p's writable mapping and mockrun's own copy own, and published for
- * every process at once.  0, or -errno with *why. */
-int ms_channel_add_live(struct ms_chan_pair *p, struct ms_chan_hdr *own, const struct ms_spec *spec,
-			const char **why);
-/* A spec header that counts the added statements (the report's view). */
-void ms_channel_commit_live(struct ms_chan_hdr *h);
 
 /* mockrun ctl SOCKET ACTION...: the exit status. */
 int ms_ctl_main(int argc, char **argv);
