@@ -27,6 +27,7 @@
 
 #include "catalog/catalog.h"
 #include "channel/channel.h"
+#include "clockmove.h"
 #include "control.h"
 #include "session.h"
 #include "lang/lang.h"
@@ -414,27 +415,6 @@ static void show_clock(struct client *cl, struct mockshim_session *s)
 	replyf(cl, "ok", "fake_time: the clock shows %s UTC, rate %g\n", when, n.rate);
 }
 
-/* Why an advance by v ns was refused (ms_time_move's -ERANGE): where
- * the first clock would have gone, and where it stays. */
-static void range_error(struct mockshim_session *s, int64_t v, char *msg, size_t cap)
-{
-	const struct ms_time_state *ts = ms_state_at(s->chan.state, s->own->st_times_off);
-	struct ms_time_now n;
-	struct timespec now;
-	char would[32], stays[32];
-	int64_t f;
-
-	ms_time_read(&ts[0], &n);
-	clock_gettime(CLOCK_REALTIME, &now);
-	f = ms_time_fake(&n, MS_TC_REALTIME, (int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
-	/* in seconds the sum fits */
-	ms_when_text_s(f / 1000000000 + v / 1000000000, would, sizeof(would));
-	snprintf(msg, cap,
-		 "--advance-time: the clock would show %s UTC, past the %s of its range (a fake "
-		 "clock shows " MS_TIME_RANGE_TEXT "); the clock is left at %s UTC\n",
-		 would, v > 0 ? "end" : "start", ms_when_text(f, stays, sizeof(stays)));
-}
-
 static int parse_i64(const char *p, int64_t *v)
 {
 	char *end;
@@ -589,7 +569,7 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 				 rate ? 0 : v, r) < 0) {
 			char msg[256];
 
-			range_error(s, v, msg, sizeof(msg));
+			ms_move_refused(s->own, s->chan.state, v, msg, sizeof(msg));
 			pthread_mutex_unlock(&s->live_lock);
 			reply(cl, "error", msg, strlen(msg));
 			return;
@@ -845,49 +825,6 @@ void ms_control_close(struct ms_control *c)
 	free(c);
 }
 
-/*
- * The time of --advance-time (an offset) or --set-time (WHEN, or an
- * offset from the real time) into *ns, ns since the epoch for set; a bad
- * one is -1 with the message, and a caret under it, in msg.
- */
-static int time_value(const char *opt, const char *arg, int set, int64_t *ns, char *msg, size_t cap)
-{
-	const char *at, *why;
-	int offset;
-
-	why = ms_parse_when(arg, arg + strlen(arg), ns, &offset, &at);
-	if (!why && !set && !offset)
-		why = "expected an offset (\"+1h\", \"-30s\", \"+1d\"); --set-time takes a date", at = arg;
-	if (why) {
-		snprintf(msg, cap, "%s: %s\n  %s\n  %*s^\n", opt, why, arg, (int)(at - arg), "");
-		return -1;
-	}
-	if (set && offset) {
-		struct timespec t;
-
-		clock_gettime(CLOCK_REALTIME, &t);
-		if (ms_when_from((int64_t)t.tv_sec * 1000000000 + t.tv_nsec, *ns, ns) < 0) {
-			snprintf(msg, cap, "%s: %s, and this offset from now is past it\n  %s\n  ^\n", opt,
-				 ms_when_out_of_range, arg);
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* A rate in 0..1000000 into *r; a bad one is -1 with the message in msg. */
-static int rate_value(const char *arg, double *r, char *msg, size_t cap)
-{
-	char *end;
-
-	*r = arg ? strtod(arg, &end) : -1;
-	if (!arg || *end || end == arg || !(*r >= 0 && *r <= 1e6)) {
-		snprintf(msg, cap, "--rate: '%s' is not a rate in 0..1000000\n", arg ? arg : "");
-		return -1;
-	}
-	return 0;
-}
-
 /* ---- the same from another thread of a driver ---- */
 
 long long mockshim_session_calls(struct mockshim_session *s, const char *fn)
@@ -919,8 +856,8 @@ int mockshim_session_move_time(struct mockshim_session *s, const char *how, cons
 			 how ? how : "(null)");
 		return -EINVAL;
 	}
-	if (rate ? rate_value(value, &r, s->error, sizeof(s->error)) < 0
-		 : time_value(how, value, set, &ns, s->error, sizeof(s->error)) < 0)
+	if (rate ? ms_move_rate(value, &r, s->error, sizeof(s->error)) < 0
+		 : ms_move_time(how, value, set, &ns, s->error, sizeof(s->error)) < 0)
 		return -EINVAL;
 	pthread_mutex_lock(&s->live_lock);
 	if (!s->live_open || !s->own->nftimes) {
@@ -930,7 +867,7 @@ int mockshim_session_move_time(struct mockshim_session *s, const char *how, cons
 		ret = -EINVAL;
 	} else if (ms_time_move(s->own, s->chan.state,
 				rate ? MS_TIME_RATE : set ? MS_TIME_SET : MS_TIME_ADVANCE, ns, r) < 0) {
-		range_error(s, ns, s->error, sizeof(s->error));
+		ms_move_refused(s->own, s->chan.state, ns, s->error, sizeof(s->error));
 		ret = -ERANGE;
 	}
 	pthread_mutex_unlock(&s->live_lock);
@@ -1212,14 +1149,14 @@ static int ctl_request(int argc, char **argv, int *i, const char **source, doubl
 			fprintf(stderr, "mockrun ctl: %s needs a time\n", o);
 			return -1;
 		}
-		if (time_value(o, arg, o[2] == 's', &ns, msg, sizeof(msg)) < 0) {
+		if (ms_move_time(o, arg, o[2] == 's', &ns, msg, sizeof(msg)) < 0) {
 			fprintf(stderr, "mockrun ctl: %s", msg);
 			return -1;
 		}
 		snprintf(req, cap, PROTO "\t%s\t%lld\n", o + 2, (long long)ns);
 		(*i)++;
 	} else if (strcmp(o, "--rate") == 0) {
-		if (rate_value(arg, &r, msg, sizeof(msg)) < 0) {
+		if (ms_move_rate(arg, &r, msg, sizeof(msg)) < 0) {
 			fprintf(stderr, "mockrun ctl: %s", msg);
 			return -1;
 		}
