@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Live control (mockrun --control, mockrun ctl): a unix socket mockrun
- * serves from its run loop, and the client.  One request per
- * connection: a line "mockshim-ctl 1\tVERB\tARG...\n"; the reply is a
- * line "mockshim-ctl 1 ok|error|timeout\n" and a body.
+ * serves from its run loop (control.c), and the client (ctl.c).  One
+ * request per connection: a line "mockshim-ctl 1\tVERB\tARG...\n"; the
+ * reply is a line "mockshim-ctl 1 ok|error|timeout\n" and a body.
  */
 #ifndef MS_CONTROL_H
 #define MS_CONTROL_H
@@ -11,8 +11,13 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #define MS_CONTROL_ENV "MOCKSHIM_CONTROL"
+/* the first word of every request and reply, and a request's longest
+ * line (-e and -f text escaped in it) */
+#define MS_CTL_PROTO "mockshim-ctl 1"
+#define MS_CTL_MAX_REQUEST 65536
 /* pollfds a control socket may want: the listener and its clients */
 #define MS_CONTROL_POLLFDS 17
 
@@ -36,7 +41,16 @@ void ms_control_finish(struct ms_control *c, struct mockshim_session *s);
 /* Closes every connection, removes the socket (and its directory). */
 void ms_control_close(struct ms_control *c);
 
-/* mockrun ctl SOCKET ACTION...: the exit status. */
+/* ms of CLOCK_MONOTONIC: the deadlines of waits, on both sides */
+static inline int64_t ms_mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* mockrun ctl SOCKET ACTION... (ctl.c): the exit status. */
 int ms_ctl_main(int argc, char **argv);
 
 #endif
