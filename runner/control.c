@@ -6,6 +6,9 @@
  * The server never blocks the loop: connections are non-blocking, a
  * reply is written as the socket takes it, and a wait (--wait-call,
  * --wait-exit) is a connection held open until its condition holds.
+ * What a request asks of the running session (statements added, the
+ * calls counted, a clock moved) is session.c's, which a driver's other
+ * threads call too.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +34,6 @@
 #include "clockmove.h"
 #include "control.h"
 #include "session.h"
-#include "lang/lang.h"
 
 #define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)
 #define POLL_WAIT_MS 10 /* how often a --wait-call looks at the counts */
@@ -302,37 +304,6 @@ static void replyf(struct client *cl, const char *status, const char *fmt, ...)
 	reply(cl, status, buf, n < 0 ? 0 : (size_t)n >= sizeof(buf) ? sizeof(buf) - 1 : (size_t)n);
 }
 
-/* The calls of a wait's functions, so far, in the whole tree. */
-static uint64_t seen(const struct mockshim_session *s, const struct client *cl)
-{
-	const struct ms_fn_state *fst = ms_state_at(s->chan.state, s->own->st_fns_off);
-	uint64_t n = 0;
-
-	for (unsigned i = 0; i < cl->nfns; i++)
-		n += __atomic_load_n(&fst[cl->fns[i]].calls, __ATOMIC_RELAXED);
-	return n;
-}
-
-/* FN's id and those of the variants a program may call in its place
- * (accept4 for accept, openat for open, pipe2, dup3, wait4, ...). */
-static unsigned variants(const char *fn, unsigned *ids, unsigned cap)
-{
-	static const char *const sufs[] = { "", "4", "at", "2", "3" };
-	char name[80];
-	unsigned n = 0;
-
-	for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]) && n < cap; i++) {
-		int len = snprintf(name, sizeof(name), "%s%s", fn, sufs[i]), id;
-
-		if (len < 0 || (size_t)len >= sizeof(name))
-			continue;
-		id = ms_catalog_find(name, (size_t)len);
-		if (id >= 0 && (i == 0 || strcmp(ms_catalog_get((unsigned)id)->name, name) == 0))
-			ids[n++] = (unsigned)id;
-	}
-	return n;
-}
-
 /* The report so far, from a copy of the live state audited as at the end. */
 static void live_report(struct client *cl, struct mockshim_session *s, const char *fmt)
 {
@@ -431,73 +402,6 @@ static size_t unescape(char *p)
 	return (size_t)(w - start);
 }
 
-int ms_session_add_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
-			char *msg, size_t cap)
-{
-	uint32_t before[5];
-	struct ms_diag d;
-	const char *why;
-	char name[32];
-	int r;
-
-	if (!src) {
-		snprintf(name, sizeof(name), "ctl#%u", s->nctl + 1);
-		src = name;
-	}
-	ms_session_spec_counts(&s->spec, before);
-	/* the channel's pool ends with one NUL more than the spec's, which
-	 * every shim checks: the added strings come after it */
-	if (!ms_spec_str(&s->spec, "", 0)) {
-		snprintf(msg, cap, "%s: out of memory\n", src);
-		return -ENOMEM;
-	}
-	s->spec.live = 1;
-	r = ms_parse(&s->spec, src, text, len, &d);
-	s->spec.live = 0;
-	if (r < 0) {
-		ms_session_spec_restore(&s->spec, before);
-		if (r == -EINVAL)
-			ms_format_diag(msg, cap, src, text, len, &d);
-		else
-			snprintf(msg, cap, "%s: %s\n", src, strerror(-r));
-		return r;
-	}
-	if (s->spec.nrules == before[0]) {
-		ms_session_spec_restore(&s->spec, before);
-		snprintf(msg, cap, "%s: no statement to add\n", src);
-		return -EINVAL;
-	}
-	r = ms_channel_add_live(&s->chan, s->own, &s->spec, &why);
-	if (r < 0) {
-		ms_session_spec_restore(&s->spec, before);
-		snprintf(msg, cap, "%s: %s%s\n", src, r == -ENOSPC ? "" : "internal error: ", why);
-		return r;
-	}
-	s->nctl++;
-	snprintf(msg, cap, "%s: %u statement%s added\n", src, s->spec.nrules - before[0],
-		 s->spec.nrules - before[0] == 1 ? "" : "s");
-	return 0;
-}
-
-int ms_session_check_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
-			  char *msg, size_t cap)
-{
-	uint32_t before[5];
-	struct ms_diag d;
-	int r;
-
-	ms_session_spec_counts(&s->spec, before);
-	s->spec.live = 1;
-	r = ms_parse(&s->spec, src, text, len, &d);
-	s->spec.live = 0;
-	if (r == -EINVAL)
-		ms_format_diag(msg, cap, src, text, len, &d);
-	else if (r < 0)
-		snprintf(msg, cap, "%s: %s\n", src, strerror(-r));
-	ms_session_spec_restore(&s->spec, before);
-	return r;
-}
-
 /* -e/-f: statements parsed as at the start (a bad one changes nothing)
  * and published into the running channel. */
 static void add_live(struct client *cl, struct mockshim_session *s, char *text, char *src)
@@ -586,7 +490,7 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 			return;
 		}
 		cl->wait = WAIT_CALL;
-		cl->nfns = variants(args[1], cl->fns, sizeof(cl->fns) / sizeof(cl->fns[0]));
+		cl->nfns = ms_session_fn_ids(args[1], cl->fns, sizeof(cl->fns) / sizeof(cl->fns[0]));
 		snprintf(cl->fn, sizeof(cl->fn), "%s", args[1]);
 		cl->n = (uint64_t)v;
 		cl->deadline = ms_mono_ms() + ms;
@@ -640,7 +544,7 @@ static void check_waits(struct ms_control *c, struct mockshim_session *s)
 		uint64_t k;
 
 		if (cl->wait == WAIT_CALL) {
-			k = seen(s, cl);
+			k = ms_session_calls_of(s, cl->fns, cl->nfns);
 			if (k >= cl->n)
 				reply(cl, "ok", "", 0);
 			else if (t >= cl->deadline)
@@ -773,7 +677,7 @@ void ms_control_finish(struct ms_control *c, struct mockshim_session *s)
 			reply(cl, "ok", status, strlen(status));
 		else if (cl->wait == WAIT_CALL)
 			replyf(cl, "error", "--wait-call: the run ended; %s was called %llu time%s of %llu\n",
-			       cl->fn, (unsigned long long)seen(s, cl), seen(s, cl) == 1 ? "" : "s",
+			       cl->fn, (unsigned long long)ms_session_calls_of(s, cl->fns, cl->nfns), ms_session_calls_of(s, cl->fns, cl->nfns) == 1 ? "" : "s",
 			       (unsigned long long)cl->n);
 		else if (!cl->out)
 			replyf(cl, "error", "the run ended\n");
@@ -814,53 +718,4 @@ void ms_control_close(struct ms_control *c)
 		close(c->janitor);
 	free(c->dir);
 	free(c);
-}
-
-/* ---- the same from another thread of a driver ---- */
-
-long long mockshim_session_calls(struct mockshim_session *s, const char *fn)
-{
-	struct client cl = { .fd = -1 };
-	int id = fn ? ms_catalog_find(fn, strlen(fn)) : -1;
-	long long n = -1;
-
-	pthread_mutex_lock(&s->live_lock);
-	if (s->live_open && id >= 0 &&
-	    (((const struct ms_chan_fn *)ms_chan_at(s->own, s->own->fns_off))[id].flags & MS_FF_COUNTED)) {
-		cl.nfns = variants(fn, cl.fns, sizeof(cl.fns) / sizeof(cl.fns[0]));
-		n = (long long)seen(s, &cl);
-	}
-	pthread_mutex_unlock(&s->live_lock);
-	return n;
-}
-
-int mockshim_session_move_time(struct mockshim_session *s, const char *how, const char *value)
-{
-	int rate = how && strcmp(how, "rate") == 0, set = how && strcmp(how, "set-time") == 0;
-	int64_t ns = 0;
-	double r = 1;
-	int ret = 0;
-
-	s->error[0] = '\0';
-	if (!value || (!rate && !set && (!how || strcmp(how, "advance-time") != 0))) {
-		snprintf(s->error, sizeof(s->error), "move_time: '%s' is not advance-time, set-time or rate\n",
-			 how ? how : "(null)");
-		return -EINVAL;
-	}
-	if (rate ? ms_move_rate(value, &r, s->error, sizeof(s->error)) < 0
-		 : ms_move_time(how, value, set, &ns, s->error, sizeof(s->error)) < 0)
-		return -EINVAL;
-	pthread_mutex_lock(&s->live_lock);
-	if (!s->live_open || !s->own->nftimes) {
-		snprintf(s->error, sizeof(s->error), "%s\n",
-			 !s->live_open ? "no run with control is in progress"
-				       : "no fake_time in this session: there is no clock to move");
-		ret = -EINVAL;
-	} else if (ms_time_move(s->own, s->chan.state,
-				rate ? MS_TIME_RATE : set ? MS_TIME_SET : MS_TIME_ADVANCE, ns, r) < 0) {
-		ms_move_refused(s->own, s->chan.state, ns, s->error, sizeof(s->error));
-		ret = -ERANGE;
-	}
-	pthread_mutex_unlock(&s->live_lock);
-	return ret;
 }

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "clockmove.h"
 #include "session.h"
 #include "lang/lang.h"
 
@@ -440,4 +440,149 @@ int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
 		return -EINVAL;
 	in = ms_session_report_in(s);
 	return ms_report_write(&in, out, format);
+}
+
+/* ---- a run's live side: statements, counts and clocks, from ctl or a
+ * driver's other thread ---- */
+
+int ms_session_add_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
+			char *msg, size_t cap)
+{
+	uint32_t before[5];
+	struct ms_diag d;
+	const char *why;
+	char name[32];
+	int r;
+
+	if (!src) {
+		snprintf(name, sizeof(name), "ctl#%u", s->nctl + 1);
+		src = name;
+	}
+	ms_session_spec_counts(&s->spec, before);
+	/* the channel's pool ends with one NUL more than the spec's, which
+	 * every shim checks: the added strings come after it */
+	if (!ms_spec_str(&s->spec, "", 0)) {
+		snprintf(msg, cap, "%s: out of memory\n", src);
+		return -ENOMEM;
+	}
+	s->spec.live = 1;
+	r = ms_parse(&s->spec, src, text, len, &d);
+	s->spec.live = 0;
+	if (r < 0) {
+		ms_session_spec_restore(&s->spec, before);
+		if (r == -EINVAL)
+			ms_format_diag(msg, cap, src, text, len, &d);
+		else
+			snprintf(msg, cap, "%s: %s\n", src, strerror(-r));
+		return r;
+	}
+	if (s->spec.nrules == before[0]) {
+		ms_session_spec_restore(&s->spec, before);
+		snprintf(msg, cap, "%s: no statement to add\n", src);
+		return -EINVAL;
+	}
+	r = ms_channel_add_live(&s->chan, s->own, &s->spec, &why);
+	if (r < 0) {
+		ms_session_spec_restore(&s->spec, before);
+		snprintf(msg, cap, "%s: %s%s\n", src, r == -ENOSPC ? "" : "internal error: ", why);
+		return r;
+	}
+	s->nctl++;
+	snprintf(msg, cap, "%s: %u statement%s added\n", src, s->spec.nrules - before[0],
+		 s->spec.nrules - before[0] == 1 ? "" : "s");
+	return 0;
+}
+
+int ms_session_check_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
+			  char *msg, size_t cap)
+{
+	uint32_t before[5];
+	struct ms_diag d;
+	int r;
+
+	ms_session_spec_counts(&s->spec, before);
+	s->spec.live = 1;
+	r = ms_parse(&s->spec, src, text, len, &d);
+	s->spec.live = 0;
+	if (r == -EINVAL)
+		ms_format_diag(msg, cap, src, text, len, &d);
+	else if (r < 0)
+		snprintf(msg, cap, "%s: %s\n", src, strerror(-r));
+	ms_session_spec_restore(&s->spec, before);
+	return r;
+}
+
+unsigned ms_session_fn_ids(const char *fn, unsigned *ids, unsigned cap)
+{
+	static const char *const sufs[] = { "", "4", "at", "2", "3" };
+	char name[80];
+	unsigned n = 0;
+
+	for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]) && n < cap; i++) {
+		int len = snprintf(name, sizeof(name), "%s%s", fn, sufs[i]), id;
+
+		if (len < 0 || (size_t)len >= sizeof(name))
+			continue;
+		id = ms_catalog_find(name, (size_t)len);
+		if (id >= 0 && (i == 0 || strcmp(ms_catalog_get((unsigned)id)->name, name) == 0))
+			ids[n++] = (unsigned)id;
+	}
+	return n;
+}
+
+uint64_t ms_session_calls_of(const struct mockshim_session *s, const unsigned *ids, unsigned n)
+{
+	const struct ms_fn_state *fst = ms_state_at(s->chan.state, s->own->st_fns_off);
+	uint64_t k = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		k += __atomic_load_n(&fst[ids[i]].calls, __ATOMIC_RELAXED);
+	return k;
+}
+
+long long mockshim_session_calls(struct mockshim_session *s, const char *fn)
+{
+	unsigned ids[6], nids;
+	int id = fn ? ms_catalog_find(fn, strlen(fn)) : -1;
+	long long n = -1;
+
+	pthread_mutex_lock(&s->live_lock);
+	if (s->live_open && id >= 0 &&
+	    (((const struct ms_chan_fn *)ms_chan_at(s->own, s->own->fns_off))[id].flags & MS_FF_COUNTED)) {
+		nids = ms_session_fn_ids(fn, ids, sizeof(ids) / sizeof(ids[0]));
+		n = (long long)ms_session_calls_of(s, ids, nids);
+	}
+	pthread_mutex_unlock(&s->live_lock);
+	return n;
+}
+
+int mockshim_session_move_time(struct mockshim_session *s, const char *how, const char *value)
+{
+	int rate = how && strcmp(how, "rate") == 0, set = how && strcmp(how, "set-time") == 0;
+	int64_t ns = 0;
+	double r = 1;
+	int ret = 0;
+
+	s->error[0] = '\0';
+	if (!value || (!rate && !set && (!how || strcmp(how, "advance-time") != 0))) {
+		snprintf(s->error, sizeof(s->error), "move_time: '%s' is not advance-time, set-time or rate\n",
+			 how ? how : "(null)");
+		return -EINVAL;
+	}
+	if (rate ? ms_move_rate(value, &r, s->error, sizeof(s->error)) < 0
+		 : ms_move_time(how, value, set, &ns, s->error, sizeof(s->error)) < 0)
+		return -EINVAL;
+	pthread_mutex_lock(&s->live_lock);
+	if (!s->live_open || !s->own->nftimes) {
+		snprintf(s->error, sizeof(s->error), "%s\n",
+			 !s->live_open ? "no run with control is in progress"
+				       : "no fake_time in this session: there is no clock to move");
+		ret = -EINVAL;
+	} else if (ms_time_move(s->own, s->chan.state,
+				rate ? MS_TIME_RATE : set ? MS_TIME_SET : MS_TIME_ADVANCE, ns, r) < 0) {
+		ms_move_refused(s->own, s->chan.state, ns, s->error, sizeof(s->error));
+		ret = -ERANGE;
+	}
+	pthread_mutex_unlock(&s->live_lock);
+	return ret;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Private state of a driver session: session.c keeps its statements and
- * settings, run.c runs the program; control.c (live statements, ctl),
- * module.c (handler modules), check.c (--check), record.c (--record) and
- * the test files' runner (its control blocks checked before a run)
- * reach into it; mockrun.c marks its one run (ms_session_set_once).
+ * settings, and a run's live side (statements added, counts, clocks
+ * moved), run.c runs the program; control.c (ctl's server), module.c
+ * (handler modules), check.c (--check), record.c (--record) and the
+ * test files' runner (its control blocks checked before a run) reach
+ * into it; mockrun.c marks its one run (ms_session_set_once).
  */
 #ifndef MS_SESSION_H
 #define MS_SESSION_H
@@ -85,6 +86,13 @@ int ms_session_add_live(struct mockshim_session *s, const char *src, const char 
  * is checked before anything runs.  0, or -errno with the message. */
 int ms_session_check_live(struct mockshim_session *s, const char *src, const char *text, size_t len,
 			  char *msg, size_t cap);
+/* FN's id and those of the variants a program may call in its place
+ * (accept4 for accept, openat for open, pipe2, dup3, wait4, ...), at
+ * most cap: how many. */
+unsigned ms_session_fn_ids(const char *fn, unsigned *ids, unsigned cap);
+/* The calls of functions ids[0 .. n), so far, in the whole tree of the
+ * run (its state mapped). */
+uint64_t ms_session_calls_of(const struct mockshim_session *s, const unsigned *ids, unsigned n);
 
 /* Forgets the last run (its channel, report view, output). */
 void ms_session_release_run(struct mockshim_session *s);
