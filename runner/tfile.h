@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * mockrun -t, inside: what a test file holds once parsed, and what its
- * parts (tfile_parse.c, testfile.c, tfile_bg.c, tfile_report.c) share.
+ * parts (tfile_parse.c, tfile_run.c, testfile.c, tfile_bg.c,
+ * tfile_report.c) share.
  * testfile.h is the one mockrun.c sees.
  */
 #ifndef MS_TFILE_H
 #define MS_TFILE_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -180,8 +182,17 @@ static inline void sb_printf(struct strbuf *b, const char *fmt, ...)
 struct file *ms_tf_load(const char *path, char *error, size_t cap);
 void ms_tf_free(struct file *f);
 
-/* ---- testfile.c ---- */
+/* ---- tfile_run.c ---- */
 
+/* The running test's (or suite's) directory: ${TMP} (testfile.c sets it). */
+extern const char *ms_tf_cur_tmp;
+/* The signal that stops mockrun -t, set by ms_tf_on_stop(), testfile.c's
+ * handler, and by a run that a signal reached: no run starts after it. */
+extern volatile sig_atomic_t ms_tf_stop_sig;
+void ms_tf_on_stop(int sig);
+/* s with ${DIR}, ${TMP} and the env() of block b and of global expanded. */
+char *ms_tf_expand(const struct file *f, const struct block *global, const struct block *b,
+		   const char *s);
 /* A session with block b's statements (and the file's, if global) and
  * the modules, or NULL with the error in details (NULL: on stderr). */
 struct mockshim_session *ms_tf_compile(const struct file *f, const struct block *b, int global,
