@@ -18,40 +18,8 @@
 #include <unistd.h>
 
 #include "catalog/catalog.h"
-#include "decide.h"
 #include "channel/channel.h"
-#include "decide_impl.h"
-
-struct ms_dec ms_d = { .log_key = -1 };
-
-static __thread int32_t t_pid, t_tid;
-
-static size_t slen(const char *s)
-{
-	size_t n = 0;
-
-	while (s[n])
-		n++;
-	return n;
-}
-
-void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state)
-{
-	ms_d.fns = ms_chan_at(h, h->fns_off);
-	ms_d.rules = ms_chan_at(h, h->rules_off);
-	ms_d.outs = ms_chan_at(h, h->outs_off);
-	ms_d.expects = ms_chan_at(h, h->expects_off);
-	ms_d.orders = ms_chan_at(h, h->orders_off);
-	ms_d.conds = ms_chan_at(h, h->conds_off);
-	ms_d.pool = ms_chan_at(h, h->pool_off);
-	ms_d.fst = ms_state_at(state, h->st_fns_off);
-	ms_d.rst = ms_state_at(state, h->st_rules_off);
-	ms_d.xst = ms_state_at(state, h->st_expects_off);
-	ms_d.ost = ms_state_at(state, h->st_orders_off);
-	ms_d.events = ms_state_at(state, h->st_events_off);
-	ms_d.pids = ms_state_at(state, h->st_pids_off);
-	ms_d.lanes = h->lanes_cap ? ms_state_at(state, ms_lanes_off(h)) : NULL;
-}
+#include "decide.h"
 
 /* Every block handed out, lane k: a turn taken from the first that holds
  * one, answered from it (channel.h, "Lanes").  Only once the rule's count
@@ -78,306 +46,6 @@ int ms_lane_steal(uint32_t k)
 	return 0;
 }
 
-
-/*
- * Records pid in the channel's table.  A forked child is entered at the
- * fork as -pid (it carries the shim, so mockrun does not call it
- * unmocked), and announced (pid, an attach event) by its first event;
- * announce 0 enters it only.  Returns 1 when pid is to be announced now.
- */
-int ms_register_pid(int32_t pid, int announce)
-{
-	uint32_t n = __atomic_load_n(&ms_d.st->npids, __ATOMIC_ACQUIRE), slot;
-
-	for (uint32_t i = 0; i < n && i < ms_d.chan->pids_cap; i++) {
-		int32_t v = __atomic_load_n(&ms_d.pids[i], __ATOMIC_RELAXED);
-
-		if (v == pid)
-			return 0;
-		if (v == -pid)
-			return announce && __atomic_compare_exchange_n(&ms_d.pids[i], &v, pid, 0,
-								       __ATOMIC_ACQ_REL,
-								       __ATOMIC_RELAXED);
-	}
-	slot = __atomic_fetch_add(&ms_d.st->npids, 1, __ATOMIC_ACQ_REL);
-	if (slot < ms_d.chan->pids_cap)
-		__atomic_store_n(&ms_d.pids[slot], announce ? pid : -pid, __ATOMIC_RELEASE);
-	return announce;
-}
-
-/*
- * Takes an event slot and fills the common fields; NULL when the log is
- * full.  Consume events leave the last quarter of the log to failures.
- * The caller fills the rest and calls ev_commit().
- */
-static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call);
-
-struct ms_event *ms_ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
-{
-	return ms_d.chan ? ev_begin(type, fn, rule, call) : NULL;
-}
-
-void ms_ev_commit(struct ms_event *e)
-{
-	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
-}
-
-static struct ms_event *ev_begin(uint16_t type, unsigned fn, uint32_t rule, uint32_t call)
-{
-	int32_t pid, last;
-	struct ms_event *e;
-	uint32_t i;
-
-	/* a full log costs no syscall */
-	if (type == MS_EV_CONSUME &&
-	    __atomic_load_n(&ms_d.st->events_next, __ATOMIC_RELAXED) >= ms_d.chan->events_cap / 4 * 3) {
-		__atomic_fetch_add(&ms_d.st->consume_dropped, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	if (__atomic_load_n(&ms_d.st->events_next, __ATOMIC_RELAXED) >= ms_d.chan->events_cap) {
-		__atomic_fetch_add(&ms_d.st->events_next, 1, __ATOMIC_RELAXED);
-		return NULL;
-	}
-	pid = caller_pid();
-	last = __atomic_load_n(&ms_d.my_pid, __ATOMIC_RELAXED);
-	/* A child forked without exec shares our mapping and our memory: the
-	 * first event it writes announces it, so reports can name it.  A
-	 * vfork child even shares my_pid; the pid table tells the parent
-	 * that it was announced already. */
-	if (type != MS_EV_ATTACH && pid != last && !ms_d.remote &&
-	    __atomic_compare_exchange_n(&ms_d.my_pid, &last, pid, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) &&
-	    ms_register_pid(pid, 1)) {
-		__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
-		e = ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
-		if (e) {
-			e->value = 1;
-			memcpy(e->text, ms_d.exe_name, sizeof(ms_d.exe_name) < MS_EV_TEXT ? sizeof(ms_d.exe_name) : MS_EV_TEXT);
-			__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
-		}
-	}
-	i = __atomic_fetch_add(&ms_d.st->events_next, 1, __ATOMIC_RELAXED);
-	if (i >= ms_d.chan->events_cap)
-		return NULL;
-	e = &ms_d.events[i];
-	e->type = type;
-	e->fn = (uint16_t)fn;
-	e->rule = rule;
-	e->call = call;
-	e->pid = pid;
-	/* the tid is this thread's while the pid is the one it was read
-	 * under: a forked (or vforked) child reads its own */
-	if (ms_d.remote) {
-		e->tid = ms_d.remote_tid;
-		return e;
-	}
-	if (t_pid != pid) {
-		t_tid = (int32_t)syscall(SYS_gettid);
-		t_pid = pid;
-	}
-	e->tid = t_tid;
-	return e;
-}
-
-static void ev_commit(struct ms_event *e)
-{
-	__atomic_store_n(&e->state, 1, __ATOMIC_RELEASE);
-}
-
-/*
- * A rule took a turn.  The report names the processes that consumed each
- * rule, so an event is logged for the first turn each process takes of
- * each rule, and for every turn under -v (MS_CHAN_LOG_CALLS): the mocked
- * path of a queue's later calls then writes no event and makes no syscall.
- * A process's first turn still logs when the log is full, so that it is
- * announced (ev_begin) if there is room for that.  errno preserved.
- */
-void ms_log_consume(unsigned id, uint32_t ri, uint32_t call, int64_t value, const void *caller)
-{
-	struct ms_event *e;
-
-	if (__atomic_load_n(&ms_d.rst[ri].logged_pid, __ATOMIC_RELAXED) ==
-	    __atomic_load_n(&ms_d.log_key, __ATOMIC_RELAXED))
-		return;
-	__atomic_store_n(&ms_d.rst[ri].logged_pid, __atomic_load_n(&ms_d.self_pid, __ATOMIC_RELAXED),
-			 __ATOMIC_RELAXED);
-	e = ev_begin(MS_EV_CONSUME, id, ri, call);
-	if (e) {
-		e->value = value;
-		e->caller_off = (uint64_t)(uintptr_t)caller;
-		ev_commit(e);
-	}
-}
-
-void ms_copy_str(char *dst, size_t cap, const char *src)
-{
-	size_t n = slen(src);
-
-	if (n >= cap)
-		n = cap - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-/* in= is decided once per process: a function whose statements all name
- * other programs stays unarmed here, and costs nothing.  The answers are
- * kept (the executable does not change until the next exec) in a small
- * table of single words, (glob << 32) | match, which threads and signal
- * handlers read and write without tearing. */
-static uint64_t here_cache[64];
-
-int ms_in_here(uint32_t in_glob)
-{
-	uint64_t e;
-	int match;
-
-	if (!in_glob)
-		return 1;
-	e = __atomic_load_n(&here_cache[in_glob % 64], __ATOMIC_RELAXED);
-	if ((uint32_t)(e >> 32) == in_glob)
-		return (int)(e & 1);
-	match = ms_glob_match(ms_d.pool + in_glob, ms_d.exe_name);
-	__atomic_store_n(&here_cache[in_glob % 64], (uint64_t)in_glob << 32 | (uint64_t)match,
-			 __ATOMIC_RELAXED);
-	return match;
-}
-
-void ms_in_here_reset(void)
-{
-	memset(here_cache, 0, sizeof(here_cache));
-}
-
-/* ---- consulting the rules ---- */
-
-/* The last rule this thread's call passed by, for --trace: (id << 32) |
- * (rule + 1), 0: none.  Another function's is stale. */
-static __thread uint64_t t_passby;
-
-/*
- * when(): whether statement i of a table (0 rules, 1 expectations,
- * 2 call order) is for this call.  One it passes by counts the call,
- * and logs the first few with what it saw (the report lists them for a
- * statement no call matched: a typo shows).
- */
-int ms_dec_passes(unsigned table, uint32_t i, unsigned id, const struct ms_stmt *s,
-		  const uint64_t *a)
-{
-	struct ms_passby why;
-	uint32_t *passed;
-	struct ms_event *e;
-
-	if (ms_conds_hold(ms_d.chan, s, a, &why))
-		return 1;
-	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
-		t_passby = (uint64_t)id << 32 | (i + 1);
-	passed = table == 0 ? &ms_d.rst[i].passed : table == 1 ? &ms_d.xst[i].passed : &ms_d.ost[i].passed;
-	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
-		int saved = errno;
-
-		e = ev_begin(MS_EV_PASSBY, id, i, 0);
-		if (e) {
-			e->kind = (uint16_t)table;
-			e->param = why.param;
-			e->value = why.value;
-			e->flags = why.is_text ? MS_EVF_TEXT : 0;
-			ms_copy_str(e->text, MS_EV_TEXT, why.text);
-			e->len = (uint32_t)slen(e->text);
-			ev_commit(e);
-		}
-		errno = saved;
-	}
-	return 0;
-}
-
-/*
- * probability=P: the k-th call that reaches rule ri takes it when a hash
- * of (seed, ri, k) falls under P.  The same seed gives the same outcome
- * to the k-th call in every run, whatever the threads and processes.
- */
-int ms_dec_draw(uint32_t ri)
-{
-	uint64_t k = __atomic_fetch_add(&ms_d.rst[ri].tries, 1, __ATOMIC_RELAXED);
-	uint64_t z = ms_d.chan->seed ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
-
-	/* splitmix64's finaliser */
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	z ^= z >> 31;
-	if ((uint32_t)(z >> 32) < ms_d.rules[ri].prob)
-		return 1;
-	__atomic_fetch_add(&ms_d.rst[ri].declined, 1, __ATOMIC_RELAXED);
-	if (ms_d.fns[ms_d.rules[ri].stmt.fn].flags & MS_FF_TRACED)
-		t_passby = (uint64_t)ms_d.rules[ri].stmt.fn << 32 | (ri + 1);
-	return 0;
-}
-
-int ms_in_scope(const struct ms_stmt *s, const void *caller)
-{
-	if (s->in_glob && !ms_in_here(s->in_glob))
-		return 0;
-	return !s->from_glob || ms_hook_from(s->from_glob, caller);
-}
-
-
-
-/* The count a failure of kind names, in statement idx of its table. */
-static uint32_t *failed_of(uint16_t kind, uint32_t idx)
-{
-	switch (kind) {
-	case MS_FAIL_CHECK:
-	case MS_FAIL_NO_EXPECT:
-		if (idx < ms_d.chan->nexpects)
-			return &ms_d.xst[idx].failed;
-		break;
-	case MS_FAIL_ORDER:
-	case MS_FAIL_ORDER_EXTRA:
-	case MS_FAIL_NO_CALL:
-		if (idx < ms_d.chan->norders)
-			return &ms_d.ost[idx].failed;
-		break;
-	default:
-		if (idx < ms_d.chan->nrules)
-			return &ms_d.rst[idx].failed;
-		break;
-	}
-	return &ms_d.st->failed_unowned;
-}
-
-/*
- * Records a failed check as it happens, so a crash afterwards loses
- * nothing; with --on-fail=abort, stops the program here.
- */
-void ms_record_failure(unsigned id, uint32_t idx, uint32_t call, const void *caller,
-			   const struct ms_failure *f)
-{
-	struct ms_event *e;
-	int saved = errno;
-
-	/* the failure is counted twice: first by its statement (or as
-	 * naming none), then by its event; st->failures counts those the
-	 * full log had no room for.  A process killed between the two leaves
-	 * a count the audit takes as a lost failure, never as a pass. */
-	__atomic_fetch_add(failed_of(f->kind, idx), 1, __ATOMIC_RELAXED);
-	e = ev_begin(MS_EV_FAIL, id, idx, call);
-	if (!e)
-		__atomic_fetch_add(&ms_d.st->failures, 1, __ATOMIC_RELAXED);
-	if (e) {
-		e->kind = f->kind;
-		e->param = f->param;
-		e->flags = f->flags;
-		e->value = f->value;
-		e->len = f->len;
-		e->at = f->at;
-		e->seq = f->seq;
-		if (f->nbytes)
-			memcpy(e->text, f->bytes, f->nbytes < MS_EV_TEXT ? f->nbytes : MS_EV_TEXT);
-		ms_hook_caller(caller, e);
-		ev_commit(e);
-	}
-	if (ms_d.chan->flags & MS_CHAN_ABORT_ON_FAIL) {
-		ms_hook_abort();
-	}
-	errno = saved;
-}
 
 /* The length + 1 of the string at p, read fault-safely, at most max. */
 static uint64_t own_capacity(const char *p, uint64_t max)
@@ -410,13 +78,6 @@ static uint64_t capacity(const struct ms_out *o, const uint64_t *a)
 		cap = m && cap > UINT64_MAX / m ? UINT64_MAX : cap * m;
 	}
 	return cap;
-}
-
-void ms_output_null(unsigned id, uint32_t ri, uint32_t call, const void *caller, uint8_t param)
-{
-	struct ms_failure fl = { .kind = MS_FAIL_OUTPUT_NULL, .param = param };
-
-	ms_record_failure(id, ri, call, caller, &fl);
 }
 
 static void sleep_ns(uint64_t ns)
@@ -580,7 +241,7 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	char by[160];
 
 	rule_where(r, by);
-	t_passby = 0;
+	ms_t_passby = 0;
 	/* a declared function's line is typed as declared; a system call's
 	 * (the supervisor's) is a row's, as a catalog function's */
 	if (id >= MS_FN_COUNT && dyn_of(id)->kind != MS_DYN_SYSCALL) {
@@ -590,14 +251,14 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	ms_trace_call(id, a, v, err, by, NULL);
 }
 
-/* The line of a real call that an aimed statement passed by (t_passby):
+/* The line of a real call that an aimed statement passed by (ms_t_passby):
  * it says which. */
 static __attribute__((noinline)) void trace_passed(unsigned id, const uint64_t *a, int64_t ret,
 						   int err, uint64_t p)
 {
 	char by[160];
 
-	t_passby = 0;
+	ms_t_passby = 0;
 	if (p >> 32 == id && (uint32_t)p)
 		rule_where(&ms_d.rules[(uint32_t)p - 1], by);
 	ms_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
@@ -611,8 +272,8 @@ int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 	if (flags & MS_FF_RECORD)
 		ms_record_call(ms_d.chan, ms_d.st, id, a, ret, err);
 	if (flags & MS_FF_TRACED) {
-		if (ms_unlikely(t_passby))
-			trace_passed(id, a, ret, err, t_passby);
+		if (ms_unlikely(ms_t_passby))
+			trace_passed(id, a, ret, err, ms_t_passby);
 		else
 			ms_trace_call(id, a, ret, err, NULL, NULL);
 	}

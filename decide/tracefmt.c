@@ -20,10 +20,10 @@
 #include <sys/time.h>
 #include <time.h>
 
-#include "decide.h"
 #include "catalog/catalog.h"
 #include "channel/channel.h"
 #include "tracefmt.h"
+#include "usermem.h"
 
 #define STR_CUT 64
 

@@ -5,7 +5,7 @@
  * syscall supervisor (runner/supervise.c, a system call of another
  * process).  Arguments are decoded from the row's parameter names and
  * types (catalog.def, syscall.def); memory they point to is read with
- * ms_read_user (decide.h), which reads the caller's, whichever tier asks.
+ * ms_read_user (usermem.h), which reads the caller's, whichever tier asks.
  * No stdio, no malloc: a line is built in a buffer on the stack.
  */
 #ifndef MS_TRACEFMT_H

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * when(COND, ...): whether a call's arguments satisfy a statement's
- * conditions.  A string is read fault-safely (ms_read_user), an fd's
+ * Whether a statement is for a call (when.h): in= and probability=
+ * here, from= by the tier's hook, and when(COND, ...): whether a call's
+ * arguments satisfy a statement's conditions.  A string is read fault-safely (ms_read_user), an fd's
  * path from /proc/self/fd/N (/proc/PID/fd/N for a supervised process's
  * system call), a socket address formatted the way the
  * language writes one ("10.0.0.1:443", "[::1]:53", a unix socket's path).
@@ -22,9 +23,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "channel/channel.h"
-#include "decide.h"
 #include "catalog/catalog.h"
+#include "channel/channel.h"
+#include "events.h"
+#include "usermem.h"
+#include "when.h"
 
 static int64_t cnorm(uint64_t v, const struct ms_cond *c)
 {
@@ -336,4 +339,95 @@ int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s, const ui
 		r = texts_hold(h, c, n, a, why);
 	errno = saved;
 	return r;
+}
+
+/* ---- the selection: in=, when() and probability= ---- */
+
+/* in= is decided once per process: a function whose statements all name
+ * other programs stays unarmed here, and costs nothing.  The answers are
+ * kept (the executable does not change until the next exec) in a small
+ * table of single words, (glob << 32) | match, which threads and signal
+ * handlers read and write without tearing. */
+static uint64_t here_cache[64];
+
+int ms_in_here(uint32_t in_glob)
+{
+	uint64_t e;
+	int match;
+
+	if (!in_glob)
+		return 1;
+	e = __atomic_load_n(&here_cache[in_glob % 64], __ATOMIC_RELAXED);
+	if ((uint32_t)(e >> 32) == in_glob)
+		return (int)(e & 1);
+	match = ms_glob_match(ms_d.pool + in_glob, ms_d.exe_name);
+	__atomic_store_n(&here_cache[in_glob % 64], (uint64_t)in_glob << 32 | (uint64_t)match,
+			 __ATOMIC_RELAXED);
+	return match;
+}
+
+void ms_in_here_reset(void)
+{
+	memset(here_cache, 0, sizeof(here_cache));
+}
+
+/* The last rule this thread's call passed by, for --trace (when.h). */
+__thread uint64_t ms_t_passby;
+
+/*
+ * when(): whether statement i of a table (0 rules, 1 expectations,
+ * 2 call order) is for this call.  One it passes by counts the call,
+ * and logs the first few with what it saw (the report lists them for a
+ * statement no call matched: a typo shows).
+ */
+int ms_dec_passes(unsigned table, uint32_t i, unsigned id, const struct ms_stmt *s,
+		  const uint64_t *a)
+{
+	struct ms_passby why;
+	uint32_t *passed;
+	struct ms_event *e;
+
+	if (ms_conds_hold(ms_d.chan, s, a, &why))
+		return 1;
+	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
+		ms_t_passby = (uint64_t)id << 32 | (i + 1);
+	passed = table == 0 ? &ms_d.rst[i].passed : table == 1 ? &ms_d.xst[i].passed : &ms_d.ost[i].passed;
+	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
+		int saved = errno;
+
+		e = ms_ev_begin(MS_EV_PASSBY, id, i, 0);
+		if (e) {
+			e->kind = (uint16_t)table;
+			e->param = why.param;
+			e->value = why.value;
+			e->flags = why.is_text ? MS_EVF_TEXT : 0;
+			ms_copy_str(e->text, MS_EV_TEXT, why.text);
+			e->len = (uint32_t)strlen(e->text);
+			ms_ev_commit(e);
+		}
+		errno = saved;
+	}
+	return 0;
+}
+
+/*
+ * probability=P: the k-th call that reaches rule ri takes it when a hash
+ * of (seed, ri, k) falls under P.  The same seed gives the same outcome
+ * to the k-th call in every run, whatever the threads and processes.
+ */
+int ms_dec_draw(uint32_t ri)
+{
+	uint64_t k = __atomic_fetch_add(&ms_d.rst[ri].tries, 1, __ATOMIC_RELAXED);
+	uint64_t z = ms_d.chan->seed ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
+
+	/* splitmix64's finaliser */
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	z ^= z >> 31;
+	if ((uint32_t)(z >> 32) < ms_d.rules[ri].prob)
+		return 1;
+	__atomic_fetch_add(&ms_d.rst[ri].declined, 1, __ATOMIC_RELAXED);
+	if (ms_d.fns[ms_d.rules[ri].stmt.fn].flags & MS_FF_TRACED)
+		ms_t_passby = (uint64_t)ms_d.rules[ri].stmt.fn << 32 | (ri + 1);
+	return 0;
 }

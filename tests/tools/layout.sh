@@ -59,12 +59,12 @@ for spec in $LAYERS; do
 	mkdir -p "$T/tree/$d"
 done
 printf '#include "report/report.h"\n' > "$T/tree/channel/up.c"
-printf '#include "decide/decide_impl.h"\n' > "$T/tree/runner/inner.c"
+printf '#include "decide/events.h"\n' > "$T/tree/runner/inner.c"
 printf '#include "spec.h"\n' > "$T/tree/lang/bare.c"
 printf '#include "lang/lang.h"\n' > "$T/tree/decide/side.c"
 check "$T/tree" > "$T/seen"
 for want in "channel/up.c: includes report/report.h, of a folder not below channel/" \
-	"runner/inner.c: includes decide/decide_impl.h, not decide/decide.h" \
+	"runner/inner.c: includes decide/events.h, not decide/decide.h" \
 	"lang/bare.c: includes \"spec.h\", which is not in lang/" \
 	"decide/side.c: includes lang/lang.h, of a folder not below decide/"; do
 	grep -qF "$want" "$T/seen" || problem "not seen: $want (saw: $(cat "$T/seen"))"

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bottom of the decision: the view of the channel that each tier
+ * sets up (struct ms_dec, ms_d) and the hooks that each tier defines.
+ * Every other file of decide/ stands on it; it stands on nothing of
+ * decide/ (tier.c defines ms_d and sets its tables up).
+ */
+#ifndef MS_DECIDE_TIER_H
+#define MS_DECIDE_TIER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "channel/channel.h"
+
+#define MS_DEC_HIDDEN __attribute__((visibility("hidden")))
+#ifndef ms_unlikely
+#define ms_unlikely(x) __builtin_expect(!!(x), 0)
+#define ms_likely(x) __builtin_expect(!!(x), 1)
+#endif
+
+/* The spec (read-only, sealed), its tables, and the state, which every
+ * process writes, and its sections: indices the state holds are bounded
+ * where they are read. */
+struct ms_dec {
+	const struct ms_chan_hdr *chan;
+	struct ms_state_hdr *st;
+	const struct ms_chan_fn *fns;
+	struct ms_fn_state *fst;
+	const struct ms_rule *rules;
+	struct ms_rule_state *rst;
+	const struct ms_out *outs;
+	const struct ms_expect *expects;
+	struct ms_count_state *xst;
+	const struct ms_order *orders;
+	struct ms_count_state *ost;
+	const struct ms_cond *conds;
+	struct ms_event *events;
+	int32_t *pids;
+	uint64_t *lanes;	/* the lane blocks (channel.h), NULL: none */
+	const char *pool;
+	/* the shim: this process's pid without a syscall (read at attach and
+	 * in the child of every fork), the pid that last wrote an event;
+	 * the supervisor: the calling process's, set for each call */
+	int32_t self_pid, my_pid;
+	/* what a rule's logged_pid holds when this process need not log its
+	 * turn: self_pid, or under -v (MS_CHAN_LOG_CALLS) -1 */
+	int32_t log_key;
+	/* 0: the calls are this process's (the shim); else the pid of the
+	 * process whose call it is (the supervisor), and its thread */
+	int32_t remote, remote_tid;
+	/* the supervisor: bumped at each read or write of the caller's memory
+	 * (process_vm_readv/writev, /proc/PID/fd): the reply then needs
+	 * SECCOMP_IOCTL_NOTIF_ID_VALID first */
+	uint32_t touched;
+	char exe_name[64];	/* the calling executable's basename (in=) */
+};
+extern struct ms_dec ms_d MS_DEC_HIDDEN;
+/* Points ms_d's tables into a validated spec h and its state (chan and
+ * st are the caller's to set, last). */
+MS_DEC_HIDDEN void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state);
+
+/* The pid whose memory and events these are: the caller's. */
+static inline int32_t caller_pid(void)
+{
+	return ms_d.remote ? ms_d.remote : (int32_t)syscall(SYS_getpid);
+}
+
+/* A turn of a rule of count > 0 turns: 1, or 0 when they are all taken
+ * (the shim's fast slot takes its queue's turns with it too). */
+static inline __attribute__((always_inline)) int ms_claim_counted(uint32_t *consumed,
+								   int32_t count)
+{
+	uint32_t c = __atomic_load_n(consumed, __ATOMIC_RELAXED);
+
+	while (c < (uint32_t)count)
+		if (__atomic_compare_exchange_n(consumed, &c, c + 1, 1, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			return 1;
+	return 0;
+}
+
+/* Takes one turn of an entry with count turns (< 0: unlimited). */
+static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
+{
+	if (count < 0) {
+		__atomic_fetch_add(consumed, 1, __ATOMIC_RELAXED);
+		return 1;
+	}
+	return ms_claim_counted(consumed, count);
+}
+
+/* ---- the hooks: each side defines these ---- */
+
+/* from=: whether the object holding return address caller matches glob
+ * from_glob (pool). */
+MS_DEC_HIDDEN int ms_hook_from(uint32_t from_glob, const void *caller);
+/* The report's caller of a failure: e->caller, caller_off and sym. */
+MS_DEC_HIDDEN void ms_hook_caller(const void *caller, struct ms_event *e);
+/* --on-fail=abort: a check failed; stop the program. */
+MS_DEC_HIDDEN void ms_hook_abort(void);
+/* An output only a libc function has (MS_O_PASSWD_R, MS_O_STRDUP,
+ * MS_O_POOLPTR, MS_O_ADDRINFO, MS_O_FERROR): written; 0, or an error
+ * code for the return value (ERANGE, EAI_*). */
+MS_DEC_HIDDEN int ms_hook_out(unsigned id, uint32_t ri, const struct ms_rule *r,
+			      const struct ms_out *o, const uint64_t *a, uint32_t call,
+			      const void *caller);
+/* A value only a libc function returns (MS_RF_STRVAL, MS_RF_OWNED,
+ * MS_RF_PASSWD, MS_RF_GROUP, MS_RF_HOSTENT): the value v becomes. */
+MS_DEC_HIDDEN int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v);
+/* --trace: a mocked call (by: "SRC:LINE"), a real call's result. */
+MS_DEC_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
+				 const char *by, const char *passed_by);
+MS_DEC_HIDDEN void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
+				 uint64_t ret, const char *by);
+MS_DEC_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
+MS_DEC_HIDDEN void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+				  const uint64_t *a, int64_t ret, int err);
+MS_DEC_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
+/* After a real call that the decision returned 2 for: records and traces
+ * it, and returns ret. */
+MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+
+#endif
