@@ -231,11 +231,6 @@ static void rule_where(const struct ms_rule *r, char *by)
 	by[n] = '\0';
 }
 
-static const struct ms_chan_dyn *dyn_of(unsigned id)
-{
-	return (const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT);
-}
-
 static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
 {
 	char by[160];
@@ -244,8 +239,8 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	ms_t_passby = 0;
 	/* a declared function's line is typed as declared; a system call's
 	 * (the supervisor's) is a row's, as a catalog function's */
-	if (id >= MS_FN_COUNT && dyn_of(id)->kind != MS_DYN_SYSCALL) {
-		ms_trace_decl(dyn_of(id), ms_d.pool, a, (uint64_t)v, by);
+	if (id >= MS_FN_COUNT && ms_d.dyn[id - MS_FN_COUNT].kind != MS_DYN_SYSCALL) {
+		ms_trace_decl(&ms_d.dyn[id - MS_FN_COUNT], ms_d.pool, a, (uint64_t)v, by);
 		return;
 	}
 	ms_trace_call(id, a, v, err, by, NULL);

@@ -41,6 +41,12 @@ struct ms_dec {
 	int32_t *pids;
 	uint64_t *lanes;	/* the lane blocks (channel.h), NULL: none */
 	const char *pool;
+	/* the declared functions' and the system calls' table: function
+	 * MS_FN_COUNT + i is dyn[i] (chan->ndyn of them) */
+	const struct ms_chan_dyn *dyn;
+	/* the fake_time()s (chan->nftimes), and their anchors in the state */
+	const struct ms_ftime *ftimes;
+	struct ms_time_state *times;
 	/* the shim: this process's pid without a syscall (read at attach and
 	 * in the child of every fork), the pid that last wrote an event;
 	 * the supervisor: the calling process's, set for each call */

@@ -627,8 +627,7 @@ static int fn_check(unsigned fn, const char **why)
 static void warn_fn(unsigned fn, const char *why)
 {
 	const struct ms_fn_meta *m = fn < MS_FN_COUNT ? ms_catalog_get(fn) : NULL;
-	const struct ms_chan_dyn *d = ms_chan_at(ms_d.chan, ms_d.chan->dyn_off);
-	const char *name = m ? m->name : ms_d.pool + d[fn - MS_FN_COUNT].name;
+	const char *name = m ? m->name : ms_d.pool + ms_d.dyn[fn - MS_FN_COUNT].name;
 
 	ms_diag("warning: ignoring the statements for ", name, " in the channel ",
 		chan_env[0] ? chan_env : "(inherited)", ": ", why,

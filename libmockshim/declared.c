@@ -76,8 +76,6 @@ extern const char ms_decl_stubs[] MS_HIDDEN;
 
 __asm__(MS_ARCH_DECL_ASM);
 
-static const struct ms_chan_dyn *dyn;	/* the channel's table, once bound */
-static const char *dyn_pool;
 static uint32_t ndecl;			/* dyn entries that may be declared: < MS_DECL_MAX */
 static uint8_t patching[MS_DECL_MAX];	/* this process patches function i */
 static uint8_t any_patching;
@@ -135,7 +133,7 @@ int ms_decl_consult(unsigned id, const uint64_t *a, int64_t *ret, const void *ca
 
 int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 {
-	const struct ms_chan_dyn *d = &dyn[ms_decl_fn[i]];
+	const struct ms_chan_dyn *d = &ms_d.dyn[ms_decl_fn[i]];
 	uint64_t a[MS_MAX_PARAMS];
 	unsigned gi = 0, xi = 0;
 
@@ -149,13 +147,13 @@ MS_HIDDEN void ms_decl_after(unsigned i, struct ms_decl_frame *fr);
 
 void ms_decl_after(unsigned i, struct ms_decl_frame *fr)
 {
-	const struct ms_chan_dyn *d = &dyn[ms_decl_fn[i]];
+	const struct ms_chan_dyn *d = &ms_d.dyn[ms_decl_fn[i]];
 	uint64_t a[MS_MAX_PARAMS];
 	unsigned gi = 0, xi = 0;
 
 	for (unsigned k = 0; k < d->nparams; k++)
 		a[k] = d->dblmask & (1u << k) ? fr->fpr[xi++][0] : fr->gpr[gi++];
-	ms_trace_decl(d, dyn_pool, a,
+	ms_trace_decl(d, ms_d.pool, a,
 		      d->ret == MS_DYN_RET_DOUBLE ? fr->fpret : (uint64_t)fr->ret, NULL);
 }
 
@@ -173,8 +171,8 @@ struct scan {
 static int decl_index(const char *name)
 {
 	for (uint32_t i = 0; i < ndecl; i++)
-		if (patching[i] && dyn_pool[dyn[i].name] == name[0] &&
-		    strcmp(dyn_pool + dyn[i].name, name) == 0)
+		if (patching[i] && ms_d.pool[ms_d.dyn[i].name] == name[0] &&
+		    strcmp(ms_d.pool + ms_d.dyn[i].name, name) == 0)
 			return (int)i;
 	return -1;
 }
@@ -192,7 +190,7 @@ static void patch(const struct dl_phdr_info *info, void **slot, unsigned i, unsi
 		size = 4096;
 	page = a & ~(size - 1);
 	if (relro && syscall(SYS_mprotect, page, (long)size, (long)(PROT_READ | PROT_WRITE)) != 0) {
-		ms_diag("warning: cannot make a GOT page writable: ", dyn_pool + dyn[i].name,
+		ms_diag("warning: cannot make a GOT page writable: ", ms_d.pool + ms_d.dyn[i].name,
 			" stays unmocked in ", info->dlpi_name[0] ? info->dlpi_name : "the program",
 			NULL);
 		return;
@@ -216,7 +214,7 @@ static void *missing(void)
  * global scope finds it (a canonical PLT entry is no definition). */
 static void *global_definition(unsigned i)
 {
-	return ms_find_symbol(dyn_pool + dyn[i].name, 0);
+	return ms_find_symbol(ms_d.pool + ms_d.dyn[i].name, 0);
 }
 
 /* The stub of function i that goes on to definition def (0: none known),
@@ -236,7 +234,7 @@ static int stub_for(unsigned i, uintptr_t def)
 		if (ms_decl_fn[st] == i && ms_decl_real[st] == p)
 			return (int)st;
 	if (nstubs >= MS_DECL_MAX) {
-		ms_diag("warning: no stub left for another definition of ", dyn_pool + dyn[i].name,
+		ms_diag("warning: no stub left for another definition of ", ms_d.pool + ms_d.dyn[i].name,
 			": its calls there stay unmocked", NULL);
 		return -1;
 	}
@@ -336,7 +334,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 static void count_bound(struct ms_fn_state *fns)
 {
 	for (uint32_t i = 0; i < ndecl; i++) {
-		if (dyn[i].kind != MS_DYN_DECLARED || counted[i])
+		if (ms_d.dyn[i].kind != MS_DYN_DECLARED || counted[i])
 			continue;
 		if (ms_decl_real[i] != missing() || global_definition(i)) {
 			counted[i] = 1;
@@ -497,8 +495,6 @@ void *ms_dlopen_for(const char *file, int flags, const void *caller)
 	return ms_real.dlopen.fn(file, flags);
 }
 
-static struct ms_fn_state *bound_fns;
-
 void ms_decl_bind(const struct ms_chan_hdr *h)
 {
 	if (!h || !h->ndyn)
@@ -506,9 +502,6 @@ void ms_decl_bind(const struct ms_chan_hdr *h)
 	for (unsigned st = 0; st < MS_DECL_MAX; st++)
 		if (!ms_decl_slot[st])
 			ms_decl_slot[st] = &no_slot;
-	dyn = ms_chan_at(h, h->dyn_off);
-	dyn_pool = ms_chan_at(h, h->pool_off);
-	bound_fns = ms_state_at(ms_state(), h->st_fns_off);
 	ndecl = h->ndyn < MS_DECL_MAX ? h->ndyn : MS_DECL_MAX;
 	nstubs = ndecl;
 	ms_guard_enter();
@@ -516,17 +509,17 @@ void ms_decl_bind(const struct ms_chan_hdr *h)
 		ms_decl_real[i] = missing();
 		stub_is(i, i);
 		/* where no statement applies, nothing is patched: it costs nothing */
-		patching[i] = dyn[i].kind == MS_DYN_DECLARED && ms_fn_ready(MS_FN_COUNT + i);
+		patching[i] = ms_d.dyn[i].kind == MS_DYN_DECLARED && ms_fn_ready(MS_FN_COUNT + i);
 		any_patching |= patching[i];
 		/* armed before any entry points at a stub */
 		__atomic_store_n(&ms_decl_armed[i],
-				 (uint8_t)(patching[i] ? MS_DECL_ARMED | (dyn[i].dblmask ? MS_DECL_SSE_ARGS : 0)
+				 (uint8_t)(patching[i] ? MS_DECL_ARMED | (ms_d.dyn[i].dblmask ? MS_DECL_SSE_ARGS : 0)
 						       : 0),
 				 __ATOMIC_RELEASE);
 	}
 	if (any_patching)
 		scan();
-	count_bound(bound_fns);
+	count_bound(ms_d.fst);
 	ms_guard_leave();
 }
 
@@ -541,6 +534,6 @@ void ms_decl_loaded(void)
 		return;
 	ms_guard_enter();
 	scan();
-	count_bound(bound_fns);
+	count_bound(ms_d.fst);
 	ms_guard_leave();
 }

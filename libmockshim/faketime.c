@@ -45,19 +45,17 @@ static int logged;			/* this process announced its first read */
 void ms_time_setup(void)
 {
 	const struct ms_chan_hdr *h = ms_channel();
-	struct ms_state_hdr *st = ms_state();
-	const struct ms_ftime *all;
 
 	__atomic_store_n(&ft, NULL, __ATOMIC_RELAXED);
-	if (!h || !st || !h->nftimes)
+	if (!h || !ms_state() || !h->nftimes)
 		return;
-	all = ms_chan_at(h, h->ftimes_off);
 	for (uint32_t i = 0; i < h->nftimes; i++) {
-		if (all[i].in_glob && !ms_glob_match(ms_chan_str(h, all[i].in_glob), ms_exe_name()))
+		if (ms_d.ftimes[i].in_glob &&
+		    !ms_glob_match(ms_chan_str(h, ms_d.ftimes[i].in_glob), ms_exe_name()))
 			continue;
 		ft_index = i;
-		ts = (struct ms_time_state *)ms_state_at(st, h->st_times_off) + i;
-		__atomic_store_n(&ft, &all[i], __ATOMIC_RELEASE);
+		ts = &ms_d.times[i];
+		__atomic_store_n(&ft, &ms_d.ftimes[i], __ATOMIC_RELEASE);
 		return;
 	}
 }

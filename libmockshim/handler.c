@@ -29,13 +29,10 @@ MS_EXPORT void *(*const mockshim_dlsym)(void *, const char *) = dlsym;
 
 static int dyn_find(const char *name)
 {
-	const struct ms_chan_dyn *d;
-
 	if (!ms_channel())
 		return -1;
-	d = ms_chan_at(ms_d.chan, ms_d.chan->dyn_off);
 	for (uint32_t i = 0; i < ms_d.chan->ndyn; i++)
-		if (strcmp(ms_d.pool + d[i].name, name) == 0)
+		if (strcmp(ms_d.pool + ms_d.dyn[i].name, name) == 0)
 			return (int)(MS_FN_COUNT + i);
 	return -1;
 }
@@ -160,7 +157,7 @@ MS_EXPORT void mockshim_check_expected(const char *func, const char *param, uint
 
 	if (id < 0)
 		return;
-	d = (const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT);
+	d = &ms_d.dyn[id - MS_FN_COUNT];
 	for (p = ms_d.pool + d->params; *p; index++) {
 		size_t n = 0;
 

@@ -171,7 +171,7 @@ static const struct ms_fn_meta *sys_row(unsigned id)
 
 	if (id < MS_FN_COUNT || id - MS_FN_COUNT >= ms_d.chan->ndyn)
 		return NULL;
-	d = (const struct ms_chan_dyn *)ms_chan_at(ms_d.chan, ms_d.chan->dyn_off) + (id - MS_FN_COUNT);
+	d = &ms_d.dyn[id - MS_FN_COUNT];
 	return d->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(d->sysnr) : NULL;
 }
 
