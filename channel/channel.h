@@ -252,7 +252,7 @@ enum ms_fn_flags {
 	MS_FF_RECORD = 1u << 5,		/* --record-fns: each real call's result */
 					/* goes to the record log */
 	MS_FF_EXEC = 1u << 6,		/* the exec family: armed in every attached */
-					/* process, to name escapes (ms_exec_check) */
+					/* process, to name escapes (ms_hook_exec_check) */
 	MS_FF_LEAN_AIMED = 1u << 7,	/* MS_FF_LEAN, and some rule has when(): */
 					/* alone, in place of MS_FF_LEAN */
 	MS_FF_COUNTED = 1u << 8,	/* --control: armed in every process, every */

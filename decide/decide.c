@@ -240,10 +240,10 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	/* a declared function's line is typed as declared; a system call's
 	 * (the supervisor's) is a row's, as a catalog function's */
 	if (id >= MS_FN_COUNT && ms_d.dyn[id - MS_FN_COUNT].kind != MS_DYN_SYSCALL) {
-		ms_trace_decl(&ms_d.dyn[id - MS_FN_COUNT], ms_d.pool, a, (uint64_t)v, by);
+		ms_hook_trace_decl(&ms_d.dyn[id - MS_FN_COUNT], ms_d.pool, a, (uint64_t)v, by);
 		return;
 	}
-	ms_trace_call(id, a, v, err, by, NULL);
+	ms_hook_trace_call(id, a, v, err, by, NULL);
 }
 
 /* The line of a real call that an aimed statement passed by (ms_t_passby):
@@ -256,7 +256,7 @@ static __attribute__((noinline)) void trace_passed(unsigned id, const uint64_t *
 	ms_t_passby = 0;
 	if (p >> 32 == id && (uint32_t)p)
 		rule_where(&ms_d.rules[(uint32_t)p - 1], by);
-	ms_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
+	ms_hook_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
 }
 
 int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
@@ -265,12 +265,12 @@ int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 	uint32_t flags = ms_d.fns[id].flags;
 
 	if (flags & MS_FF_RECORD)
-		ms_record_call(ms_d.chan, ms_d.st, id, a, ret, err);
+		ms_hook_record_call(ms_d.chan, ms_d.st, id, a, ret, err);
 	if (flags & MS_FF_TRACED) {
 		if (ms_unlikely(ms_t_passby))
 			trace_passed(id, a, ret, err, ms_t_passby);
 		else
-			ms_trace_call(id, a, ret, err, NULL, NULL);
+			ms_hook_trace_call(id, a, ret, err, NULL, NULL);
 	}
 	errno = err;
 	return ret;
@@ -473,10 +473,10 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 		k = decide_live(id, a, ret, caller, call, k);
 	/* the program it starts, if the call goes to the real function */
 	if (ms_unlikely(f->flags & MS_FF_EXEC) && k != 1)
-		ms_exec_check(id, a);
+		ms_hook_exec_check(id, a);
 	/* an exec that succeeds never comes back to be traced */
 	if (k == 2 && (f->flags & MS_FF_TRACED) && is_exec(id))
-		ms_trace_exec(id, a);
+		ms_hook_trace_exec(id, a);
 	return k;
 }
 

@@ -98,35 +98,57 @@ static inline int ms_claim_turn(uint32_t *consumed, int32_t count)
 	return ms_claim_counted(consumed, count);
 }
 
-/* ---- the hooks: each side defines these ---- */
+/*
+ * +--------------------------------------------------------------------+
+ * | The hooks: decide/ declares them, each tier defines every one.     |
+ * | The shim (libmockshim/): a call of its own process; mockrun's      |
+ * | supervisor (runner/supervise.c): a system call of another process, |
+ * | where most are empty (no libc output, no from=, no declared        |
+ * | function) and say so.  A unit test that links decide/ alone        |
+ * | defines them too.                                                  |
+ * +--------------------------------------------------------------------+
+ */
 
 /* from=: whether the object holding return address caller matches glob
- * from_glob (pool). */
+ * from_glob (pool).  Shim: caller.c; the supervisor: 0 (the parser
+ * refuses from= on SYS_ statements). */
 MS_DEC_HIDDEN int ms_hook_from(uint32_t from_glob, const void *caller);
-/* The report's caller of a failure: e->caller, caller_off and sym. */
+/* The report's caller of a failure: e->caller, caller_off and sym.
+ * Shim: caller.c (the object and symbol); the supervisor: the program. */
 MS_DEC_HIDDEN void ms_hook_caller(const void *caller, struct ms_event *e);
-/* --on-fail=abort: a check failed; stop the program. */
+/* --on-fail=abort: a check failed; stop the program.  Shim: reply.c;
+ * the supervisor: SIGABRT to the calling process. */
 MS_DEC_HIDDEN void ms_hook_abort(void);
 /* An output only a libc function has (MS_O_PASSWD_R, MS_O_STRDUP,
  * MS_O_POOLPTR, MS_O_ADDRINFO, MS_O_FERROR): written; 0, or an error
- * code for the return value (ERANGE, EAI_*). */
+ * code for the return value (ERANGE, EAI_*).  Shim: reply.c. */
 MS_DEC_HIDDEN int ms_hook_out(unsigned id, uint32_t ri, const struct ms_rule *r,
 			      const struct ms_out *o, const uint64_t *a, uint32_t call,
 			      const void *caller);
 /* A value only a libc function returns (MS_RF_STRVAL, MS_RF_OWNED,
- * MS_RF_PASSWD, MS_RF_GROUP, MS_RF_HOSTENT): the value v becomes. */
+ * MS_RF_PASSWD, MS_RF_GROUP, MS_RF_HOSTENT): the value v becomes.
+ * Shim: reply.c. */
 MS_DEC_HIDDEN int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v);
-/* --trace: a mocked call (by: "SRC:LINE"), a real call's result. */
-MS_DEC_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
-				 const char *by, const char *passed_by);
-MS_DEC_HIDDEN void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
-				 uint64_t ret, const char *by);
-MS_DEC_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
-MS_DEC_HIDDEN void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
-				  const uint64_t *a, int64_t ret, int err);
-MS_DEC_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
-/* After a real call that the decision returned 2 for: records and traces
- * it, and returns ret. */
-MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+/* --trace: the line of a call, mocked (mocked_by: "SRC:LINE" of the
+ * statement that replied) or real (passed_by: the aimed statement it
+ * passed by, or NULL).  err is the errno the call left.  Shim: trace.c;
+ * the supervisor: the line of a system call. */
+MS_DEC_HIDDEN void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
+				      const char *mocked_by, const char *passed_by);
+/* --trace: the line of a call of a declared function (id MS_FN_COUNT +
+ * i, d its entry of ms_d.dyn, pool the channel's strings), typed as
+ * declared.  Shim: trace.c. */
+MS_DEC_HIDDEN void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool,
+				      const uint64_t *a, uint64_t ret, const char *mocked_by);
+/* --trace: the line of an exec, written before it (a successful one
+ * never returns).  Shim: trace.c. */
+MS_DEC_HIDDEN void ms_hook_trace_exec(unsigned id, const uint64_t *a);
+/* --record: a real call of recorded function id, its result and what it
+ * wrote.  err is the errno it left.  Shim: record.c. */
+MS_DEC_HIDDEN void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st,
+				       unsigned id, const uint64_t *a, int64_t ret, int err);
+/* Before an exec or spawn that goes to the real function: warns of a
+ * program that will run unmocked, and why.  Shim: escape.c. */
+MS_DEC_HIDDEN void ms_hook_exec_check(unsigned id, const uint64_t *a);
 
 #endif

@@ -259,7 +259,7 @@ static void *map_part(const char *path, size_t n, const char **fdv, int state, u
  * shim is inert, as the loader ignores its own LD_ variables there: no
  * MOCKSHIM* variable is read, no channel attached, no file opened by a
  * name the environment gave.  The parent that exec'd it said so already
- * (ms_exec_check).
+ * (ms_hook_exec_check).
  */
 static int secure_exec(void)
 {

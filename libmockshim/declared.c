@@ -153,7 +153,7 @@ void ms_decl_after(unsigned i, struct ms_decl_frame *fr)
 
 	for (unsigned k = 0; k < d->nparams; k++)
 		a[k] = d->dblmask & (1u << k) ? fr->fpr[xi++][0] : fr->gpr[gi++];
-	ms_trace_decl(d, ms_d.pool, a,
+	ms_hook_trace_decl(d, ms_d.pool, a,
 		      d->ret == MS_DYN_RET_DOUBLE ? fr->fpret : (uint64_t)fr->ret, NULL);
 }
 

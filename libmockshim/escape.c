@@ -190,7 +190,7 @@ static void warn(unsigned id, int kind, int spawned, const char *path)
 	ms_ev_commit(e);
 }
 
-void ms_exec_check(unsigned id, const uint64_t *a)
+void ms_hook_exec_check(unsigned id, const uint64_t *a)
 {
 	char path[512], name[512];
 	const char *file = NULL;

@@ -191,8 +191,8 @@ static unsigned call_pieces(const struct ms_fn_meta *m, const uint64_t *a, int64
 	return n;
 }
 
-void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
-		    const uint64_t *a, int64_t ret, int err)
+void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+			 const uint64_t *a, int64_t ret, int err)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct piece pc[MS_MAX_PARAMS + 1];

@@ -679,40 +679,20 @@ MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node
 				const char *service, const struct addrinfo *hints,
 				struct addrinfo **res);
 
-/* --trace: opens the output at attach; one line per call.  err is the
- * errno the call left; mocked_by the statement that replied, or NULL. */
+/* --trace: opens the output at attach; one line per call (trace.c
+ * defines the decision's trace hooks, decide/tier.h). */
 MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
-struct ms_chan_dyn;
-/* The line of a call of a declared function (id MS_FN_COUNT + i, d its
- * channel entry, pool the channel's strings), typed as declared. */
-MS_HIDDEN void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
-			     uint64_t ret, const char *mocked_by);
-/* The line of an exec, written before it (a successful one never returns). */
-MS_HIDDEN void ms_trace_exec(unsigned id, const uint64_t *a);
 /* The pid the lines carry: the fork hook gives the child's; a vfork
  * (before the real one) marks its thread, which then asks the kernel. */
 MS_HIDDEN void ms_trace_forked(int32_t pid);
 MS_HIDDEN void ms_trace_vfork(void);
-MS_HIDDEN void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
-			     const char *mocked_by, const char *passed_by);
-/* --record: logs a real call of recorded function id, its result and
- * what it wrote (record.c).  err is the errno it left. */
-MS_HIDDEN void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
-			      const uint64_t *a, int64_t ret,
-			      int err);
 /* The record log as validated at attach (the header is shared: a
  * program could change it since), or NULL. */
 MS_HIDDEN char *ms_record_log(uint64_t *cap);
-/* After a real call that ms_consult() returned 2 for: records and traces
- * it, and returns ret. */
-MS_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
-/* The same for a call of a live MS_FAST_TRACE slot: a function traced and
- * nothing else (no record, no rule to name). */
+/* ms_trace_after (decide.h) for a call of a live MS_FAST_TRACE slot: a
+ * function traced and nothing else (no record, no rule to name). */
 MS_HIDDEN int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret);
 struct ms_event;
-/* Before an exec or spawn (the exec family's armed path, escape.c):
- * warns of a program that will run unmocked, and why. */
-MS_HIDDEN void ms_exec_check(unsigned id, const uint64_t *a);
 /* MOCKSHIM_CHANNEL as this process attached by it (NULL: none), and
  * whether its LD_PRELOAD named the shim then. */
 MS_HIDDEN const char *ms_channel_env(void);

@@ -306,8 +306,8 @@ static inline __attribute__((always_inline)) void trace_write(const struct ms_tl
 		ms_trace_lost(ms_state(), r);
 }
 
-void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
-		   uint64_t ret, const char *mocked_by)
+void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
+			uint64_t ret, const char *mocked_by)
 {
 	const char *proto = pool + d->proto, *open = proto, *name = pool + d->name, *p;
 	struct ms_tline o;
@@ -364,7 +364,7 @@ void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t
  * before, as strace does, ending in " ..."; a failed exec then gets its
  * own line with the result.
  */
-void ms_trace_exec(unsigned id, const uint64_t *a)
+void ms_hook_trace_exec(unsigned id, const uint64_t *a)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct ms_tline o;
@@ -404,8 +404,8 @@ static inline __attribute__((always_inline)) void trace_line(unsigned id, const 
 	trace_write(&o);
 }
 
-void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *mocked_by,
-		   const char *passed_by)
+void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
+			const char *mocked_by, const char *passed_by)
 {
 	int saved = errno;
 

@@ -181,8 +181,8 @@ static const struct ms_fn_meta *sys_row(unsigned id)
  * result when a statement answered it, "= ? (continued)" when the kernel
  * runs it after the reply (tracing->unseen).
  */
-void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
-		   const char *passed_by)
+void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
+			const char *passed_by)
 {
 	const struct ms_fn_meta *m = sys_row(id);
 	struct ms_sup *s = tracing;
@@ -222,24 +222,24 @@ void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const c
 	errno = saved;
 }
 
-void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
-		   const char *by)
+void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
+			uint64_t ret, const char *by)
 {
 	(void)d, (void)pool, (void)a, (void)ret, (void)by;
 }
 
-void ms_trace_exec(unsigned id, const uint64_t *a)
+void ms_hook_trace_exec(unsigned id, const uint64_t *a)
 {
 	(void)id, (void)a;
 }
 
-void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
-		    const uint64_t *a, int64_t ret, int err)
+void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+			 const uint64_t *a, int64_t ret, int err)
 {
 	(void)h, (void)st, (void)id, (void)a, (void)ret, (void)err;
 }
 
-void ms_exec_check(unsigned id, const uint64_t *a)
+void ms_hook_exec_check(unsigned id, const uint64_t *a)
 {
 	(void)id, (void)a;
 }

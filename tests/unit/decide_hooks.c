@@ -42,34 +42,34 @@ int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v)
 	return v;
 }
 
-void ms_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
+void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
 		   const char *passed_by)
 {
 	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by;
 	hook_calls.trace++;
 }
 
-void ms_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
+void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
 		   const char *by)
 {
 	(void)d, (void)pool, (void)a, (void)ret, (void)by;
 	hook_calls.trace++;
 }
 
-void ms_trace_exec(unsigned id, const uint64_t *a)
+void ms_hook_trace_exec(unsigned id, const uint64_t *a)
 {
 	(void)id, (void)a;
 	hook_calls.trace++;
 }
 
-void ms_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
+void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,
 		    const uint64_t *a, int64_t ret, int err)
 {
 	(void)h, (void)st, (void)id, (void)a, (void)ret, (void)err;
 	hook_calls.record++;
 }
 
-void ms_exec_check(unsigned id, const uint64_t *a)
+void ms_hook_exec_check(unsigned id, const uint64_t *a)
 {
 	(void)id, (void)a;
 	hook_calls.exec++;
