@@ -88,9 +88,16 @@ run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-count
 want_rc 125; want_err_has "the channel was tampered with"; want_err_has "FAILED: no verdict"
 want_err_lacks "all checks passed"; done_t
 
-t "fail-memset-orphan: the event zeroed, an orphan killed by a signal: a lost failure, no pass"
-run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-orphan
-want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
+if [ -n "$EMULATED" ]; then
+	# the orphan is init's: mockrun does not see it killed, and calls the
+	# torn slot tampering (125): no pass either
+	skip_t "fail-memset-orphan: the event zeroed, an orphan killed by a signal" \
+		"$EMULATED: no PR_SET_CHILD_SUBREAPER, mockrun cannot adopt orphans"
+else
+	t "fail-memset-orphan: the event zeroed, an orphan killed by a signal: a lost failure, no pass"
+	run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-orphan
+	want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
+fi
 
 t "a failure event retyped as an attach, a warning or a rule's turn: tampered"
 for how in fail-attach fail-warn fail-consume; do
