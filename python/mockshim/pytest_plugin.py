@@ -7,10 +7,11 @@
         assert r.returncode == 1 and b"Input/output error" in r.stderr
 
 After the test body, a check that failed or a value left over in any run
-fails the test with mockshim's own report.  Enable it with
-``pytest_plugins = ["mockshim.pytest_plugin"]`` in conftest.py, ``-p
-mockshim.pytest_plugin``, or the pytest11 entry point of an installed
-mockshim.
+fails the test with mockshim's own report.  An installed mockshim
+enables it by its pytest11 entry point, named ``mockshim.pytest_plugin``
+like the module (``-p no:mockshim.pytest_plugin`` turns it off); without
+one, ``pytest_plugins = ["mockshim.pytest_plugin"]`` in conftest.py or
+``-p mockshim.pytest_plugin``, which are harmless alongside it.
 """
 import pytest
 

@@ -86,4 +86,37 @@ want_out_has "FAILED test_user.py::test_left_over"
 want_out_has "getuid() has remaining non-returned values"
 done_t
 
+# the README's way: conftest.py names the plugin while the entry point
+# loads it too (pytest skips a plugin already registered under its name)
+mkdir -p "$T/conf"
+printf 'pytest_plugins = ["mockshim.pytest_plugin"]\n' >"$T/conf/conftest.py"
+cat > "$T/conf/test_conf.py" <<'PY'
+def test_getuid(mockshim):
+    mockshim.add("will_return(getuid, 4242)")
+    r = mockshim.run(["id", "-ru"])
+    assert r.stdout == b"4242\n"
+PY
+t "conftest.py's pytest_plugins = [\"mockshim.pytest_plugin\"] with the entry point installed"
+cd "$T/conf" && run "${PYENV[@]}" pytest-3 -p no:cacheprovider --basetemp "$T/pc" test_conf.py
+want_rc 0
+want_out_has "1 passed"
+want_out_lacks "already registered"
+want_err_lacks "already registered"
+done_t
+
+t "-p mockshim.pytest_plugin with the entry point installed"
+cd "$T/conf" && run "${PYENV[@]}" pytest-3 -p no:cacheprovider -p mockshim.pytest_plugin \
+	--noconftest --basetemp "$T/pp" test_conf.py
+want_rc 0
+want_out_has "1 passed"
+want_err_lacks "already registered"
+done_t
+
+t "-p no:mockshim.pytest_plugin turns the entry point off"
+cd "$T/proj" && run "${PYENV[@]}" pytest-3 -p no:cacheprovider -p no:mockshim.pytest_plugin \
+	--basetemp "$T/pn" test_user.py
+want_rc 1
+want_out_has "fixture 'mockshim' not found"
+done_t
+
 finish
