@@ -98,6 +98,26 @@ void ms_tf_write_tap(FILE *out, struct entry *e, size_t n, int version)
 	}
 }
 
+/*
+ * The line of a failed test's details a CI system shows as its headline
+ * (JUnit's message=): the first failure.  A report's lines that say no
+ * failure are passed over: its summary ("mockshim: PROG exited ...;
+ * N processes attached"), its warnings and its verdict, which come
+ * before or after the failures, and the indented lines under a failure.
+ * Details of nothing but such lines give their first line (malloc'd).
+ */
+static char *headline(const char *d)
+{
+	for (const char *p = d; *p;) {
+		size_t k = strcspn(p, "\n");
+
+		if (k && p[0] != ' ' && strncmp(p, "mockshim: ", 10) != 0)
+			return xstrndup(p, k);
+		p += k + (p[k] == '\n');
+	}
+	return xstrndup(d, strcspn(d, "\n"));
+}
+
 void ms_tf_write_junit(FILE *out, struct entry *e, size_t n, long long started)
 {
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n");
@@ -127,7 +147,7 @@ void ms_tf_write_junit(FILE *out, struct entry *e, size_t n, long long started)
 				/* the first line is the headline a CI system shows;
 				 * a fixture's failure is an error, not the test's */
 				const char *d = e[k].r.details ? e[k].r.details : "the test failed\n";
-				char *first = xstrndup(d, strcspn(d, "\n"));
+				char *first = headline(d);
 				const char *tag = e[k].r.error ? "error" : "failure";
 
 				fprintf(out, "      <%s message=\"", tag);

@@ -276,4 +276,35 @@ run "$M" -e 'will_fail(open, EACCES, in="cat"); will_return(unlink, 0, in="cat")
 want_rc 123
 want_err_lacks "matched no program"; done_t
 
+t "-t JUnit: a failure's message is the failure, not the run's summary line"
+cat > "$T/msg.mock" <<'MOCK'
+test "leftover" {
+	will_return(getuid, 7)
+	run true
+}
+test "check" {
+	expect_string(open, pathname, "/etc/passwd")
+	run cat /etc/hostname
+}
+test "order" {
+	expect_function_call(getuid)
+	expect_function_call(geteuid)
+	run id
+}
+test "exit" {
+	will_return_maybe(getuid, 7)
+	run sh -c 'exit 3'
+}
+MOCK
+run "$M" --report junit -o "$T/msg.xml" -t "$T/msg.mock"
+want_rc 1
+want_junit "$T/msg.xml"
+grep -q 'message="mockshim: ' "$T/msg.xml" && problem "a summary line as message: $(grep -o 'message="[^"]*"' "$T/msg.xml")"
+for m in 'msg.mock:2:2: error: getuid() has remaining non-returned values (0 of 1 used)' \
+	'msg.mock:6:2: error: open() call 1 in cat\[[0-9]*\]: parameter pathname: expected &quot;/etc/passwd&quot;' \
+	'msg.mock:10:2: error: geteuid() call 1 in id\[[0-9]*\]: called out of order' \
+	'msg.mock:16: expected exit status 0, but sh exited with status 3'; do
+	grep -q "<failure message=\"[^\"]*$m" "$T/msg.xml" || problem "no message like $m: $(grep -o 'message="[^"]*"' "$T/msg.xml")"
+done; done_t
+
 finish
