@@ -46,7 +46,6 @@ static const char css[] =
 	".failure .msg{font-weight:bold}.failure pre{margin:4px 0 0;color:#555}"
 	"svg text{font:12px monospace}pre.raw{background:#fff;padding:8px;overflow:auto}";
 
-/* "  SRC:L:C: STATEMENT: N of M used[, by ...]" (statement text may hold ": ") */
 /* Whether line l says " in PROC..." (a call made in that process); a
  * process name of any length, where a buffer of 80 cut it short. */
 static int names_process(const char *l, const char *proc)
@@ -59,10 +58,20 @@ static int names_process(const char *l, const char *proc)
 	return 0;
 }
 
+/* A statement's line: "  SRC:L:C: STMT: USES", USES "N of M used" (or
+ * checked, called) or, for fake_time, "clocks read N times ...". */
 static int statement_line(const char *l)
 {
 	return l[0] == ' ' && l[1] == ' ' && l[2] != ' ' && strstr(l, ": ") && !strstr(l, "() call ") &&
-	       (strstr(l, " used") || strstr(l, " checked") || strstr(l, " called") || strstr(l, " of "));
+	       (strstr(l, " used") || strstr(l, " checked") || strstr(l, " called") || strstr(l, " of ") ||
+		strstr(l, ": clocks read "));
+}
+
+/* Uses that took nothing: a statement none of whose turns were taken, a
+ * fake clock no process read. */
+static int unused(const char *uses)
+{
+	return strncmp(uses, "0 of ", 5) == 0 || strncmp(uses, "clocks read 0 times", 19) == 0;
 }
 
 /* The lines of text, split in place; -ENOMEM. */
@@ -109,7 +118,7 @@ static void html_statements(FILE *out, char *const *lines, size_t n)
 		esc(out, l + 2, (size_t)(a - l - 2));
 		fputs("</code></td><td><code>", out);
 		esc(out, a + 2, (size_t)(b - a - 2));
-		fprintf(out, "</code></td><td%s>", strncmp(b + 1, " 0 of ", 6) == 0 ? " class=\"left\"" : "");
+		fprintf(out, "</code></td><td%s>", unused(b + 2) ? " class=\"left\"" : "");
 		escs(out, b + 2);
 		fputs("</td></tr>\n", out);
 	}

@@ -307,4 +307,17 @@ for m in 'msg.mock:2:2: error: getuid() has remaining non-returned values (0 of 
 	grep -q "<failure message=\"[^\"]*$m" "$T/msg.xml" || problem "no message like $m: $(grep -o 'message="[^"]*"' "$T/msg.xml")"
 done; done_t
 
+t "the HTML page's statements table has fake_time's row, as the text report words it"
+run "$M" --report html -o "$T/ft.html" -e 'fake_time("2001-02-03 04:05:06")' -e 'will_return(getuid, 7)' \
+	sh -c 'date; id -u'
+want_rc 0; want_out_has "Sat Feb  3 04:05:06 UTC 2001"
+row=$(sed -n '/<section id="statements">/,/<\/section>/p' "$T/ft.html")
+grep -q '<td><code>-e#1:1:1</code></td><td><code>fake_time(&quot;2001-02-03 04:05:06&quot;)</code></td><td>clocks read 1 time by date\[[0-9]*\]</td>' <<<"$row" ||
+	problem "no fake_time row: $row"
+grep -q '<td><code>will_return(getuid, 7)</code></td><td>1 of 1 used' <<<"$row" || problem "no will_return row: $row"
+run "$M" --report html -o "$T/ft0.html" -e 'fake_time("2001-02-03 04:05:06")' true
+want_rc 0
+grep -q '<td class="left">clocks read 0 times</td>' "$T/ft0.html" ||
+	problem "a clock nobody read is not marked: $(grep -o '<tr>.*fake_time.*</tr>' "$T/ft0.html")"; done_t
+
 finish
