@@ -487,6 +487,48 @@ static void aimed_text(FILE *f, const struct ms_report_in *s, const struct item 
 	fputc('\n', f);
 }
 
+/* Whether glob names the program at path, as in= names an executable:
+ * by its basename (or its path, written whole). */
+static int names_path(const char *glob, const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	return ms_glob_match(glob, base ? base + 1 : path) || ms_glob_match(glob, path);
+}
+
+/*
+ * A program that ran where no shim attached (static, setuid, without
+ * LD_PRELOAD) is seen by the syscall tier only when it answers one of its
+ * calls: one that made none has no attach event, yet it ran.  A note
+ * that in= "matched no program" would send the user after the name: say
+ * what happened instead.  1 when said.
+ */
+static int in_unattached(FILE *f, const struct ms_report_in *s, const char *glob, const char *indent)
+{
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state != 1 || e->type != MS_EV_WARN || !names_path(glob, e->text))
+			continue;
+		fprintf(f, "%snote: in=\"%s\" matched ", indent, rp_safe(glob));
+		put_plain(f, e->text);
+		fprintf(f, " (%s by ", e->param ? "started" : "exec'd");
+		put_plain(f, rp_exe_of(s, e->pid, i));
+		fprintf(f, "[%d]), which ran (%s) but made no call this statement takes\n", e->pid,
+			e->kind == MS_ESC_STATIC ? "static" : "unmocked");
+		return 1;
+	}
+	/* the program itself, when nothing attached (the report's warning
+	 * says so): mockrun started it, no shim announced it */
+	if (s->program && !s->result.exec_errno && live(s)->attached == 0 && names_path(glob, s->program)) {
+		fprintf(f, "%snote: in=\"%s\" matched the program, %s, which ran (no process attached: "
+			   "static, setuid or without LD_PRELOAD) but made no call this statement takes\n",
+			indent, rp_safe(glob), rp_safe(s->program));
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * A leftover whose in= matched no program of the run says which programs
  * ran: in="sh" is a leftover when sh is dash, and the report's headline
@@ -512,6 +554,8 @@ static void in_text(FILE *f, const struct ms_report_in *s, const struct item *it
 		if (k == shown && shown < 8)
 			names[shown++] = e->text;
 	}
+	if (in_unattached(f, s, str(s, glob), indent))
+		return;
 	fprintf(f, "%snote: in=\"%s\" matched no program of the run", indent, rp_safe(str(s, glob)));
 	for (uint32_t k = 0; k < shown; k++)
 		fprintf(f, "%s%s", k ? ", " : "; the programs were ", rp_safe(names[k]));

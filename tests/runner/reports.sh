@@ -320,4 +320,24 @@ want_rc 0
 grep -q '<td class="left">clocks read 0 times</td>' "$T/ft0.html" ||
 	problem "a clock nobody read is not marked: $(grep -o '<tr>.*fake_time.*</tr>' "$T/ft0.html")"; done_t
 
+if ! [ -x /bin/busybox ] || ldd /bin/busybox >/dev/null 2>&1; then
+	skip_t "in= naming a static program that ran" "no static /bin/busybox"
+else
+t "in= naming a static program that ran but made no call the statement takes says so"
+run "$M" -e 'will_return(SYS_read, 0, in="busybox")' sh -c '/bin/busybox true'
+want_rc 123
+want_err_lacks 'matched no program'
+want_err_has 'note: in="busybox" matched /bin/busybox (exec'"'"'d by dash['
+want_err_has ']), which ran (static) but made no call this statement takes'
+run "$M" -e 'will_return(SYS_read, 0, in="busybox")' /bin/busybox true
+want_rc 123
+want_err_lacks 'matched no program'
+want_err_has 'note: in="busybox" matched the program, /bin/busybox, which ran (no process attached: static, setuid or without LD_PRELOAD) but made no call this statement takes'
+# a program that did not run is still "no program of the run"
+run "$M" -e 'will_return(SYS_read, 0, in="nomatch")' sh -c '/bin/busybox true'
+want_rc 123
+want_err_has 'note: in="nomatch" matched no program of the run; the programs were dash'
+done_t
+fi
+
 finish
