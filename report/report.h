@@ -70,6 +70,21 @@ unsigned ms_report_consumed(const struct ms_report_in *r);
 /* The HTML page (report_html.c); 0 or -errno. */
 int ms_report_html(struct ms_report_in *r, FILE *out);
 
+/* A test of a test file (mockrun -t), as its HTML page shows it. */
+struct ms_html_test {
+	const char *file, *name;
+	unsigned line;
+	int passed, error;	/* error: a fixture failed */
+	double seconds;
+	const char *report;	/* its run's text report (statements and uses), or NULL */
+	const char *details;	/* why it failed, or NULL */
+	const char *out, *err;	/* what its program wrote, or NULL */
+};
+
+/* The HTML page of a test-file run, one section per test (the same
+ * self-contained page as ms_report_html's); 0 or -errno. */
+int ms_report_html_tests(FILE *out, const struct ms_html_test *t, size_t n);
+
 /* Text escaped for XML attributes and text (valid UTF-8, XML 1.0
  * characters only), as a JSON string, as a TAP test name, and for a
  * terminal (control characters and invalid UTF-8 as \xNN). */

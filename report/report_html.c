@@ -8,6 +8,9 @@
  *
  * The page is built from the verbose text report, the one place that
  * words every failure: the HTML says the same things as the terminal.
+ * A test-file run (mockrun -t) gets the same page with a section per
+ * test: its statements' table from its run's report, its failures from
+ * why it failed.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -44,7 +47,9 @@ static const char css[] =
 	"code,pre{font-family:monospace}.left{color:#b3261e;font-weight:bold}"
 	".failure{background:#fff;border-left:4px solid #b3261e;padding:8px 12px;margin:8px 0}"
 	".failure .msg{font-weight:bold}.failure pre{margin:4px 0 0;color:#555}"
-	"svg text{font:12px monospace}pre.raw{background:#fff;padding:8px;overflow:auto}";
+	"svg text{font:12px monospace}pre.raw{background:#fff;padding:8px;overflow:auto}"
+	"section.test{background:#fff;padding:4px 12px 8px;border:1px solid #ddd}h3{font-size:14px;margin:10px 0 4px}"
+	".tpass{color:#1e7b34;font-weight:bold}.tfail{color:#b3261e;font-weight:bold}";
 
 /* Whether line l says " in PROC..." (a call made in that process); a
  * process name of any length, where a buffer of 80 cut it short. */
@@ -97,11 +102,10 @@ static int split_lines(char *text, char ***lines, size_t *n)
 	return 0;
 }
 
-/* The statements: "SRC:L:C: STMT: USES" lines as a table. */
-static void html_statements(FILE *out, char *const *lines, size_t n)
+/* The table of html_statements. */
+static void statements_table(FILE *out, char *const *lines, size_t n)
 {
-	fputs("<section id=\"statements\"><h2>Statements</h2><table><tr><th>where</th><th>statement</th>"
-	      "<th>uses</th></tr>\n", out);
+	fputs("<table><tr><th>where</th><th>statement</th><th>uses</th></tr>\n", out);
 	for (size_t i = 0; i < n; i++) {
 		const char *l = lines[i], *a, *b;
 
@@ -122,7 +126,35 @@ static void html_statements(FILE *out, char *const *lines, size_t n)
 		escs(out, b + 2);
 		fputs("</td></tr>\n", out);
 	}
-	fputs("</table></section>\n", out);
+	fputs("</table>\n", out);
+}
+
+/* The statements: "SRC:L:C: STMT: USES" lines as a table. */
+static void html_statements(FILE *out, char *const *lines, size_t n)
+{
+	fputs("<section id=\"statements\"><h2>Statements</h2>", out);
+	statements_table(out, lines, n);
+	fputs("</section>\n", out);
+}
+
+/* A failure: line i, "WHERE: error: MESSAGE" (e at ": error: ", or NULL:
+ * the line is the message), and the indented lines under it. */
+static void failure_div(FILE *out, char *const *lines, size_t n, size_t i, const char *e)
+{
+	fputs("<div class=\"failure\"><div class=\"msg\">", out);
+	escs(out, e ? e + 9 : lines[i]);
+	fputs("</div>", out);
+	if (e) {
+		fputs("<div><code>", out);
+		esc(out, lines[i], (size_t)(e - lines[i]));
+		fputs("</code></div>", out);
+	}
+	fputs("<pre>", out);
+	for (size_t k = i + 1; k < n && lines[k][0] == ' ' && lines[k][1] == ' ' && lines[k][2] == ' '; k++) {
+		escs(out, lines[k] + 4);
+		fputc('\n', out);
+	}
+	fputs("</pre></div>\n", out);
 }
 
 /* The failures: "...: error: MESSAGE" and its indented lines. */
@@ -134,16 +166,7 @@ static void html_failures(FILE *out, char *const *lines, size_t n, unsigned fail
 
 		if (!e || lines[i][0] == ' ')
 			continue;
-		fputs("<div class=\"failure\"><div class=\"msg\">", out);
-		escs(out, e + 9);
-		fputs("</div><div><code>", out);
-		esc(out, lines[i], (size_t)(e - lines[i]));
-		fputs("</code></div><pre>", out);
-		for (size_t k = i + 1; k < n && lines[k][0] == ' ' && lines[k][1] == ' ' && lines[k][2] == ' '; k++) {
-			escs(out, lines[k] + 4);
-			fputc('\n', out);
-		}
-		fputs("</pre></div>\n", out);
+		failure_div(out, lines, n, i, e);
 	}
 	if (!failures)
 		fputs("<p>None.</p>\n", out);
@@ -207,6 +230,16 @@ static void html_timeline(FILE *out, char *const *lines, size_t n)
 	fputs("</svg></section>\n", out);
 }
 
+/* <!DOCTYPE html> to <body>: a page that loads nothing and runs nothing. */
+static void page_head(FILE *out, const char *what, int failed)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
+	      "<title>mockshim: ", out);
+	escs(out, what);
+	fprintf(out, " %s</title><style>%s</style></head><body>\n", failed ? "FAILED" : "passed", css);
+}
+
 int ms_report_html(struct ms_report_in *r, FILE *out)
 {
 	char *text = NULL, **lines;
@@ -227,11 +260,7 @@ int ms_report_html(struct ms_report_in *r, FILE *out)
 		free(text);
 		return rc;
 	}
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">"
-	      "<title>mockshim: ", out);
-	escs(out, r->program ? r->program : "run");
-	fprintf(out, " %s</title><style>%s</style></head><body>\n", failures ? "FAILED" : "passed", css);
+	page_head(out, r->program ? r->program : "run", failures != 0);
 	/* the verdict */
 	fprintf(out, "<header class=\"%s\"><h1 id=\"verdict\">%s</h1><p>", failures ? "fail" : "pass",
 		failures ? "FAILED" : "PASSED");
@@ -252,5 +281,98 @@ int ms_report_html(struct ms_report_in *r, FILE *out)
 	fputs("</pre></section>\n</body></html>\n", out);
 	free(lines);
 	free(text);
+	return fflush(out) == 0 ? 0 : -EIO;
+}
+
+/* Lines of text as a <pre>, escaped; nothing for no text. */
+static void pre_text(FILE *out, const char *heading, const char *text)
+{
+	if (!text || !*text)
+		return;
+	fprintf(out, "<h3>%s</h3><pre class=\"raw\">", heading);
+	escs(out, text);
+	fputs("</pre>\n", out);
+}
+
+/* Test k's section: its statements (from its run's report), its failures
+ * (from why it failed), what it wrote, and the report as text. */
+static int html_test(FILE *out, size_t k, const struct ms_html_test *t)
+{
+	char *rep = t->report ? strdup(t->report) : NULL, *why = t->details ? strdup(t->details) : NULL;
+	char **rl = NULL, **wl = NULL;
+	size_t rn = 0, wn = 0, shown = 0;
+
+	if ((t->report && !rep) || (t->details && !why) || (rep && split_lines(rep, &rl, &rn) < 0) ||
+	    (why && split_lines(why, &wl, &wn) < 0)) {
+		free(rl);
+		free(rep);
+		free(why);
+		return -ENOMEM;
+	}
+	fprintf(out, "<section class=\"test\" id=\"test-%zu\"><h2><span class=\"%s\">%s</span> ", k + 1,
+		t->passed ? "tpass" : "tfail", t->passed ? "PASS" : t->error ? "ERROR" : "FAIL");
+	escs(out, t->file);
+	fputs(": ", out);
+	escs(out, t->name);
+	fputs("</h2><p><code>", out);
+	escs(out, t->file);
+	fprintf(out, ":%u</code>, %.2f s</p>\n<h3>Statements</h3>", t->line, t->seconds);
+	if (rep)
+		statements_table(out, rl, rn);
+	else
+		fputs("<p>None reported.</p>\n", out);
+	fputs("<h3>Failures</h3>\n", out);
+	/* why it failed: a line each (an expectation of the test file, or
+	 * a report's failure), the report's own lines passed over */
+	for (size_t i = 0; !t->passed && i < wn; i++) {
+		if (wl[i][0] == ' ' || strncmp(wl[i], "mockshim: ", 10) == 0)
+			continue;
+		failure_div(out, wl, wn, i, strstr(wl[i], ": error: "));
+		shown++;
+	}
+	if (!shown)
+		fputs(t->passed ? "<p>None.</p>\n" : "<p>The test failed (see its report below).</p>\n", out);
+	pre_text(out, "Standard output", t->out);
+	pre_text(out, "Standard error", t->err);
+	if (t->report || t->details) {
+		fputs("<h3>Report</h3><pre class=\"raw\">", out);
+		if (t->details && !t->passed)
+			escs(out, t->details);
+		else if (t->report)
+			escs(out, t->report);
+		fputs("</pre>\n", out);
+	}
+	fputs("</section>\n", out);
+	free(rl);
+	free(wl);
+	free(rep);
+	free(why);
+	return 0;
+}
+
+int ms_report_html_tests(FILE *out, const struct ms_html_test *t, size_t n)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < n; i++)
+		failed += !t[i].passed;
+	page_head(out, "tests", failed != 0);
+	fprintf(out, "<header class=\"%s\"><h1 id=\"verdict\">%s</h1><p>%zu passed, %zu failed</p></header>\n",
+		failed ? "fail" : "pass", failed ? "FAILED" : "PASSED", n - failed, failed);
+	fputs("<section id=\"tests\"><h2>Tests</h2><table><tr><th>result</th><th>file</th><th>test</th>"
+	      "<th>time</th></tr>\n", out);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "<tr><td class=\"%s\">%s</td><td><code>", t[i].passed ? "tpass" : "tfail",
+			t[i].passed ? "PASS" : t[i].error ? "ERROR" : "FAIL");
+		escs(out, t[i].file);
+		fprintf(out, "</code></td><td><a href=\"#test-%zu\">", i + 1);
+		escs(out, t[i].name);
+		fprintf(out, "</a></td><td>%.2f s</td></tr>\n", t[i].seconds);
+	}
+	fputs("</table></section>\n", out);
+	for (size_t i = 0; i < n; i++)
+		if (html_test(out, i, &t[i]) < 0)
+			return -ENOMEM;
+	fputs("</body></html>\n", out);
 	return fflush(out) == 0 ? 0 : -EIO;
 }

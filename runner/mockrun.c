@@ -544,9 +544,7 @@ static int run_test_files(struct cli *c, int argc, char **argv)
 			 : c->record ? "--record runs one program, not test files (-t)"
 			 : c->trace || c->trace_file ? "--trace runs one program, not test files (-t)"
 			 : c->control ? "--control runs one program, not test files (-t)"
-			 : c->format == MOCKSHIM_REPORT_HTML
-				 ? "--report html reports one program, not test files (-t)"
-				 : NULL;
+				      : NULL;
 	int r, rc;
 
 	/* whatever came after "--" are files too */
@@ -564,6 +562,7 @@ static int run_test_files(struct cli *c, int argc, char **argv)
 	}
 	c->topts.format = c->format == MOCKSHIM_REPORT_JUNIT ? TESTFILE_JUNIT
 			  : c->format == MOCKSHIM_REPORT_JSON ? TESTFILE_JSON
+			  : c->format == MOCKSHIM_REPORT_HTML ? TESTFILE_HTML
 			  : c->format == MOCKSHIM_REPORT_TEXT && c->report_given ? TESTFILE_TEXT
 										   : TESTFILE_TAP;
 	c->topts.tap_version = (int)c->tap_version;

@@ -129,6 +129,9 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 	} else {
 		s = ms_tf_run_one(f, t, &t->runs[0], dir, suite_dir, o, NULL, &res, &details);
 		failed |= !s || ms_tf_check_run(f, t, dir, s, &res, out, &details);
+		/* the page's table of the test's statements */
+		if (s && o->format == TESTFILE_HTML)
+			out->report = ms_tf_report_text(s);
 	}
 teardown:
 	/* teardown runs even after a failure, in the same directory */
@@ -188,6 +191,7 @@ static pid_t start_test(const struct entry *x, const char *suite_dir, const stru
 		ms_tf_put_field(p[1], r.out);
 		ms_tf_put_field(p[1], r.err);
 		ms_tf_put_field(p[1], secs);
+		ms_tf_put_field(p[1], r.report);
 		_exit(0);
 	}
 	close(p[1]);
@@ -207,6 +211,11 @@ static void collect_test(struct entry *x, int fd, pid_t pid)
 	x->r.err = flag ? ms_tf_get_field(fd) : NULL;
 	secs = flag ? ms_tf_get_field(fd) : NULL;
 	x->r.seconds = secs ? strtod(secs, NULL) : 0;
+	x->r.report = secs ? ms_tf_get_field(fd) : NULL;
+	if (x->r.report && !*x->r.report) {
+		free(x->r.report);
+		x->r.report = NULL;
+	}
 	if (!flag)
 		x->r.details = xstrdup("the test's worker died\n");
 	free(flag);
@@ -477,9 +486,11 @@ static int write_results(struct entry *e, size_t n, const struct testfile_opts *
 		ms_tf_write_json(out, e, n);
 	else if (o->format == TESTFILE_TEXT)
 		ms_tf_write_text(out, e, n, o->color);
+	else if (o->format == TESTFILE_HTML && ms_tf_write_html(out, e, n) < 0)
+		rc = 125;
 	else
 		ms_tf_write_tap(out, e, n, o->tap_version == 14 ? 14 : 13);
-	if (fclose(out) != 0) {
+	if (fclose(out) != 0 || rc) {
 		fprintf(stderr, "mockrun: out of memory\n");
 		free(text);
 		return 125;
@@ -536,6 +547,7 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].r.details);
+		free(e[i].r.report);
 		free(e[i].r.out);
 		free(e[i].r.err);
 	}

@@ -5,7 +5,7 @@
 
 struct ms_outfile;
 
-enum testfile_format { TESTFILE_TAP, TESTFILE_JUNIT, TESTFILE_JSON, TESTFILE_TEXT };
+enum testfile_format { TESTFILE_TAP, TESTFILE_JUNIT, TESTFILE_JSON, TESTFILE_TEXT, TESTFILE_HTML };
 
 struct testfile_opts {
 	int jobs;		/* tests at once */

@@ -113,6 +113,8 @@ struct result {
 	int error;		/* a fixture failed: the test did not run, or its teardown failed */
 	int skipped;
 	char *details;		/* why it failed, and the mockshim report */
+	char *report;		/* --report html: its run's text report (the
+				 * statements and their uses), or NULL */
 	char *out, *err;	/* what the program wrote */
 	double seconds;
 };
@@ -213,6 +215,8 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 int ms_tf_check_run(const struct file *f, const struct block *t, const char *dir, struct mockshim_session *s,
 		    const struct mockshim_result *r, struct result *out, struct strbuf *details);
 void ms_tf_add_report(struct strbuf *details, struct mockshim_session *s);
+/* s's text report with every statement and its uses (malloc'd), or NULL. */
+char *ms_tf_report_text(struct mockshim_session *s);
 void ms_tf_describe_exit(struct strbuf *b, const struct mockshim_result *r);
 void ms_tf_rm_tree(const char *dir);
 /* Results across processes: a length and the bytes. */
@@ -234,5 +238,6 @@ void ms_tf_write_tap(FILE *out, struct entry *e, size_t n, int version);
 void ms_tf_write_junit(FILE *out, struct entry *e, size_t n, long long started);
 void ms_tf_write_json(FILE *out, struct entry *e, size_t n);
 void ms_tf_write_text(FILE *out, struct entry *e, size_t n, int color);
+int ms_tf_write_html(FILE *out, struct entry *e, size_t n);
 
 #endif

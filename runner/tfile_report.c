@@ -169,6 +169,29 @@ void ms_tf_write_junit(FILE *out, struct entry *e, size_t n, long long started)
 	fprintf(out, "</testsuites>\n");
 }
 
+int ms_tf_write_html(FILE *out, struct entry *e, size_t n)
+{
+	struct ms_html_test *t = xrealloc(NULL, n * sizeof(*t));
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		t[i] = (struct ms_html_test){
+			.file = e[i].f->path,
+			.name = e[i].t->name,
+			.line = e[i].t->line,
+			.passed = e[i].r.passed,
+			.error = e[i].r.error,
+			.seconds = e[i].r.seconds,
+			.report = e[i].r.report,
+			.details = e[i].r.details,
+			.out = e[i].r.out,
+			.err = e[i].r.err,
+		};
+	rc = ms_report_html_tests(out, t, n);
+	free(t);
+	return rc;
+}
+
 void ms_tf_write_json(FILE *out, struct entry *e, size_t n)
 {
 	size_t failed = 0;

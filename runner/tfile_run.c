@@ -278,6 +278,23 @@ void ms_tf_add_report(struct strbuf *details, struct mockshim_session *s)
 	free(rep);
 }
 
+char *ms_tf_report_text(struct mockshim_session *s)
+{
+	char *rep = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&rep, &len);
+
+	if (!m)
+		return NULL;
+	mockshim_session_set_verbosity(s, MOCKSHIM_NORMAL);
+	mockshim_session_report(s, m, MOCKSHIM_REPORT_TEXT);
+	if (fclose(m) != 0) {
+		free(rep);
+		return NULL;
+	}
+	return rep;
+}
+
 void ms_tf_describe_exit(struct strbuf *b, const struct mockshim_result *r)
 {
 	if (r->exec_errno)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # --report html in a real browser: headless Chromium (Debian's chromium)
-# loads the page of a failing run without a console error, the failure
-# text is in its DOM, and it takes a screenshot (kept in the build tree
-# as report.png for a person to look at).
+# loads the page of a failing run (and of a test-file run) without a
+# console error, the failure text is in its DOM, and it takes a screenshot
+# (kept in the build tree as report.png for a person to look at).
 . "$(dirname "$0")/../lib.sh"
 
 M=$MOCKRUN
@@ -48,8 +48,27 @@ run browse --window-size=1100,800 --screenshot="$SHOT" "file://$T/fail.html"
 	problem "no PNG at $SHOT"
 done_t
 
-t "--report html with -t is an error"
-run "$M" --report html -t "$(dirname "$0")/../runner/mock/pass.mock"
-want_rc 125; want_err_has "--report html reports one program"; done_t
+t "a test-file run's page (-t): a section per test with its statements and failures"
+cat > "$T/page.mock" <<'MOCK'
+test "reads the fake clock" {
+	fake_time("2001-02-03 04:05:06")
+	run date
+	expect_stdout_contains("2001")
+}
+test "a leftover" {
+	will_return(getuid, 7)
+	run true
+}
+MOCK
+run "$M" --report html -o "$T/tests.html" -t "$T/page.mock"
+want_rc 1
+grep -qiE '<script|<link|<img|<iframe| src=|url\(|@import' "$T/tests.html" && problem "the page loads something or runs a script"
+run browse --dump-dom "file://$T/tests.html"
+want_out_has '<h1 id="verdict">FAILED</h1>'
+want_out_has '<section class="test" id="test-1">'
+want_out_has 'clocks read 1 time by date['
+want_out_has '<div class="msg">getuid() has remaining non-returned values (0 of 1 used)</div>'
+case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
+done_t
 
 finish

@@ -340,4 +340,37 @@ want_err_has 'note: in="nomatch" matched no program of the run; the programs wer
 done_t
 fi
 
+t "-t --report html: one self-contained page, a section per test with its statements and failures"
+cat > "$T/page.mock" <<'MOCK'
+test "reads the fake clock" {
+	fake_time("2001-02-03 04:05:06")
+	will_return(getuid, 7)
+	run sh -c 'date; id -u'
+	expect_stdout_contains("2001")
+}
+test "a leftover" {
+	will_return(getuid, 7)
+	run true
+}
+MOCK
+run "$M" -t "$T/page.mock" --report html -o "$T/page.html"
+want_rc 1; want_out ""
+h=$(cat "$T/page.html")
+grep -qiE '<script|<link|<img|<iframe| src=|url\(|@import' <<<"$h" && problem "the page loads something or runs a script"
+grep -q '^<!DOCTYPE html>' <<<"$h" && grep -q '</body></html>$' <<<"$h" || problem "not a whole page: $h"
+grep -q '<h1 id="verdict">FAILED</h1><p>1 passed, 1 failed</p>' <<<"$h" || problem "no verdict: $h"
+[ "$(grep -c '<section class="test" id="test-[12]">' <<<"$h")" -eq 2 ] || problem "not a section per test: $h"
+sec1=$(sed -n '/id="test-1"/,/<\/section>/p' <<<"$h")
+grep -q '<span class="tpass">PASS</span> [^<]*page.mock: reads the fake clock' <<<"$sec1" || problem "test 1's head: $sec1"
+grep -q '<td><code>fake_time(&quot;2001-02-03 04:05:06&quot;)</code></td><td>clocks read 1 time by date\[' <<<"$sec1" ||
+	problem "test 1 has no fake_time row: $sec1"
+grep -q '<td><code>will_return(getuid, 7)</code></td><td>1 of 1 used, by dash\[' <<<"$sec1" || problem "test 1's will_return: $sec1"
+sec2=$(sed -n '/id="test-2"/,/<\/section>/p' <<<"$h")
+grep -q '<span class="tfail">FAIL</span> [^<]*page.mock: a leftover' <<<"$sec2" || problem "test 2's head: $sec2"
+grep -q '<td class="left">0 of 1 used</td>' <<<"$sec2" || problem "test 2's unused statement: $sec2"
+grep -q '<div class="msg">getuid() has remaining non-returned values (0 of 1 used)</div><div><code>[^<]*page.mock:8:2</code>' <<<"$sec2" ||
+	problem "test 2's failure: $sec2"
+run "$M" -t "$T/page.mock" --report html --filter 'reads*'
+want_rc 0; want_out_has '<h1 id="verdict">PASSED</h1><p>1 passed, 0 failed</p>'; done_t
+
 finish
