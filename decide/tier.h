@@ -62,6 +62,10 @@ struct ms_dec {
 	 * SECCOMP_IOCTL_NOTIF_ID_VALID first */
 	uint32_t touched;
 	char exe_name[64];	/* the calling executable's basename (in=) */
+	/* the basename of the caller's argv[0], "" when it is exe_name
+	 * (in= matches either: users write what they typed, "python3" for
+	 * /usr/bin/python3.11); set with exe_name, once per process */
+	char arg0_name[64];
 };
 extern struct ms_dec ms_d MS_DEC_HIDDEN;
 /* Points ms_d's tables into a validated spec h and its state (chan and

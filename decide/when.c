@@ -343,6 +343,14 @@ int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s, const ui
 
 /* ---- the selection: in=, when() and probability= ---- */
 
+/* in=: a glob matches the executable's basename or argv[0]'s (a program
+ * started as "python3" whose executable is python3.11, a busybox applet). */
+int ms_in_names(const char *glob)
+{
+	return ms_glob_match(glob, ms_d.exe_name) ||
+	       (ms_d.arg0_name[0] && ms_glob_match(glob, ms_d.arg0_name));
+}
+
 /* in= is decided once per process: a function whose statements all name
  * other programs stays unarmed here, and costs nothing.  The answers are
  * kept (the executable does not change until the next exec) in a small
@@ -360,7 +368,7 @@ int ms_in_here(uint32_t in_glob)
 	e = __atomic_load_n(&here_cache[in_glob % 64], __ATOMIC_RELAXED);
 	if ((uint32_t)(e >> 32) == in_glob)
 		return (int)(e & 1);
-	match = ms_glob_match(ms_d.pool + in_glob, ms_d.exe_name);
+	match = ms_in_names(ms_d.pool + in_glob);
 	__atomic_store_n(&here_cache[in_glob % 64], (uint64_t)in_glob << 32 | (uint64_t)match,
 			 __ATOMIC_RELAXED);
 	return match;

@@ -48,7 +48,11 @@ static inline int ms_ints_hold(const struct ms_stmt *s, const uint64_t *a)
 	return 1;
 }
 
-/* in=: whether glob in_glob (pool) matches the calling executable. */
+/* in=: whether glob matches the calling executable's basename or its
+ * argv[0]'s (ms_d.exe_name, ms_d.arg0_name). */
+MS_DEC_HIDDEN int ms_in_names(const char *glob);
+/* in=: whether glob in_glob (pool) matches the calling executable (or
+ * argv[0]), answered once per process. */
 MS_DEC_HIDDEN int ms_in_here(uint32_t in_glob);
 /* Forgets the in= answers: the supervisor's next call is another process's. */
 MS_DEC_HIDDEN void ms_in_here_reset(void);

@@ -120,6 +120,31 @@ const char *ms_env(const char *key)
 	return NULL;
 }
 
+/*
+ * in= also matches argv[0]'s basename: what the user typed ("python3"
+ * started /usr/bin/python3.11).  glibc's program_invocation_name is
+ * argv[0], set before any constructor; read once per process (at attach,
+ * so again after each exec), never per call.  "" when it says nothing
+ * exe_name does not.
+ */
+static void read_arg0_name(void)
+{
+	const char *a = program_invocation_name, *base;
+	size_t n;
+
+	ms_d.arg0_name[0] = '\0';
+	if (!a || !*a)
+		return;
+	base = a;
+	for (const char *p = a; *p; p++)
+		if (*p == '/')
+			base = p + 1;
+	n = ms_slen(base);
+	if (!n || n >= sizeof(ms_d.arg0_name) || strcmp(base, ms_d.exe_name) == 0)
+		return;
+	memcpy(ms_d.arg0_name, base, n + 1);
+}
+
 static void read_exe_name(void)
 {
 	char path[4096];
@@ -145,6 +170,7 @@ static void read_exe_name(void)
 		n = sizeof(ms_d.exe_name) - 1;
 	memcpy(ms_d.exe_name, base, (size_t)n);
 	ms_d.exe_name[n] = '\0';
+	read_arg0_name();
 }
 
 

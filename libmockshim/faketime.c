@@ -50,8 +50,7 @@ void ms_time_setup(void)
 	if (!h || !ms_state() || !h->nftimes)
 		return;
 	for (uint32_t i = 0; i < h->nftimes; i++) {
-		if (ms_d.ftimes[i].in_glob &&
-		    !ms_glob_match(ms_chan_str(h, ms_d.ftimes[i].in_glob), ms_exe_name()))
+		if (ms_d.ftimes[i].in_glob && !ms_in_names(ms_chan_str(h, ms_d.ftimes[i].in_glob)))
 			continue;
 		ft_index = i;
 		ts = &ms_d.times[i];

@@ -531,8 +531,8 @@ static int in_unattached(FILE *f, const struct ms_report_in *s, const char *glob
 
 /*
  * A leftover whose in= matched no program of the run says which programs
- * ran: in="sh" is a leftover when sh is dash, and the report's headline
- * says "sh exited".
+ * ran, by their executables (in= also matches argv[0], which the events
+ * do not hold: in="sh" reaches dash started as sh).
  */
 static void in_text(FILE *f, const struct ms_report_in *s, const struct item *it, const char *indent)
 {

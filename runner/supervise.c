@@ -94,6 +94,8 @@ struct ms_sup {
 	int thread_on, stopping;
 	int need_exe;		/* in= on a SYS_ statement, or --trace=SYS_: the
 				 * executable at every call */
+	int need_arg0;		/* in= on a SYS_ statement: argv[0] too, read
+				 * when the caller or its executable changes */
 	/* --trace=SYS_NAME: the lines' file (the program's stderr or
 	 * --trace-file), -1: none; chrome's timed lines; the call's start */
 	int trace_fd, timed, unseen;
@@ -317,6 +319,7 @@ struct ms_sup *ms_sup_prepare(const struct ms_chan_hdr *spec, struct ms_state_hd
 		const struct ms_stmt *st = ms_chan_stmt(spec, i);
 
 		s->need_exe |= st->fn >= MS_FN_COUNT && st->in_glob;
+		s->need_arg0 |= st->fn >= MS_FN_COUNT && st->in_glob;
 	}
 	/* a traced line names the program the caller runs now */
 	s->need_exe |= (spec->flags & MS_CHAN_TRACE) != 0;
@@ -369,6 +372,35 @@ int ms_sup_install(struct ms_sup *s, char *const envp[])
 
 /* ---- answering ---- */
 
+/* The basename of tid's argv[0] into ms_d.arg0_name ("" when it is the
+ * executable's, or unknown), as the shim's attach reads its own: in=
+ * matches either.  Read with the executable, when the caller or its
+ * executable changes, not at every call. */
+static void read_arg0(pid_t tid)
+{
+	char path[64], buf[256];
+	const char *b = buf;
+	ssize_t n = -1;
+	int fd;
+
+	ms_d.arg0_name[0] = '\0';
+	ms_d.touched++;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+	}
+	if (n <= 0)
+		return;
+	buf[n] = '\0'; /* argv[0] ends at its NUL */
+	for (const char *q = buf; *q; q++)
+		if (*q == '/')
+			b = q + 1;
+	if (*b && strlen(b) < sizeof(ms_d.arg0_name) && strcmp(b, ms_d.exe_name) != 0)
+		memcpy(ms_d.arg0_name, b, strlen(b) + 1);
+}
+
 /* The caller's thread group and executable, read when the caller changes
  * (an exec keeps the pid: the executable is read again then only when
  * the spec has in=, which needs it). */
@@ -416,6 +448,8 @@ static void caller_of(struct ms_sup *s, pid_t tid, int fresh)
 	}
 	if (tid != s->last_tid || strcmp(s->last_exe, ms_d.exe_name) != 0) {
 		memcpy(ms_d.exe_name, s->last_exe, sizeof(ms_d.exe_name));
+		if (s->need_arg0)
+			read_arg0(tid);
 		ms_in_here_reset();
 	}
 	s->last_tid = tid;

@@ -154,6 +154,14 @@ run "$M" -q -e 'fake_time("2030-01-01", in="date")' -e 'fake_time("2040-01-01", 
 want_out "2030
 2040"; done_t
 
+t "in=\"python3\" reaches python3, whose executable is python3.11 (argv[0] matches too)"
+# Debian's /usr/bin/python3 is a symlink to python3.11: the README's
+# example names what the user typed
+run "$M" -q -e 'fake_time("2030-01-01", in="python3")' \
+	sh -c 'date +%Y; /usr/bin/python3 -c "import time; print(time.gmtime().tm_year)"'
+want_rc 0; want_out "$(date +%Y)
+2030"; done_t
+
 t "the JSON report lists the clock, its reads and its readers"
 run "$M" --report json -o "$T/r.json" -e 'fake_time("2030-01-01")' date
 want_rc 0

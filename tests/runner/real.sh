@@ -99,6 +99,12 @@ run "$M" -e 'will_return_always(geteuid, 4242, in="id")' sh -c 'id -u | cat; id 
 want_rc 0; want_out "4242
 4242"; want_err_has "by id["; done_t
 
+t "in= matches argv[0]'s basename: id started through a link named myid"
+ln -sf "$(command -v id)" "$T/myid"
+run "$M" -e 'will_return_always(geteuid, 4242, in="myid")' sh -c "$T/myid -u; id -u"
+want_rc 0; want_out "4242
+$(id -u)"; want_err_has "by id["; done_t
+
 t "sh -c 'cat a; cat b' with will_fail_count(read, EIO, 1, in=\"cat\"): exactly one cat fails"
 echo a > "$T/a"; echo b > "$T/b"
 run "$M" -e 'will_fail_count(read, EIO, 1, in="cat")' sh -c "cat $T/a; cat $T/b"

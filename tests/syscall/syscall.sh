@@ -116,6 +116,13 @@ want_err_has "SYS_getppid() has remaining non-returned values"
 run "$M" -e 'will_return_always(SYS_getppid, 99, in="sysprobe")' "$P" ppid 1
 want_rc 0; want_out 99; done_t
 
+t "in= on a SYS_ statement matches argv[0]'s basename (a link, as busybox's applets are)"
+ln -sf "$P" applet
+run "$M" -e 'will_return_always(SYS_getppid, 99, in="applet")' ./applet ppid 1
+want_rc 0; want_out 99
+run "$M" -e 'will_return_always(SYS_getppid, 99, in="other")' ./applet ppid 1
+want_out_line_lacks 99; want_err_has "SYS_getppid() has remaining non-returned values"; done_t
+
 t "a tree: sh -c runs two static programs; one queued value, taken exactly once"
 cp "$P" proga && cp "$P" progb
 run "$M" -e 'will_return(SYS_getppid, 4242, in="prog?")' $SH -c './proga ppid 1; ./progb ppid 1'
