@@ -233,6 +233,12 @@ struct suite {
 	char *why;
 };
 
+/* A test that runs alone: `serial test`, or any test of a `serial` file. */
+static int is_serial(const struct entry *x)
+{
+	return x->t->serial || x->f->serial_line;
+}
+
 /*
  * Runs the n tests of e, o->jobs at a time, and collects each as soon as
  * it is done, whichever that is (the results stay in the files' order).
@@ -243,7 +249,7 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 		    const struct suite *suites, const struct testfile_opts *o)
 {
 	size_t next = 0, running = 0;
-	int jobs = o->jobs > 0 ? o->jobs : 1, rc = 0, forwarded = 0;
+	int jobs = o->jobs > 0 ? o->jobs : 1, rc = 0, forwarded = 0, alone = 0;
 	pid_t *pids = xrealloc(NULL, n * sizeof(pid_t));
 	int *fds = xrealloc(NULL, n * sizeof(int));
 	struct pollfd *pfd = xrealloc(NULL, (size_t)jobs * sizeof(*pfd));
@@ -258,9 +264,16 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 					kill(pids[k], ms_tf_stop_sig);
 			forwarded = 1;
 		}
-		while (!ms_tf_stop_sig && rc == 0 && running < (size_t)jobs && next < n) {
-			size_t k = next++;
+		while (!ms_tf_stop_sig && rc == 0 && running < (size_t)jobs && next < n &&
+		       !alone) {
+			size_t k = next;
 			int fi;
+
+			/* a serial test starts when no other runs, and none
+			 * starts beside it (CTest's RUN_SERIAL) */
+			if (is_serial(&e[k]) && running > 0)
+				break;
+			next++;
 
 			fds[k] = -1;
 			for (fi = 0; fi < npaths && files[fi] != e[k].f; fi++)
@@ -283,6 +296,7 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 				break;
 			}
 			running++;
+			alone = is_serial(&e[k]);
 		}
 		for (size_t k = 0; k < next; k++) {
 			if (fds[k] >= 0) {
@@ -304,6 +318,8 @@ static int run_pool(struct entry *e, size_t n, struct file **files, int npaths,
 				collect_test(&e[pk[i]], fds[pk[i]], pids[pk[i]]);
 				fds[pk[i]] = -1;
 				running--;
+				if (is_serial(&e[pk[i]]))
+					alone = 0;
 			}
 		}
 	}

@@ -88,6 +88,8 @@ struct block {
 	struct step *steps;	/* and what runs when, if it has one */
 	size_t nsteps;
 	size_t target;		/* control: its background, in the test's subs */
+	int serial;		/* a test: `serial test` (or the file's `serial`):
+				 * runs alone under -j */
 	struct act *acts;	/* control: what it does */
 	size_t nacts;
 	int add_open;		/* control: the last act takes more statement lines */
@@ -106,6 +108,7 @@ struct file {
 	struct block global;	/* file-level statements and env */
 	struct block *blocks;
 	size_t nblocks;
+	uint32_t serial_line;	/* a file-level `serial`: its line, 0: none */
 };
 
 struct result {

@@ -694,12 +694,41 @@ static int parse_file(struct file *f, char *error, size_t cap)
 		const char *le = memchr(p, '\n', (size_t)(end - p)), *q;
 		struct block *b = sub ? sub : cur ? cur : &f->global;
 		size_t n;
-		int d;
+		int d, serial;
 
 		le = le ? le : end;
 		lx.line_start = p;
 		lx.end = le;
 		q = lx.p = skip_ws(p, le);
+		serial = 0;
+		if (depth == 0 && !cur && word_is(q, le, "serial")) {
+			/* `serial`: every test of the file runs alone under -j;
+			 * `serial test "NAME" {`: that one */
+			const char *r = skip_ws(q + 6, le);
+
+			if (r >= le || *r == '#') {
+				if (f->serial_line) {
+					lex_error(&lx, q, "the file is serial already (line %u)",
+						  f->serial_line);
+					goto fail;
+				}
+				f->serial_line = lx.line;
+				p = le < end ? le + 1 : end;
+				continue;
+			}
+			if (!word_is(r, le, "test") && !(strncmp(r, "test", 4) == 0 && r[4] == '"')) {
+				lex_error(&lx, r, "expected 'test' or the end of the line after 'serial' "
+						  "(serial test \"NAME\" { ... }, or a line `serial` for the whole file)");
+				goto fail;
+			}
+			serial = 1;
+			q = lx.p = r;
+		} else if (depth == 0 && cur && !sub && word_is(q, le, "serial") &&
+			   at_end(q + 6, le)) {
+			lex_error(&lx, q, "'serial' marks a test from outside: serial test \"%s\" { ... }",
+				  cur->name);
+			goto fail;
+		}
 		if (depth > 0) {
 			keep_line(f, b, lx.line, p, le);
 			depth += paren_delta(p, le);
@@ -746,6 +775,7 @@ static int parse_file(struct file *f, char *error, size_t cap)
 				}
 			}
 			nb.name = name;
+			nb.serial = serial;
 			PUSH(f->blocks, f->nblocks, nb);
 			cur = &f->blocks[f->nblocks - 1];
 		} else if (!cur && (d = fixture_of(q, le, &n)) >= 0) {

@@ -48,7 +48,7 @@ t "test files: the directives, fixtures, one run, and the -t exit statuses"
 # breaks the lines elsewhere than groff 1.22 (Debian 12)
 flat=$(printf '%s\n' "$page" | tr -s ' \n' '  ')
 for w in expect_file_contains expect_stderr_contains expect_signal 'MOCKSHIM_SUITE_DIR' 'module "x.so"' \
-	'A test has one run' setup_all teardown_all 'With -t: 0 when every test passed' 'TAP version 13'; do
+	'A test has one run' 'serial test "NAME" {' 'A serial test runs alone' setup_all teardown_all 'With -t: 0 when every test passed' 'TAP version 13'; do
 	case "$flat" in *"$w"*) ;; *) problem "no [$w]" ;; esac
 done; done_t
 

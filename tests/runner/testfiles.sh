@@ -212,4 +212,40 @@ for sig in TERM INT; do
 done
 pkill -f 'sleep 31.25$' 2>/dev/null; done_t
 
+t "serial: under -j 4 a serial test runs alone (a lock dir each takes), others in parallel"
+mkdir -p "$T/serial"
+# each test takes the lock directory or fails: two that overlap fail
+lock='mkdir "$LOCKDIR/lock" || exit 1; sleep 1; rmdir "$LOCKDIR/lock"'
+{
+	echo 'test "free one" {'; echo "	run sh -c 'sleep 1'"; echo '}'
+	for n in a b c; do
+		echo "serial test \"port $n\" {"; echo "	run sh -c '$lock'"; echo '}'
+	done
+	echo 'test "free two" {'; echo "	run sh -c '[ ! -d \"\$LOCKDIR/lock\" ]'"; echo '}'
+} > "$T/serial/tests.mock"
+{ echo '# every test of this file runs alone'; echo 'serial'
+	for n in d e; do
+		echo "test \"port $n\" {"; echo "	run sh -c '$lock'"; echo '}'
+	done
+} > "$T/serial/file.mock"
+# the same tests without the marker overlap: the lock catches it
+sed 's/^serial test/test/' "$T/serial/tests.mock" > "$T/serial/unmarked.mock"
+run env LOCKDIR="$T/serial" "$M" -j 4 -t "$T/serial/tests.mock" "$T/serial/file.mock"
+want_rc 0
+[ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 7 ] || problem "not 7 oks: $out"
+run env LOCKDIR="$T/serial" "$M" -j 4 -t "$T/serial/unmarked.mock"
+want_rc 1; want_out_has "not ok"
+rmdir "$T/serial/lock" 2>/dev/null; done_t
+
+t "serial: a word after it other than test, or inside a test, is an error with its position"
+printf 'serial tset "x" {\n\trun true\n}\n' > "$T/serial/bad1.mock"
+run "$M" -t "$T/serial/bad1.mock"
+want_rc 125; want_err_has "bad1.mock:1:8: error: expected 'test' or the end of the line after 'serial'"
+printf 'test "x" {\n\tserial\n\trun true\n}\n' > "$T/serial/bad2.mock"
+run "$M" -t "$T/serial/bad2.mock"
+want_rc 125; want_err_has "bad2.mock:2:2: error: 'serial' marks a test from outside: serial test \"x\" { ... }"
+printf 'serial\nserial\ntest "x" {\n\trun true\n}\n' > "$T/serial/bad3.mock"
+run "$M" -t "$T/serial/bad3.mock"
+want_rc 125; want_err_has "bad3.mock:2:1: error: the file is serial already (line 1)"; done_t
+
 finish
