@@ -92,9 +92,14 @@ void rp_escapes(const struct ms_report_in *s, FILE *out, const char *prefix)
 	for (uint32_t i = 0; i < nevents(s); i++) {
 		const struct ms_event *e = event_at(s, i);
 		unsigned more = 0;
-		int first = 1;
+		int first = 1, note;
 
 		if (e->state != 1 || e->type != MS_EV_WARN)
+			continue;
+		/* a static program the SYS_ statements reach is not an
+		 * escape: a note, which -q leaves out */
+		note = e->kind == MS_ESC_STATIC && has_syscalls(s);
+		if (note && s->verbosity < MOCKSHIM_NORMAL)
 			continue;
 		for (uint32_t k = 0; k < nevents(s) && first; k++) {
 			const struct ms_event *o = event_at(s, k);
@@ -109,7 +114,7 @@ void rp_escapes(const struct ms_report_in *s, FILE *out, const char *prefix)
 		}
 		if (!first)
 			continue;
-		fprintf(out, "%swarning: `", prefix);
+		fprintf(out, "%s%s: `", prefix, note ? "note" : "warning");
 		put_plain(out, e->text);
 		fprintf(out, "` (%s by ", e->param ? "started" : "exec'd");
 		put_plain(out, rp_exe_of(s, e->pid, i));

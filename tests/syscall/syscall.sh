@@ -346,6 +346,22 @@ run "$M" -e 'will_fail(SYS_read, EIO)' busybox head -n1 in.txt
 want_err_has "note: /usr/bin/busybox is statically linked: LD_PRELOAD cannot reach it, the SYS_ statements do"
 want_err_has "(syscall tier)"; done_t
 
+t "-q: a static program the SYS_ statements reach is a note, not a warning, and -q leaves it out"
+# issue 47: -q printed "warning: `busybox` ... is static" for every exec
+run "$M" -q -e 'will_fail(SYS_read, EIO, in="busybox")' busybox head -n1 in.txt
+want_rc 1; want_err_has "head: in.txt: Input/output error"
+want_err_lacks "statically linked"; want_err_lacks "is static"
+if [ -n "$DYN" ]; then
+	run "$M" -q -e 'will_fail(SYS_read, EIO, in="busybox")' sh -c 'busybox head -n1 in.txt; busybox head -n1 in.txt'
+	want_rc 0; want_out "first line"
+	want_err_lacks "is static"; want_err_lacks "warning"
+	run "$M" -e 'will_fail(SYS_read, EIO, in="busybox")' sh -c 'busybox head -n1 in.txt; busybox head -n1 in.txt'
+	want_err_has "note: \`$BB\` (exec'd by dash["
+	want_err_has "is static: LD_PRELOAD cannot reach it, only the SYS_ statements act in it"
+	want_err_lacks "warning"
+fi
+done_t
+
 t "--list: the SYS_ names, and SYS_clock_gettime says the vDSO answers it"
 run "$M" --list
 want_out_has "syscall (SYS_ statements"; want_out_has " SYS_getdents64 "
