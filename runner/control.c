@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -37,6 +38,9 @@
 
 #define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)
 #define POLL_WAIT_MS 10 /* how often a --wait-call looks at the counts */
+/* how long the janitor keeps the run's end for a --wait-exit that
+ * comes after the socket is gone */
+#define ENDED_S 10
 
 enum wait_kind { WAIT_NONE, WAIT_CALL, WAIT_EXIT };
 
@@ -55,6 +59,9 @@ struct client {
 
 struct ms_control {
 	int lfd;
+	char status[512];	/* how the program ended, once it has ("": not yet) */
+	struct sockaddr_un ended; /* ms_control_ended_name() of the path */
+	socklen_t endedlen;
 	int janitor;		/* the write end: its EOF tells it to clean up */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char *dir;		/* the private directory, or NULL */
@@ -84,13 +91,139 @@ static int stale(const struct sockaddr_un *a)
 }
 
 /*
+ * The name under which a run's end is kept once its socket is gone: an
+ * abstract unix socket (no file to leave behind), named by the user and
+ * the socket's absolute path, which both sides compute the same way (the
+ * directory may be gone when ctl asks).
+ */
+int ms_control_ended_name(const char *path, struct sockaddr_un *a, socklen_t *len)
+{
+	char abs[PATH_MAX * 2], dir[PATH_MAX], real[PATH_MAX];
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	uint64_t h = 0xcbf29ce484222325ull;
+	uid_t uid = geteuid();
+	int n;
+
+	if (slash && (size_t)(slash - path) < sizeof(dir)) {
+		memcpy(dir, path, (size_t)(slash - path));
+		dir[slash - path] = '\0';
+	} else {
+		snprintf(dir, sizeof(dir), "%s", slash ? "/" : ".");
+	}
+	if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	if (realpath(dir, real))
+		snprintf(abs, sizeof(abs), "%s/%s", strcmp(real, "/") == 0 ? "" : real, base);
+	else if (path[0] == '/')
+		snprintf(abs, sizeof(abs), "%s", path);
+	else if (getcwd(real, sizeof(real)))
+		snprintf(abs, sizeof(abs), "%s/%s", real, path);
+	else
+		return -1;
+	for (const unsigned char *q = (const unsigned char *)&uid; q < (const unsigned char *)(&uid + 1); q++)
+		h = (h ^ *q) * 0x100000001b3ull;
+	for (const unsigned char *q = (const unsigned char *)abs; *q; q++)
+		h = (h ^ *q) * 0x100000001b3ull;
+	memset(a, 0, sizeof(*a));
+	a->sun_family = AF_UNIX;
+	n = snprintf(a->sun_path + 1, sizeof(a->sun_path) - 1, "mockshim-ended-%016llx", (unsigned long long)h);
+	*len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	return 0;
+}
+
+/* Tells the janitor that keeps an earlier run's end at this name to
+ * forget it (a new run takes the path). */
+static void forget_ended(const struct sockaddr_un *a, socklen_t len)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return;
+	if (connect(fd, (const struct sockaddr *)a, len) == 0 &&
+	    send(fd, MS_CTL_PROTO "\tforget\n", sizeof(MS_CTL_PROTO "\tforget\n") - 1, MSG_NOSIGNAL) > 0) {
+		char b;
+
+		/* until it has closed its listener */
+		struct timeval tv = { .tv_sec = 1 };
+
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		while (read(fd, &b, 1) > 0)
+			;
+	}
+	close(fd);
+}
+
+/*
+ * In the janitor, once the socket is gone: for ENDED_S seconds, a
+ * --wait-exit that comes late (the run ended between ctl's start and its
+ * connect) is told how the program ended, as it would have been.
+ */
+static void serve_ended(struct ms_control *c)
+{
+	int lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0), r = -1;
+	int64_t until = ms_mono_ms() + ENDED_S * 1000;
+
+	if (lfd < 0 || !c->endedlen)
+		return;
+	for (int i = 0; i < 20 && (r = bind(lfd, (struct sockaddr *)&c->ended, c->endedlen)) != 0 &&
+			errno == EADDRINUSE; i++)
+		forget_ended(&c->ended, c->endedlen);
+	if (r != 0 || listen(lfd, 16) != 0) {
+		close(lfd);
+		return;
+	}
+	for (int64_t t; (t = ms_mono_ms()) < until;) {
+		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
+		struct timeval tv = { .tv_sec = 1 };
+		char req[256], out[sizeof(c->status) + 64];
+		struct ucred cr;
+		socklen_t l = sizeof(cr);
+		ssize_t k = 0, got = 0;
+		int fd, n;
+
+		if (poll(&pfd, 1, (int)(until - t)) <= 0)
+			continue;
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 ||
+		    (cr.uid != geteuid() && cr.uid != 0)) {
+			close(fd);
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		while ((size_t)got < sizeof(req) - 1 && (k = read(fd, req + got, sizeof(req) - 1 - (size_t)got)) > 0) {
+			got += k;
+			if (memchr(req, '\n', (size_t)got))
+				break;
+		}
+		req[got] = '\0';
+		if (strncmp(req, MS_CTL_PROTO "\tforget\n", sizeof(MS_CTL_PROTO "\tforget\n") - 1) == 0) {
+			close(lfd);
+			close(fd);
+			return;
+		}
+		n = strncmp(req, MS_CTL_PROTO "\twait-exit\t", sizeof(MS_CTL_PROTO "\twait-exit\t") - 1) == 0
+			    ? snprintf(out, sizeof(out), MS_CTL_PROTO " ok\n%s", c->status)
+			    : snprintf(out, sizeof(out), MS_CTL_PROTO " error\nthe run ended: %s", c->status);
+		if (n > 0 && send(fd, out, strlen(out), MSG_NOSIGNAL) < 0) {
+			/* the client went away */
+		}
+		close(fd);
+	}
+	close(lfd);
+}
+
+/*
  * The janitor: a process of its own (setsid, every signal blocked) that
  * removes the socket and the private directory when mockrun's end of its
  * pipe closes, however mockrun ends, SIGKILL included.  It starts before
  * the socket is bound, so no moment leaves one behind: mockrun sends the
  * socket's inode once it is bound, and the janitor removes what has that
  * inode; if mockrun died before sending it, a socket at the path that
- * nobody listens on is one it was making.
+ * nobody listens on is one it was making.  After the inode comes how the
+ * run ended, if it did: serve_ended() keeps it for a late --wait-exit.
  */
 static int start_janitor(struct ms_control *c)
 {
@@ -130,18 +263,35 @@ static int start_janitor(struct ms_control *c)
 		if (p[0] > 0)
 			syscall(SYS_close_range, 0, (unsigned)p[0] - 1, 0);
 		syscall(SYS_close_range, (unsigned)p[0] + 1, ~0u, 0);
-		/* the inode (8 bytes), then EOF; nothing else comes */
-		while ((n = read(p[0], (char *)&ino + got, got < sizeof(ino) ? sizeof(ino) - got : 1)) != 0)
-			if (n > 0 && got < sizeof(ino))
-				got += (size_t)n;
-			else if (n < 0 && errno != EINTR && errno != EAGAIN)
+		/* the inode (8 bytes), then how the run ended (if it did),
+		 * then EOF */
+		for (;;) {
+			size_t st_got = got > sizeof(ino) ? got - sizeof(ino) : 0;
+			char sink;
+
+			if (got < sizeof(ino))
+				n = read(p[0], (char *)&ino + got, sizeof(ino) - got);
+			else if (st_got < sizeof(c->status) - 1)
+				n = read(p[0], c->status + st_got, sizeof(c->status) - 1 - st_got);
+			else
+				n = read(p[0], &sink, 1) > 0 ? 0 : -1; /* (too long: kept cut) */
+			if (n == 0)
 				break;
+			if (n > 0)
+				got += (size_t)n;
+			else if (errno != EINTR && errno != EAGAIN)
+				break;
+		}
+		if (got > sizeof(ino))
+			c->status[got - sizeof(ino) < sizeof(c->status) ? got - sizeof(ino) : sizeof(c->status) - 1] = '\0';
 		memcpy(a.sun_path, c->path, sizeof(c->path));
 		if (lstat(c->path, &st) == 0 && S_ISSOCK(st.st_mode) &&
 		    (got == sizeof(ino) ? st.st_ino == ino : stale(&a)))
 			unlink(c->path);
 		if (c->dir)
 			rmdir(c->dir);
+		if (got > sizeof(ino))
+			serve_ended(c);
 		free(c->dir);
 		free(c);
 		_exit(0);
@@ -191,6 +341,10 @@ struct ms_control *ms_control_open(const char *path, char *err, size_t cap)
 		goto fail;
 	}
 	memcpy(a.sun_path, c->path, sizeof(c->path));
+	if (ms_control_ended_name(c->path, &c->ended, &c->endedlen) == 0)
+		forget_ended(&c->ended, c->endedlen);
+	else
+		c->endedlen = 0;
 	if ((r = start_janitor(c)) < 0) {
 		snprintf(err, cap, "--control: cannot start the process that removes the socket: %s\n",
 			 strerror(-r));
@@ -438,7 +592,6 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 	const char *verb = args[0];
 	int64_t v = 0;
 
-	(void)c;
 	if (strcmp(verb, "report") == 0) {
 		live_report(cl, s, nargs > 1 ? args[1] : "text");
 	} else if (strcmp(verb, "advance-time") == 0 || strcmp(verb, "set-time") == 0 ||
@@ -499,6 +652,10 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 
 		if (nargs != 2 || parse_i64(args[1], &ms) < 0) {
 			replyf(cl, "error", "wait-exit: a bad request\n");
+			return;
+		}
+		if (c->status[0]) { /* the run has ended */
+			reply(cl, "ok", c->status, strlen(c->status));
 			return;
 		}
 		cl->wait = WAIT_EXIT;
@@ -666,9 +823,9 @@ static void status_text(const struct mockshim_session *s, char *buf, size_t cap)
 
 void ms_control_finish(struct ms_control *c, struct mockshim_session *s)
 {
-	char status[512];
+	char *status = c->status;
 
-	status_text(s, status, sizeof(status));
+	status_text(s, c->status, sizeof(c->status));
 	check_waits(c, s);
 	for (size_t i = 0; i < c->nc; i++) {
 		struct client *cl = &c->c[i];
@@ -714,8 +871,20 @@ void ms_control_close(struct ms_control *c)
 	if (c->dir)
 		rmdir(c->dir);
 	close(c->lfd);
-	if (c->janitor >= 0)
+	if (c->janitor >= 0) {
+		/* the janitor keeps how the run ended for a while */
+		sigset_t pipe, old;
+		struct timespec zero = { 0, 0 };
+
+		/* (a janitor killed from outside must not kill mockrun) */
+		sigemptyset(&pipe);
+		sigaddset(&pipe, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe, &old);
+		if (c->status[0] && write(c->janitor, c->status, strlen(c->status)) < 0)
+			sigtimedwait(&pipe, NULL, &zero);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		close(c->janitor);
+	}
 	free(c->dir);
 	free(c);
 }

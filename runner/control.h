@@ -11,6 +11,8 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <time.h>
 
 #define MS_CONTROL_ENV "MOCKSHIM_CONTROL"
@@ -38,8 +40,13 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 		      struct mockshim_session *s);
 /* The run is over (the state is still mapped): answers what waits. */
 void ms_control_finish(struct ms_control *c, struct mockshim_session *s);
-/* Closes every connection, removes the socket (and its directory). */
+/* Closes every connection, removes the socket (and its directory); the
+ * process that removes them keeps how the run ended for a few seconds,
+ * for a --wait-exit that comes late, at ms_control_ended_name(). */
 void ms_control_close(struct ms_control *c);
+/* The abstract socket where a run's end is kept, for the socket path:
+ * 0, or -1. */
+int ms_control_ended_name(const char *path, struct sockaddr_un *a, socklen_t *len);
 
 /* ms of CLOCK_MONOTONIC: the deadlines of waits, on both sides */
 static inline int64_t ms_mono_ms(void)

@@ -36,7 +36,8 @@ static void ctl_usage(FILE *f)
 	      "  --rate R                the fake clocks run on at rate R (0: frozen)\n"
 	      "  --wait-call FN [N]      until FN was called N times (default 1) in all,\n"
 	      "                          since the run started (and for the socket)\n"
-	      "  --wait-exit             until every process of the run has exited\n"
+	      "  --wait-exit             until every process of the run has exited: how\n"
+	      "                          the program ended (kept 10 s after the end)\n"
 	      "  -e STMTS, -f FILE       add replies (will_*) for the calls from now on, in\n"
 	      "                          every process (sources ctl#1, ctl#2, ...)\n"
 	      "  --source NAME           the source of the -e/-f after it, in errors and\n"
@@ -49,9 +50,14 @@ static void ctl_usage(FILE *f)
 }
 
 /* Sends one request and copies the reply's body to stdout (ok) or
- * stderr; the exit status. */
+ * stderr; the exit status.  wait: 1 waits for the socket (mockrun may be
+ * starting), 2 (--wait-exit) also asks where the janitor keeps a run's
+ * end once the socket is gone, and asks again when the connection closed
+ * unanswered (the run ended meanwhile). */
 static int ctl_send(const char *sock, const char *req, double wait_s, int wait)
 {
+	struct sockaddr_un ended;
+	socklen_t endedlen = 0;
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct timeval tv;
 	char buf[65536], *nl;
@@ -65,6 +71,9 @@ static int ctl_send(const char *sock, const char *req, double wait_s, int wait)
 		return 125;
 	}
 	strcpy(a.sun_path, sock);
+	if (wait == 2 && ms_control_ended_name(sock, &ended, &endedlen) < 0)
+		endedlen = 0;
+again:
 	/* a wait waits for the socket too: mockrun may be starting */
 	for (;;) {
 		struct timespec pause = { 0, 20000000 };
@@ -73,6 +82,10 @@ static int ctl_send(const char *sock, const char *req, double wait_s, int wait)
 		if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0)
 			break;
 		e = errno;
+		/* the run has ended: its janitor may still know how */
+		if (endedlen && (e == ENOENT || e == ECONNREFUSED) &&
+		    connect(fd, (struct sockaddr *)&ended, endedlen) == 0)
+			break;
 		close(fd);
 		fd = -1;
 		errno = e;
@@ -137,6 +150,11 @@ static int ctl_send(const char *sock, const char *req, double wait_s, int wait)
 			break;
 		}
 		len = 0;
+	}
+	if (head && wait == 2 && len == 0 && ms_mono_ms() < until) {
+		/* closed unanswered: the run ended as we came */
+		close(fd);
+		goto again;
 	}
 	if (head) {
 		fprintf(stderr, "mockrun ctl: %s: %s\n", sock,
@@ -397,7 +415,8 @@ int ms_ctl_main(int argc, char **argv)
 		const char *source = NULL;
 
 		for (int i = 1; i < argc && rc == 0; i++) {
-			int waitc = strcmp(argv[i], "--wait-call") == 0, r;
+			int waitc = strcmp(argv[i], "--wait-call") == 0 ? 1
+				    : strcmp(argv[i], "--wait-exit") == 0 ? 2 : 0, r;
 
 			req[0] = '\0';
 			r = ctl_request(argc, argv, &i, &source, wait_s, req, sizeof(req));
@@ -406,7 +425,7 @@ int ms_ctl_main(int argc, char **argv)
 			if (r > 0)
 				continue;
 			actions++;
-			/* --wait-call waits for the socket too */
+			/* --wait-call and --wait-exit wait for the socket too */
 			if (pass == 1)
 				rc = ctl_send(sock, req, wait_s, waitc);
 		}

@@ -339,6 +339,45 @@ done
 for f in "$T"/race*.pid; do [ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null; done
 [ "$left" = 0 ] || problem "$left of 20 sockets left behind"; done_t
 
+t "--wait-exit after the run has ended: how the program ended, as if it had waited"
+# issue 47: "No such file or directory" (125) once the socket was gone
+S=$T/ctl7.sock
+run "$M" -q --control "$S" sh -c 'exit 3'
+want_rc 3
+[ ! -e "$S" ] || problem "the socket is left after the run"
+run "$M" ctl "$S" --wait-exit --timeout 5
+want_rc 0; want_out "sh exited with status 3"
+# a relative path names the same socket
+run env -C "$T" "$M" ctl ctl7.sock --wait-exit --timeout 5
+want_rc 0; want_out "sh exited with status 3"
+# what else a run that ended is asked: an error, as before
+run "$M" ctl "$S" --report
+want_rc 125; want_err_has "has the run ended?"
+# a later run at the same path replaces what is kept
+run "$M" -q --control "$S" sh -c 'kill -TERM $$'
+want_rc 143
+run "$M" ctl "$S" --wait-exit --timeout 5
+want_rc 0; want_out "sh was killed by signal 15"
+# ctl before mockrun: it waits for the socket, then for the end
+S=$T/ctl8.sock
+( sleep 0.3; exec "$M" -q --control "$S" sh -c 'sleep 0.3; exit 5' ) >/dev/null 2>&1 &
+pid=$!
+run "$M" ctl "$S" --wait-exit --timeout 10
+want_rc 0; want_out "sh exited with status 5"
+wait "$pid"
+# ended or not, 20 runs in a row give the status (the race of issue 47)
+bad=0
+for i in $(seq 20); do
+	S=$T/race-exit$i.sock
+	"$M" -q --control "$S" sh -c "exit $((i % 7))" >/dev/null 2>&1 &
+	pid=$!
+	o=$("$M" ctl "$S" --wait-exit --timeout 10 2>&1)
+	[ "$o" = "sh exited with status $((i % 7))" ] || { bad=$((bad + 1)); echo "# $i: $o"; }
+	wait "$pid"
+done
+[ "$bad" = 0 ] || problem "$bad of 20 --wait-exit gave no status"
+done_t
+
 t "--source names what -e adds; --stop ends the run with the program's status"
 S=$T/ctl5.sock
 bg --control "$S" sh -c 'exec sleep 30'
