@@ -38,11 +38,38 @@ static const struct ms_stmt_kind stmt_kinds[] = {
 	X("expect_in_set", MS_X_SET, 2, ", {A, B, ...}")
 	X("expect_not_in_set", MS_X_NOT_SET, 2, ", {A, B, ...}")
 	X("expect_any", MS_X_ANY, 1, "")
-#undef X
 	{ K("expect_function_call"), ST_ORDER, MS_ORD_CALL, 1, 0, 0, "expect_function_call(FN)" },
 	{ K("expect_function_calls"), ST_ORDER, MS_ORD_CALL, 0, 1, 1, "expect_function_calls(FN, COUNT)" },
 	{ K("ignore_function_calls"), ST_ORDER, MS_ORD_IGNORE, 1, 0, 0, "ignore_function_calls(FN)" },
 	{ K("expect_no_call"), ST_ORDER, MS_ORD_NO_CALL, 1, 0, 0, "expect_no_call(FN)" },
+	/*
+	 * CMocka's other spellings (cmocka 1.1 and 2.0), each one of the
+	 * kinds above with CMocka's meaning: the store, the channel and the
+	 * shim see only the kind; the report quotes the statement as the
+	 * user wrote it.  doc/mockrun.1 has the table ("CMocka's names").
+	 */
+	{ K("expect_any_always"), ST_EXPECT, MS_X_ANY, MS_COUNT_ALWAYS, 1, 1, "expect_any_always(FN, PARAM)" },
+	/* 2.0's typed expectations: the prototype types the parameter */
+#define TYPED(what, kind, n, args) X("expect_int_" what, kind, n, args) X("expect_uint_" what, kind, n, args)
+	TYPED("value", MS_X_VALUE, 2, ", VALUE")
+	TYPED("not_value", MS_X_NOT_VALUE, 2, ", VALUE")
+	TYPED("in_range", MS_X_RANGE, 3, ", MIN, MAX")
+	TYPED("not_in_range", MS_X_NOT_RANGE, 3, ", MIN, MAX")
+	TYPED("in_set", MS_X_SET, 2, ", {A, B, ...}")
+	TYPED("not_in_set", MS_X_NOT_SET, 2, ", {A, B, ...}")
+#undef TYPED
+#undef X
+	/* 2.0's typed replies: the prototype types the value */
+#define X(type)                                                                                  \
+	{ K("will_return_" type), ST_RULE, MS_R_RETURN, 1, 1, 1, "will_return_" type "(FN, VALUE [, ...])" }, \
+	{ K("will_return_" type "_count"), ST_RULE, MS_R_RETURN, 0, 2, 2,                        \
+	  "will_return_" type "_count(FN, VALUE, COUNT [, ...])" },                              \
+	{ K("will_return_" type "_always"), ST_RULE, MS_R_RETURN, MS_COUNT_ALWAYS, 1, 1,         \
+	  "will_return_" type "_always(FN, VALUE [, ...])" },                                    \
+	{ K("will_return_" type "_maybe"), ST_RULE, MS_R_RETURN, MS_COUNT_MAYBE, 1, 1,           \
+	  "will_return_" type "_maybe(FN, VALUE [, ...])" },
+	X("int") X("uint") X("ptr") X("float") X("double")
+#undef X
 };
 #undef K
 

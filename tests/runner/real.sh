@@ -309,4 +309,15 @@ t "dd iflag=nonblock sets stdin's flags with fcntl: a failing fcntl is reported"
 run "$M" -q -e 'will_fail(fcntl, EBADF)' dd iflag=nonblock of=/dev/null status=none < /dev/null
 want_rc 1; want_err_has "dd: setting flags for 'standard input': Bad file descriptor"; done_t
 
+t "CMocka's expect_any_always(open, pathname) on cat: checked, quoted as written"
+run "$M" -e 'expect_any_always(open, pathname)' cat /etc/hostname
+want_rc 0; want_err_has "expect_any_always(open, pathname): checked 1 time (always)"
+# never called: a leftover in CMocka's words, the statement as written
+run "$M" -e 'expect_any_always(open, pathname)' true
+want_rc 123; want_err_has "open(): \`pathname\` parameter still has values that haven't been checked"
+want_err_has "    expect_any_always(open, pathname)"
+# a name neither CMocka nor mockshim has: the same error as before
+run "$M" -e 'expect_any_sometimes(open, pathname)' true
+want_rc 125; want_err_has "-e#1:1:1: error: unknown statement 'expect_any_sometimes'"; done_t
+
 finish

@@ -474,6 +474,133 @@ static void test_call_order(void **state)
 	assert_int_equal(f->spec.orders[3].stmt.line, 2);
 }
 
+/* One statement's table entry: rules, expectations or call order. */
+struct compiled {
+	int table;		/* 0 rule, 1 expectation, 2 call order */
+	const struct ms_stmt *stmt;
+	unsigned kind;
+	int64_t lo, hi, value;
+	uint32_t len, param;
+	const char *data;
+};
+
+static void compile_one(const char *text, struct compiled *out)
+{
+	struct fixture f;
+
+	memset(&f, 0, sizeof(f));
+	ms_spec_init(&f.spec, realloc, free);
+	if (parse(&f, text))
+		fail_msg("'%s' does not compile: %s", text, f.diag.msg);
+	if (f.spec.nrules + f.spec.nexpects + f.spec.norders != 1)
+		fail_msg("'%s' compiles to %u statements", text,
+			 f.spec.nrules + f.spec.nexpects + f.spec.norders);
+	memset(out, 0, sizeof(*out));
+	/* copies: the store goes with the spec */
+	if (f.spec.nrules) {
+		static struct ms_stmt hdr;
+		const struct ms_rule *r = &f.spec.rules[0];
+
+		hdr = r->stmt;
+		*out = (struct compiled){ 0, &hdr, r->kind, 0, 0, r->value, r->nouts, 0, NULL };
+	} else if (f.spec.nexpects) {
+		static struct ms_stmt hdr;
+		static char data[64];
+		const struct ms_expect *x = &f.spec.expects[0];
+
+		hdr = x->stmt;
+		memcpy(data, f.spec.pool + x->data, x->len * 8 < sizeof(data) ? x->len * 8 : sizeof(data));
+		*out = (struct compiled){ 1, &hdr, x->kind, x->lo, x->hi, 0, x->len, x->param, data };
+	} else {
+		static struct ms_stmt hdr;
+
+		hdr = f.spec.orders[0].stmt;
+		*out = (struct compiled){ 2, &hdr, f.spec.orders[0].kind, 0, 0, 0, 0, 0, NULL };
+	}
+	ms_spec_fini(&f.spec);
+}
+
+/* CMocka's other spellings compile to the statement they stand for. */
+static void test_cmocka_names(void **state)
+{
+	static const char *const pairs[][2] = {
+		{ "expect_any_always(open, pathname)", "expect_any_count(open, pathname, -1)" },
+		{ "expect_int_value(read, fd, 3)", "expect_value(read, fd, 3)" },
+		{ "expect_uint_value(read, count, 3)", "expect_value(read, count, 3)" },
+		{ "expect_int_value_count(read, fd, 3, 2)", "expect_value_count(read, fd, 3, 2)" },
+		{ "expect_uint_value_count(read, count, 3, -1)", "expect_value_count(read, count, 3, -1)" },
+		{ "expect_int_not_value(read, fd, 3)", "expect_not_value(read, fd, 3)" },
+		{ "expect_uint_not_value(read, count, 3)", "expect_not_value(read, count, 3)" },
+		{ "expect_int_not_value_count(read, fd, 3, 2)", "expect_not_value_count(read, fd, 3, 2)" },
+		{ "expect_uint_not_value_count(read, count, 3, 2)", "expect_not_value_count(read, count, 3, 2)" },
+		{ "expect_int_in_range(read, fd, -1, 9)", "expect_in_range(read, fd, -1, 9)" },
+		{ "expect_uint_in_range(read, count, 1, 9)", "expect_in_range(read, count, 1, 9)" },
+		{ "expect_int_in_range_count(read, fd, 0, 9, 2)", "expect_in_range_count(read, fd, 0, 9, 2)" },
+		{ "expect_uint_in_range_count(read, count, 0, 9, -2)", "expect_in_range_count(read, count, 0, 9, -2)" },
+		{ "expect_int_not_in_range(read, fd, 0, 9)", "expect_not_in_range(read, fd, 0, 9)" },
+		{ "expect_uint_not_in_range(read, count, 0, 9)", "expect_not_in_range(read, count, 0, 9)" },
+		{ "expect_int_not_in_range_count(read, fd, 0, 9, 3)", "expect_not_in_range_count(read, fd, 0, 9, 3)" },
+		{ "expect_uint_not_in_range_count(read, count, 0, 9, 3)", "expect_not_in_range_count(read, count, 0, 9, 3)" },
+		{ "expect_int_in_set(read, fd, {0, 3})", "expect_in_set(read, fd, {0, 3})" },
+		{ "expect_uint_in_set(read, count, {1, 4})", "expect_in_set(read, count, {1, 4})" },
+		{ "expect_int_in_set_count(read, fd, {0, 3}, 2)", "expect_in_set_count(read, fd, {0, 3}, 2)" },
+		{ "expect_uint_in_set_count(read, count, {1, 4}, 2)", "expect_in_set_count(read, count, {1, 4}, 2)" },
+		{ "expect_int_not_in_set(read, fd, {0, 3})", "expect_not_in_set(read, fd, {0, 3})" },
+		{ "expect_uint_not_in_set(read, count, {1, 4})", "expect_not_in_set(read, count, {1, 4})" },
+		{ "expect_int_not_in_set_count(read, fd, {0}, 2)", "expect_not_in_set_count(read, fd, {0}, 2)" },
+		{ "expect_uint_not_in_set_count(read, count, {1}, 2)", "expect_not_in_set_count(read, count, {1}, 2)" },
+		{ "will_return_int(getpid, 7)", "will_return(getpid, 7)" },
+		{ "will_return_uint(geteuid, 7)", "will_return(geteuid, 7)" },
+		{ "will_return_ptr(fopen, NULL)", "will_return(fopen, NULL)" },
+		{ "will_return_double(getpid, 7)", "will_return(getpid, 7)" },
+		{ "will_return_float(getpid, 7)", "will_return(getpid, 7)" },
+		{ "will_return_int_count(getpid, 7, 3)", "will_return_count(getpid, 7, 3)" },
+		{ "will_return_uint_count(geteuid, 7, 3)", "will_return_count(geteuid, 7, 3)" },
+		{ "will_return_ptr_count(fopen, NULL, 2)", "will_return_count(fopen, NULL, 2)" },
+		{ "will_return_float_count(getpid, 7, 2)", "will_return_count(getpid, 7, 2)" },
+		{ "will_return_double_count(getpid, 7, 2)", "will_return_count(getpid, 7, 2)" },
+		{ "will_return_int_always(getpid, 7)", "will_return_always(getpid, 7)" },
+		{ "will_return_uint_always(geteuid, 7)", "will_return_always(geteuid, 7)" },
+		{ "will_return_ptr_always(fopen, NULL)", "will_return_always(fopen, NULL)" },
+		{ "will_return_float_always(getpid, 7)", "will_return_always(getpid, 7)" },
+		{ "will_return_double_always(getpid, 7)", "will_return_always(getpid, 7)" },
+		{ "will_return_int_maybe(getpid, 7)", "will_return_maybe(getpid, 7)" },
+		{ "will_return_uint_maybe(geteuid, 7)", "will_return_maybe(geteuid, 7)" },
+		{ "will_return_ptr_maybe(fopen, NULL)", "will_return_maybe(fopen, NULL)" },
+		{ "will_return_float_maybe(getpid, 7)", "will_return_maybe(getpid, 7)" },
+		{ "will_return_double_maybe(getpid, 7)", "will_return_maybe(getpid, 7)" },
+	};
+	struct fixture *f = *state;
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct compiled a, b;
+		struct ms_stmt ha;
+		char da[64] = { 0 };
+
+		compile_one(pairs[i][0], &a);
+		ha = *a.stmt;
+		if (a.data)
+			memcpy(da, a.data, sizeof(da));
+		compile_one(pairs[i][1], &b);
+		if (a.table != b.table || a.kind != b.kind || ha.fn != b.stmt->fn ||
+		    ha.count != b.stmt->count || a.lo != b.lo || a.hi != b.hi || a.value != b.value ||
+		    a.len != b.len || a.param != b.param || (b.data && memcmp(da, b.data, sizeof(da))))
+			fail_msg("'%s' is not '%s': table %d/%d kind %u/%u count %d/%d", pairs[i][0],
+				 pairs[i][1], a.table, b.table, a.kind, b.kind, ha.count, b.stmt->count);
+	}
+	/* the report quotes what the user wrote */
+	assert_int_equal(parse(f, "expect_any_always(open, pathname)"), 0);
+	assert_string_equal(pool(state, expect(state, 0)->stmt.text), "expect_any_always(open, pathname)");
+	/* the spellings' own usage in their errors */
+	expect_error(state, "expect_any_always(open, pathname, 2)", 1, 1,
+		     "wrong number of arguments: expect_any_always(FN, PARAM)");
+	expect_error(state, "will_return_int_count(getpid, 7)", 1, 1,
+		     "wrong number of arguments: will_return_int_count(FN, VALUE, COUNT [, ...])");
+	/* a name that is still unknown: the same error as any other */
+	expect_error(state, "expect_any_sometimes(open, pathname)", 1, 1,
+		     "unknown statement 'expect_any_sometimes'");
+}
+
 static void test_expectation_errors(void **state)
 {
 	expect_error(state, "expect_value(read, nofd, 3)", 1, 20, "read() has no parameter 'nofd' (parameters: fd, buf, count)");
@@ -575,6 +702,7 @@ int main(void)
 		T(test_expectations),
 		T(test_call_order),
 		T(test_expectation_errors),
+		T(test_cmocka_names),
 		T(test_fake_time_range),
 		T(test_failed_parse_keeps_nothing),
 #undef T
