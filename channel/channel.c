@@ -481,7 +481,7 @@ const char *ms_channel_orders_ok(const struct ms_chan_hdr *h)
 		if (bad)
 			return bad;
 		if (o->kind < MS_ORD_CALL || o->kind > MS_ORD_NO_CALL ||
-		    (o->kind == MS_ORD_CALL && o->stmt.count <= 0))
+		    (o->kind == MS_ORD_CALL && o->stmt.count <= 0 && o->stmt.count != MS_COUNT_ALWAYS))
 			return "bad call-order entry";
 	}
 	return NULL;

@@ -49,6 +49,8 @@ static const struct ms_stmt_kind stmt_kinds[] = {
 	 * user wrote it.  doc/mockrun.1 has the table ("CMocka's names").
 	 */
 	{ K("expect_any_always"), ST_EXPECT, MS_X_ANY, MS_COUNT_ALWAYS, 1, 1, "expect_any_always(FN, PARAM)" },
+	/* one or more calls, at its place in the sequence */
+	{ K("expect_function_call_any"), ST_ORDER, MS_ORD_CALL, MS_COUNT_ALWAYS, 0, 0, "expect_function_call_any(FN)" },
 	/* 2.0's typed expectations: the prototype types the parameter */
 #define TYPED(what, kind, n, args) X("expect_int_" what, kind, n, args) X("expect_uint_" what, kind, n, args)
 	TYPED("value", MS_X_VALUE, 2, ", VALUE")

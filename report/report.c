@@ -306,7 +306,9 @@ int rp_leftover(const struct ms_report_in *s, const struct item *it)
 {
 	/* a broken sequence is one failure, its rest is not checked */
 	if (it->table == IT_ORDER)
-		return it->kind == MS_ORD_CALL && it->consumed < (uint32_t)it->stmt.count &&
+		return it->kind == MS_ORD_CALL &&
+		       (it->stmt.count < 0 ? it->consumed == 0
+					   : it->consumed < (uint32_t)it->stmt.count) &&
 		       live(s)->order_cursor != MS_ORDER_BROKEN;
 	if (it->stmt.count > 0)
 		return it->consumed < (uint32_t)it->stmt.count;
@@ -388,6 +390,8 @@ void rp_count_str(char *buf, size_t n, const struct item *it)
 
 	if (it->table == IT_ORDER && it->kind != MS_ORD_CALL)
 		snprintf(buf, n, "called %u %s", it->consumed, times);
+	else if (it->table == IT_ORDER && it->stmt.count == MS_COUNT_ALWAYS)
+		snprintf(buf, n, "called %u %s (at least once)", it->consumed, times);
 	else if (it->stmt.count == MS_COUNT_ALWAYS)
 		snprintf(buf, n, "%s %u %s (always)", verb, it->consumed, times);
 	else if (it->stmt.count == MS_COUNT_MAYBE)

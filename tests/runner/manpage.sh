@@ -53,7 +53,7 @@ for w in expect_file_contains expect_stderr_contains expect_signal 'MOCKSHIM_SUI
 done; done_t
 
 t "CMocka's names: the table of spellings and what they stand for"
-for w in "CMocka's names" 'expect_any_always(FN, PARAM)' 'expect_any_count(FN, PARAM, -1)' \
+for w in "CMocka's names" 'expect_any_always(FN, PARAM)' 'expect_function_call_any(FN)' 'expect_any_count(FN, PARAM, -1)' \
 	expect_int_in_set will_return_int 'will_return_TYPE_count, _always, _maybe'; do
 	case "$page" in *"$w"*) ;; *) problem "no [$w]" ;; esac
 done; done_t

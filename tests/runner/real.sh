@@ -320,4 +320,18 @@ want_err_has "    expect_any_always(open, pathname)"
 run "$M" -e 'expect_any_sometimes(open, pathname)' true
 want_rc 125; want_err_has "-e#1:1:1: error: unknown statement 'expect_any_sometimes'"; done_t
 
+t "CMocka's expect_function_call_any(read) on cat: one or more reads at their place"
+# cat reads a small file in two reads (the bytes, then EOF) between the
+# open and the close
+echo small > "$T/small.txt"
+run "$M" -e 'expect_function_call(open); expect_function_call_any(read); expect_function_call(close)' \
+	cat "$T/small.txt"
+want_rc 0; want_err_has "expect_function_call_any(read): called 2 times (at least once)"
+want_err_has "all checks passed"
+run "$M" -e 'expect_function_call_any(read); expect_function_call(open)' cat "$T/small.txt"
+want_rc 123; want_err_has "called out of order: call #1 of the sequence should be read() (-e#1:1), but open() came"
+run "$M" -e 'expect_function_call_any(unlink)' cat "$T/small.txt"
+want_rc 123; want_err_has "unlink() was expected to be called but was not (called 0 times (at least once))"
+done_t
+
 finish

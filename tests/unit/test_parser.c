@@ -588,6 +588,14 @@ static void test_cmocka_names(void **state)
 			fail_msg("'%s' is not '%s': table %d/%d kind %u/%u count %d/%d", pairs[i][0],
 				 pairs[i][1], a.table, b.table, a.kind, b.kind, ha.count, b.stmt->count);
 	}
+	/* one or more calls at its place: no other statement says it */
+	assert_int_equal(parse(f, "expect_function_call_any(read)"), 0);
+	assert_int_equal(f->spec.norders, 1);
+	assert_int_equal(f->spec.orders[0].kind, MS_ORD_CALL);
+	assert_int_equal(f->spec.orders[0].stmt.count, MS_COUNT_ALWAYS);
+	assert_int_equal(f->spec.orders[0].stmt.fn, MS_ID_read);
+	expect_error(state, "expect_function_call_any(read, 2)", 1, 1,
+		     "wrong number of arguments: expect_function_call_any(FN)");
 	/* the report quotes what the user wrote */
 	assert_int_equal(parse(f, "expect_any_always(open, pathname)"), 0);
 	assert_string_equal(pool(state, expect(state, 0)->stmt.text), "expect_any_always(open, pathname)");
