@@ -75,6 +75,31 @@ static const struct ms_stmt_kind stmt_kinds[] = {
 };
 #undef K
 
+/* CMocka's names that have no mockshim statement, by prefix: what the
+ * user writes instead, after "unknown statement". */
+static const struct {
+	const char *prefix, *hint;
+} cmocka_hints[] = {
+	{ "expect_float", "CMocka 2.0 compares within an epsilon; mockshim compares a double "
+			  "bit for bit: expect_value" },
+	{ "expect_double", "CMocka 2.0 compares within an epsilon; mockshim compares a double "
+			   "bit for bit: expect_value" },
+	{ "expect_not_float", "CMocka 2.0 compares within an epsilon; mockshim compares a "
+			      "double bit for bit: expect_not_value" },
+	{ "expect_not_double", "CMocka 2.0 compares within an epsilon; mockshim compares a "
+			       "double bit for bit: expect_not_value" },
+	/* (expect_check_count, 2.0's expect_check_data too) */
+	{ "expect_check", "CMocka's check function lives in the test program: check the "
+			  "parameter in a handler module (-m), or with expect_value, "
+			  "expect_in_range, expect_string" },
+	{ "will_set_parameter", "CMocka 2.0's output of a handler: give the output on the reply, "
+				"will_return(FN, VALUE, PARAM=...)" },
+	{ "will_set_errno", "CMocka 2.0's: give errno=E on will_return, or will_fail(FN, E)" },
+	{ "will_return_ptr_type", "CMocka 2.0's: use will_return_ptr(FN, VALUE)" },
+	{ "expect_assert_failure", "CMocka's check of a mock_assert() in the test program: a "
+				   "program run whole has none" },
+};
+
 const struct ms_stmt_kind *ms_find_stmt_kind(struct ms_parser *ps, const struct ms_tok *name)
 {
 	for (size_t i = 0; i < sizeof(stmt_kinds) / sizeof(stmt_kinds[0]); i++) {
@@ -83,6 +108,16 @@ const struct ms_stmt_kind *ms_find_stmt_kind(struct ms_parser *ps, const struct 
 		/* lengths first: no strlen of every kind's name per statement */
 		if (k->len == name->n && name->type == T_IDENT && memcmp(k->name, name->s, k->len) == 0)
 			return &stmt_kinds[i];
+	}
+	for (size_t i = 0; name->type == T_IDENT && i < sizeof(cmocka_hints) / sizeof(cmocka_hints[0]);
+	     i++) {
+		size_t n = strlen(cmocka_hints[i].prefix);
+
+		if (name->n >= n && memcmp(name->s, cmocka_hints[i].prefix, n) == 0) {
+			ms_fail_tok(&ps->lx, name, "unknown statement '%.*s' (%s)", (int)name->n,
+				    name->s, cmocka_hints[i].hint);
+			return NULL;
+		}
 	}
 	ms_fail_tok(&ps->lx, name, "unknown statement '%.*s'", (int)name->n, name->s);
 	return NULL;

@@ -604,6 +604,18 @@ static void test_cmocka_names(void **state)
 		     "wrong number of arguments: expect_any_always(FN, PARAM)");
 	expect_error(state, "will_return_int_count(getpid, 7)", 1, 1,
 		     "wrong number of arguments: will_return_int_count(FN, VALUE, COUNT [, ...])");
+	/* CMocka's names with no mockshim statement: unknown, with what to write */
+	expect_error(state, "expect_double(cos, x, 0.5, 0.001)", 1, 1,
+		     "unknown statement 'expect_double' (CMocka 2.0 compares within an epsilon; "
+		     "mockshim compares a double bit for bit: expect_value)");
+	expect_error(state, "will_set_parameter(chef_cook, dish_out, \"x\")", 1, 1,
+		     "unknown statement 'will_set_parameter' (CMocka 2.0's output of a handler");
+	expect_error(state, "will_set_errno_always(read, EIO)", 1, 1,
+		     "unknown statement 'will_set_errno_always' (CMocka 2.0's: give errno=E");
+	expect_error(state, "expect_check_data(read, fd, f, 1)", 1, 1, "in a handler module (-m)");
+	expect_error(state, "expect_check(read, fd, f, 1)", 1, 1,
+		     "unknown statement 'expect_check' (CMocka's check function lives in the test program");
+	expect_error(state, "expect_assert_failure(read)", 1, 1, "a program run whole has none");
 	/* a name that is still unknown: the same error as any other */
 	expect_error(state, "expect_any_sometimes(open, pathname)", 1, 1,
 		     "unknown statement 'expect_any_sometimes'");
