@@ -114,7 +114,11 @@ struct ms_chan_hdr {
  * | event (into another valid event, or past a shortened log), its     |
  * | statement's failed and ok consistently; a failed reply or call     |
  * | order, its event and failed; a statement of count always or maybe, |
- * | its turns too.  Anything less is 125 ("tampered") or a failure.    |
+ * | its turns too.  Anything less is 125 ("tampered") or a failure     |
+ * | (123): a count without its event, or a counted check's turn with   |
+ * | no outcome, is a failure recorded in part, as a process or thread  |
+ * | ended inside the shim's recording leaves it (mockrun cannot see    |
+ * | every such end: a thread ended by another's exit()).               |
  * +--------------------------------------------------------------------+
  *
  * The state's header: what every process of the tree updates, with
@@ -128,7 +132,8 @@ struct ms_state_hdr {
 	uint64_t size;
 	uint32_t events_next;	/* next event slot; > events_cap: dropped.
 				 * write: lower, a complete event past it is
-				 * 125; higher, slots never written are 125 */
+				 * 125; higher, slots never written are read
+				 * as torn (a failure there is one in part) */
 	uint32_t attached;	/* processes whose shim attached.  write: below
 				 * the attach events, 125; above, a count only */
 	uint32_t failures;	/* failed checks the full event log had no room
@@ -137,8 +142,9 @@ struct ms_state_hdr {
 	uint32_t order_cursor;	/* first call-order entry not yet done;
 				 * MS_ORDER_BROKEN after a call out of order.
 				 * write: past its end, 125; BROKEN with no
-				 * order failure counted, 125; back to 0,
-				 * the failure's event and count still say */
+				 * order failure counted, a failure (123);
+				 * back to 0, the failure's event and count
+				 * still say */
 	uint32_t order_seq;	/* calls that took part in call ordering (the
 				 * failures' positions only) */
 	uint32_t consume_dropped;	/* consume events not logged, to keep room (-v's
@@ -154,8 +160,8 @@ struct ms_state_hdr {
 				 * write: bounded; lanes, see settle_lanes() */
 	uint32_t failed_unowned;	/* failures that name no statement (mock()
 					 * with nothing queued, no rule).  write:
-					 * 0 with its event kept, 125; with the
-					 * event gone too, see the box above */
+					 * 0 with its event kept, 125; above the
+					 * events, a failure in part (123) */
 	int32_t trace_errno;	/* why: the first errno of a lost line, or
 				 * MS_TRACE_SHORT when every one was a line
 				 * written in part (0: none lost).  write: 0 here
@@ -213,8 +219,7 @@ struct ms_rule_state {
 	uint32_t declined;	/* probability=: draws that passed it by */
 	uint32_t failed;	/* failures naming it, counted before their event.
 				 * write: 0 with the event kept, 125; more than
-				 * the events, 125 (a lost failure where a
-				 * process may have been killed) */
+				 * the events, a failure recorded in part (123) */
 	uint32_t reserved[9];
 };
 
@@ -228,15 +233,18 @@ struct ms_rule_state {
 struct ms_count_state {
 	uint32_t consumed;	/* turns taken (a call-order entry: calls).
 				 * write: past the count, 125; above ok +
-				 * failed, 125; lower, a leftover or below ok
-				 * (125), but for always and maybe */
+				 * failed, a failure in part (123) for a
+				 * counted check (always and maybe: a call
+				 * that never returned); lower, a leftover or
+				 * below ok (125), but for always and maybe */
 	uint32_t passed;	/* calls its when() passed by (the report's
 				 * hint only) */
 	uint32_t ok;		/* expectations: checks that held.  write:
 				 * above consumed, 125 */
 	uint32_t failed;	/* failures naming it, counted before their
-				 * event.  write: 0, consumed above ok + failed,
-				 * or the events above it: 125 */
+				 * event.  write: below the events, 125; 0 with
+				 * consumed above ok, or above the events: a
+				 * failure in part (123) */
 };
 /* ok's place after consumed, in uint32_t: a fast slot has consumed's */
 #define MS_COUNT_OK_AT 2
@@ -668,10 +676,10 @@ enum ms_event_flags {
  * write: an event is read only when every field is one a shim writes
  * (its statement's table, function, kind, lengths and offsets), else
  * 125; strings are cut at their size.  A slot below events_next left
- * incomplete (state 0: zeroed) is 125 unless mockrun saw a process of
- * the tree killed by a signal, when it is a lost failure; a failure
- * retyped into another valid event leaves its statement's failed count
- * without an event: 125 likewise.
+ * incomplete (state 0: zeroed) is torn: typed as a failure, or its
+ * statement's failed count without an event, a failure recorded in
+ * part (123); a failure retyped into another valid event leaves its
+ * statement's failed count without an event: the same.
  */
 struct ms_event {
 	uint32_t state;		/* (shared) 0 = being written, 1 = complete */

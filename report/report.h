@@ -31,11 +31,6 @@ struct ms_report_in {
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
 	int done_before_timeout;	/* the program itself had exited when it expired */
-	int none_killed;	/* the driver knows that no process of the tree
-				 * was killed by a signal (it reaped every one
-				 * it saw exit, and sent the tree none): a
-				 * half-written event, or a check with no
-				 * outcome, cannot come from a shim (audit.c) */
 	int running;		/* mockrun ctl --report: the tree is still running (the
 				 * audit allows a copy torn between its counts) */
 	char **unattached;	/* "name[pid]": orphans the driver reaped that never attached */

@@ -399,7 +399,7 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 		return;
 	for (uint32_t i = 0; i < c.n; i++)
 		failed += rp_leftover(s, &c.items[i]) || c.nfail[i];
-	if (c.nfail[c.n])
+	if (c.nfail[c.n] || s->lost_failures)
 		failed++;
 	else if (rp_program_failed(s, &c))
 		errors++;
@@ -447,6 +447,13 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 		snprintf(text, sizeof(text), "no verdict: the channel was tampered with: %s",
 			 s->tampered);
 		junit_problem(out, "error", text, 0);
+	} else if (s->lost_failures && !c.nfail[c.n]) {
+		char text[200];
+
+		snprintf(text, sizeof(text), "%u failure%s recorded in part: a process or thread "
+			 "ended while recording it (or the program rewrote the state)",
+			 s->lost_failures, s->lost_failures == 1 ? "" : "s");
+		junit_problem(out, "failure", text, 0);
 	} else if (c.nfail[c.n]) {
 		char *msg = rp_case_text(s, &c, c.n, "    ");
 

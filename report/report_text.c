@@ -72,6 +72,10 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 			s->unattached[i]);
 	if (s->unattached_more)
 		fprintf(out, "mockshim: warning: %zu more orphans never attached\n", s->unattached_more);
+	if (s->lost_failures)
+		fprintf(out, "mockshim: %u failure%s recorded in part: a process or thread ended "
+			     "while recording it (or the program rewrote the state); counted as "
+			     "failed\n", s->lost_failures, s->lost_failures == 1 ? "" : "s");
 	if (live(s)->trace_lost)
 		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the trace "
 			     "is incomplete\n", live(s)->trace_lost, live(s)->trace_lost == 1 ? "" : "s");
@@ -144,9 +148,9 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 			rp_failure_text(out, s, e, i, "    ");
 		}
 	}
-	if (rp_failed_checks(s) > shown)
+	if (rp_failed_checks(s) > shown + s->lost_failures)
 		fprintf(out, "mockshim: %u more failures not shown (the event log holds %u events)\n",
-			rp_failed_checks(s) - shown, h->events_cap);
+			rp_failed_checks(s) - shown - s->lost_failures, h->events_cap);
 	for (uint32_t i = 0; ok && i < n; i++) {
 		struct item it = rp_item_at(s, order ? order[i] : i);
 
@@ -254,7 +258,7 @@ int rp_program_failed(const struct ms_report_in *s, const struct cases *c)
 {
 	const struct mockshim_result *r = &s->result;
 
-	return c->nfail[c->n] || r->signal || r->timed_out || r->exec_errno;
+	return c->nfail[c->n] || s->lost_failures || r->signal || r->timed_out || r->exec_errno;
 }
 
 /* Lines of text as a YAML block scalar, indented; what YAML cannot hold

@@ -592,11 +592,6 @@ struct run {
 	struct ms_sup *sup;	/* SYS_ statements: the syscall supervisor */
 	int64_t deadline, kill_at;	/* -1: none */
 	int main_done, status;
-	/* a process of the tree may have been killed while it wrote the
-	 * state: one mockrun reaped died by a signal, or mockrun sent the
-	 * tree one (the audit then takes a half-written event as lost, not
-	 * as tampering) */
-	int signalled;
 	struct {
 		pid_t pid;
 		int64_t since;	/* < 0: warned */
@@ -910,7 +905,6 @@ static int reap(struct mockshim_session *s, struct run *r)
 			note_unattached(s, wi.si_pid);
 		if (waitpid(wi.si_pid, &st, WNOHANG) != wi.si_pid)
 			break;
-		r->signalled |= WIFSIGNALED(st);
 		forget_stopped(r, wi.si_pid);
 		if (wi.si_pid == r->child)
 			main_reaped(r, st);
@@ -929,7 +923,6 @@ static int reap(struct mockshim_session *s, struct run *r)
 				r->stopped[r->nstopped++].since = now_ms();
 			}
 		} else {
-			r->signalled |= WIFSIGNALED(st);
 			forget_stopped(r, p);
 			if (p == r->child)
 				main_reaped(r, st);
@@ -1060,7 +1053,6 @@ static int64_t watch_time(struct mockshim_session *s, struct run *r, int64_t t)
 		s->result.timed_out = 1;
 		s->done_before_timeout = r->main_done;
 		note_still_running(s);
-		r->signalled = 1;
 		kill_tree(r->child, SIGTERM);
 		kill_tree(r->child, SIGCONT);
 		r->kill_at = t + KILL_GRACE_MS;
@@ -1068,7 +1060,6 @@ static int64_t watch_time(struct mockshim_session *s, struct run *r, int64_t t)
 	if (__atomic_load_n(&s->stop_req, __ATOMIC_ACQUIRE) == 1 && r->kill_at < 0) {
 		/* ctl --stop: as at the timeout, but not one */
 		s->stop_req = 2;
-		r->signalled = 1;
 		kill_tree(r->child, SIGTERM);
 		kill_tree(r->child, SIGCONT);
 		r->kill_at = t + KILL_GRACE_MS;
@@ -1115,7 +1106,6 @@ static void pump(struct mockshim_session *s, struct run *r, const struct pollfd 
 		if (si.ssi_signo == SIGCHLD)
 			continue;
 		s->result.driver_signal = (int)si.ssi_signo;
-		r->signalled = 1;
 		kill_tree(r->child, (int)si.ssi_signo);
 		/* a stopped process takes it when continued (as timeout(1)
 		 * does it); what is left after the grace period is killed */
@@ -1207,7 +1197,6 @@ static int finish(struct mockshim_session *s, struct run *r, const struct timesp
 				    : !ms_channel_same(s->chan.spec_fd, s->own, s->chan.spec_size);
 	ms_channel_commit_live(s->own);
 	s->view.spec = s->own;
-	s->view.none_killed = !r->signalled;
 	rc = ms_report_take_state_fd(&s->view, s->chan.state_fd, s->chan.state_size, s->token);
 	if (rc < 0)
 		return rc;

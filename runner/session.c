@@ -406,7 +406,6 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.tampered = s->view.tampered,
 		.tamper_pid = s->view.tamper_pid,
 		.lost_failures = s->view.lost_failures,
-		.none_killed = s->view.none_killed,
 		.program = s->program,
 		.result = s->result,
 		.verbosity = s->verbosity,

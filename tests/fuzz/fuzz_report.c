@@ -210,13 +210,12 @@ static void make(void)
 	memcpy(o + 1, "hello", 5);
 	st->rec_next = r->size;
 	st->rec_seq = 1;
-	/* the state as made is one a shim could leave: the input's bytes
+	/* the state as made is one a shim leaves: the input's bytes
 	 * reach every reader, not the tampered run's few lines only */
 	{
 		struct ms_report_in in = { .spec = chan, .program = "prog" };
 
 		in.result.exited = 1;
-		in.none_killed = 1;
 		if (ms_report_take_state(&in, base, state_size, 42) != 0 || in.tampered) {
 			fprintf(stderr, "fuzz_report: the seed state is tampered: %s\n",
 				in.tampered ? in.tampered : "no memory");

@@ -66,48 +66,48 @@ for attack in fail-count fail-erase fail-rule fail-at fail-kind; do
 	want_err_has "FAILED: no verdict"; want_err_lacks "all checks passed"; done_t
 done
 
-t "fail-memset: the failure event zeroed (issue 41): tampered, in every report format"
-for fmt in text junit json; do
+# A failure erased in part is what a process or thread ended inside the
+# shim's recording of it leaves too (mockrun cannot see every such end:
+# a thread ended by another's exit(), a grandchild reaped by its own
+# parent): a failure recorded in part, 123, never a pass
+t "fail-memset: the failure event zeroed (issue 41): a failure, in every report format"
+for fmt in text tap junit json; do
 	rm -f "$T/m.$fmt"
 	run "${M[@]}" --report "$fmt" -o "$T/m.$fmt" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset
-	want_rc 125
-	grep -q "tampered" "$T/m.$fmt" || problem "$fmt: no tamper verdict: $(head -c 300 "$T/m.$fmt")"
-	grep -q "claimed and never completed" "$T/m.$fmt" || problem "$fmt: not why: $(head -c 300 "$T/m.$fmt")"
+	want_rc 123
 	case $fmt in
-	text) ! grep -q "all checks passed" "$T/m.$fmt" || problem "text: a pass" ;;
-	junit) ! grep -q 'failures="0" errors="0"' "$T/m.$fmt" ||
-		problem "junit: no failure and no error: $(head -c 400 "$T/m.$fmt")" ;;
+	text) ! grep -q "all checks passed" "$T/m.$fmt" || problem "text: a pass"
+		grep -q "FAILED: 1 check failed" "$T/m.$fmt" || problem "text: not failed: $(cat "$T/m.$fmt")"
+		grep -q "1 failure recorded in part" "$T/m.$fmt" || problem "text: not why: $(cat "$T/m.$fmt")" ;;
+	tap) grep -q "^not ok" "$T/m.$fmt" || problem "tap: no not ok: $(cat "$T/m.$fmt")" ;;
+	junit) grep -q 'failures="1"' "$T/m.$fmt" ||
+		problem "junit: no failure: $(head -c 400 "$T/m.$fmt")"
+		grep -q 'message="1 failure recorded in part' "$T/m.$fmt" ||
+		problem "junit: not why: $(head -c 600 "$T/m.$fmt")" ;;
 	json) python3 -c 'import json, sys
 r = json.load(open(sys.argv[1]))
-assert r.get("tampered"), r' "$T/m.$fmt" || problem "json: no tampered verdict: $(head -c 400 "$T/m.$fmt")" ;;
+assert r["failure_count"] == 1, r' "$T/m.$fmt" || problem "json: no failure: $(head -c 400 "$T/m.$fmt")" ;;
 	esac
 done; done_t
 
-t "fail-memset-count: the event and its statement's failure count zeroed: tampered"
+t "fail-memset-count: the event and its statement's failure count zeroed: a failure, no pass"
 run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-count
-want_rc 125; want_err_has "the channel was tampered with"; want_err_has "FAILED: no verdict"
+want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_has "1 failure recorded in part"
 want_err_lacks "all checks passed"; done_t
 
-if [ -n "$EMULATED" ]; then
-	# the orphan is init's: mockrun does not see it killed, and calls the
-	# torn slot tampering (125): no pass either
-	skip_t "fail-memset-orphan: the event zeroed, an orphan killed by a signal" \
-		"$EMULATED: no PR_SET_CHILD_SUBREAPER, mockrun cannot adopt orphans"
-else
-	t "fail-memset-orphan: the event zeroed, an orphan killed by a signal: a lost failure, no pass"
-	run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-orphan
-	want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
-fi
+t "fail-memset-orphan: the event zeroed, an orphan killed by a signal: a lost failure, no pass"
+run "${M[@]}" -e 'expect_string(open, pathname, "/nope")' "$A" fail-memset-orphan
+want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
 
-t "a failure event retyped as an attach, a warning or a rule's turn: tampered"
+t "a failure event retyped as an attach, a warning or a rule's turn: its count still fails the run"
 for how in fail-attach fail-warn fail-consume; do
 	run "${M[@]}" -e 'will_return_maybe(open, -1)' -e "$FAIL" "$A" $how
-	want_rc 125; want_err_has "the channel was tampered with"; want_err_lacks "all checks passed"
+	want_rc 123; want_err_has "1 failure recorded in part"; want_err_lacks "all checks passed"
 done; done_t
 
-t "order-break: a call order marked broken with no call out of order: tampered"
+t "order-break: a call order marked broken with no call out of order: a failure, no pass"
 run "${M[@]}" -e 'expect_function_call(getppid); expect_function_call(getpid)' "$A" order-break
-want_rc 125; want_err_has "the channel was tampered with"; want_err_lacks "all checks passed"; done_t
+want_rc 123; want_err_has "FAILED"; want_err_lacks "all checks passed"; done_t
 
 t "an offset past a memory expectation's bytes is caught, not read"
 run "${M[@]}" -e 'expect_memory(open, pathname, "expected", 8)' "$A" fail-at
@@ -144,9 +144,8 @@ done; done_t
 
 t "an event count past the log's end cannot hide a failure in it"
 run "${M[@]}" -e "$FAIL" "$A" fail-events-next
-# (the slots it claims were never written, and no process was killed)
-want_rc 125; want_err_has "claimed and never completed"
-want_err_has "FAILED"; want_err_lacks "all checks passed"; done_t
+# (the slots it claims were never written: the failure in it still counts)
+want_rc 123; want_err_has "FAILED"; want_err_lacks "all checks passed"; done_t
 
 t "a call-order cursor and pid count out of range: the shim bounds them, the report says so"
 run "${M[@]}" -e 'expect_function_call(getpid); will_return_maybe(getpid, 5)' "$A" cursor
