@@ -49,6 +49,31 @@ static void ctl_usage(FILE *f)
 	      f);
 }
 
+/* Whether the server of the ended-run name that fd is connected to runs
+ * as this user (or root), as the janitor does.  That name is abstract:
+ * no file mode guards it, and any local user may bind it first to forge
+ * a run's end.  A process of this same user can still do so (doc/mockrun.1,
+ * SECURITY).  The refusal is said once per ctl. */
+static int ended_peer_ours(int fd, const char *sock)
+{
+	static int said;
+	struct ucred cr;
+	socklen_t l = sizeof(cr);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &l) != 0 || l != sizeof(cr)) {
+		if (!said++)
+			fprintf(stderr, "mockrun ctl: %s: the ended run's answer: %s (who serves it "
+					"is unknown): ignored\n", sock, strerror(errno));
+		return 0;
+	}
+	if (cr.uid == geteuid() || cr.uid == 0)
+		return 1;
+	if (!said++)
+		fprintf(stderr, "mockrun ctl: %s: the ended run's answer came from uid %lu, "
+				"not yours: ignored\n", sock, (unsigned long)cr.uid);
+	return 0;
+}
+
 /* Sends one request and copies the reply's body to stdout (ok) or
  * stderr; the exit status.  wait: 1 waits for the socket (mockrun may be
  * starting), 2 (--wait-exit) also asks where the janitor keeps a run's
@@ -84,8 +109,11 @@ again:
 		e = errno;
 		/* the run has ended: its janitor may still know how */
 		if (endedlen && (e == ENOENT || e == ECONNREFUSED) &&
-		    connect(fd, (struct sockaddr *)&ended, endedlen) == 0)
-			break;
+		    connect(fd, (struct sockaddr *)&ended, endedlen) == 0) {
+			if (ended_peer_ours(fd, sock))
+				break;
+			/* another user's: as if nothing were there */
+		}
 		close(fd);
 		fd = -1;
 		errno = e;

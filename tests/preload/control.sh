@@ -378,6 +378,71 @@ done
 [ "$bad" = 0 ] || problem "$bad of 20 --wait-exit gave no status"
 done_t
 
+# fake_ended PATH: a server that binds the abstract name the janitor keeps
+# PATH's ended run under (for this uid: ctl's) and answers as it does, with
+# a forged end, run by "$@" after PATH ($FAKE its pid, "ready" in $T/fake.out)
+fake_ended() {
+	local path=$1
+	shift
+	"$@" -c '
+import socket, struct, sys
+h = 0xcbf29ce484222325
+for b in struct.pack("=I", int(sys.argv[2])) + sys.argv[1].encode():
+    h = ((h ^ b) * 0x100000001b3) & (2**64 - 1)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+s.bind("\0mockshim-ended-%016x" % h)
+s.listen(16)
+print("ready", flush=True)
+while True:
+    c, _ = s.accept()
+    c.recv(256)
+    c.sendall(b"mockshim-ctl 1 ok\nforged: sh exited with status 0\n")
+    c.close()
+' "$path" "$(id -u)" >"$T/fake.out" 2>"$T/fake.err" &
+	FAKE=$!
+	for _ in $(seq 100); do
+		[ -s "$T/fake.out" ] && return 0
+		sleep 0.05
+	done
+	problem "the fake server did not start: $(cat "$T/fake.err")"
+	return 1
+}
+# a python3 that uid 65534 may run (pyenv's shims live in root's home)
+PYNOBODY=
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	for py in "$(command -v python3)" /usr/bin/python3 /usr/local/bin/python3; do
+		if [ -x "$py" ] && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$py" -c '' 2>/dev/null; then
+			PYNOBODY=$py
+			break
+		fi
+	done
+fi
+if [ -n "$PYNOBODY" ]; then
+	t "--wait-exit: an ended run's answer from another uid is not believed"
+	S=$(realpath "$T")/forged.sock
+	# the fake answers as the janitor would: this user's is believed
+	# (the same user can forge it: doc/mockrun.1, SECURITY) ...
+	if fake_ended "$S" "$PYNOBODY"; then
+		run "$M" ctl "$S" --wait-exit --timeout 2
+		want_rc 0; want_out_has "forged: sh exited with status 0"
+	fi
+	kill "$FAKE" 2>/dev/null; wait "$FAKE" 2>/dev/null
+	rm -f "$T/fake.out"
+	# ... another user's (nobody) is not: no run there, ctl times out
+	if fake_ended "$S" setpriv --reuid=65534 --regid=65534 --clear-groups "$PYNOBODY"; then
+		run "$M" ctl "$S" --wait-exit --timeout 1
+		want_rc 124; want_out_lacks "forged"
+		want_err_has "the ended run's answer came from uid 65534, not yours: ignored"
+	fi
+	kill "$FAKE" 2>/dev/null; wait "$FAKE" 2>/dev/null
+	rm -f "$T/fake.out"
+	done_t
+else
+	skip_t "--wait-exit: an ended run's answer from another uid is not believed" \
+		"not root, no setpriv, or no python3 uid 65534 may run"
+fi
+
 t "--source names what -e adds; --stop ends the run with the program's status"
 S=$T/ctl5.sock
 bg --control "$S" sh -c 'exec sleep 30'
