@@ -167,7 +167,11 @@ struct ms_state_hdr {
 				 * written in part (0: none lost).  write: 0 here
 				 * and in trace_lost hides a lost line, whose
 				 * file the programs write anyway: no pass */
-	uint32_t reserved[10];
+	uint32_t trace_badf;	/* --trace lines lost to EBADF: the program
+				 * closed the trace's descriptor (closefrom, a
+				 * daemon's loop): a warning, not in trace_lost */
+	int32_t trace_badf_fd;	/* the first such descriptor + 1 (0: none) */
+	uint32_t reserved[8];
 };
 
 #define MS_TRACE_SHORT (-1)
@@ -189,6 +193,20 @@ static inline void ms_trace_lost(struct ms_state_hdr *st, long r)
 		__atomic_compare_exchange_n(&st->trace_errno, &had, want, 0, __ATOMIC_RELAXED,
 					    __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->trace_lost, 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A line lost because the program closed the trace's descriptor fd (an
+ * honest program: closefrom(3), close_range): counted apart, for a
+ * warning, never for mockrun's 125.
+ */
+static inline void ms_trace_badf(struct ms_state_hdr *st, int fd)
+{
+	int32_t had = 0;
+
+	__atomic_compare_exchange_n(&st->trace_badf_fd, &had, (int32_t)fd + 1, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	__atomic_fetch_add(&st->trace_badf, 1, __ATOMIC_RELAXED);
 }
 
 /* Per function (a cache line each, so that threads calling different

@@ -91,10 +91,22 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 	if (!(h->flags & MS_CHAN_TRACE))
 		return;
 	ms_catalog_init();
-	if (h->trace_path)
-		trace_fd = (int)syscall(SYS_openat, AT_FDCWD, pool + h->trace_path,
-					O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	else
+	if (h->trace_path) {
+		/* moved up out of the way, as the no-path one: a program
+		 * that closes its descriptors from 3 (a daemon's loop,
+		 * closefrom(3)) keeps its trace */
+		int low = (int)syscall(SYS_openat, AT_FDCWD, pool + h->trace_path,
+				       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+
+		trace_fd = low;
+		if (low >= 0 && low < 500) {
+			trace_fd = (int)syscall(SYS_fcntl, low, F_DUPFD_CLOEXEC, 500L);
+			if (trace_fd >= 0)
+				syscall(SYS_close, low);
+			else
+				trace_fd = low; /* no descriptor that high: keep the low one */
+		}
+	} else
 		trace_fd = (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, 500L);
 	if (trace_fd < 0)
 		ms_diag("warning: --trace: cannot open the trace file", NULL);
@@ -287,8 +299,9 @@ static void put_typed(struct ms_tline *o, const char *t, size_t n, uint64_t v, i
 }
 
 /* One line, written whole; a line the descriptor did not take (a full
- * disk; the program closed it: close_range, a daemon's loop) is counted
- * with its errno: with --trace-file, mockrun's 125. */
+ * disk, a file size limit) is counted with its errno: with --trace-file,
+ * mockrun's 125.  EBADF is the program closing the descriptor
+ * (close_range(3, ~0U), closefrom): counted apart, a warning. */
 static inline __attribute__((always_inline)) void trace_write(const struct ms_tline *o)
 {
 #ifdef MS_ARCH_SYSCALL3
@@ -302,8 +315,12 @@ static inline __attribute__((always_inline)) void trace_write(const struct ms_tl
 		r = -errno;
 #endif
 
-	if (r != (long)o->n && ms_state())
-		ms_trace_lost(ms_state(), r);
+	if (ms_unlikely(r != (long)o->n) && ms_state()) {
+		if (r == -EBADF)
+			ms_trace_badf(ms_state(), trace_fd);
+		else
+			ms_trace_lost(ms_state(), r);
+	}
 }
 
 void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,

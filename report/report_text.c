@@ -79,6 +79,10 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 	if (live(s)->trace_lost)
 		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the trace "
 			     "is incomplete\n", live(s)->trace_lost, live(s)->trace_lost == 1 ? "" : "s");
+	if (live(s)->trace_badf)
+		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the program "
+			     "closed the trace's descriptor %d\n", live(s)->trace_badf,
+			live(s)->trace_badf == 1 ? "" : "s", (int)live(s)->trace_badf_fd - 1);
 	for (uint32_t i = 0; i < h->nftimes; i++) {
 		int64_t end = rp_clock_end(s, i);
 		char when[32];

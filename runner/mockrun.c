@@ -788,12 +788,19 @@ static void report_to_stderr(struct mockshim_session *s, int format)
 
 /* --trace-file lines the processes could not write (a full disk, a
  * file size limit): the trace is lost evidence, as a failed write of
- * mockrun's own; 125, and an earlier file stays as it was. */
+ * mockrun's own; 125, and an earlier file stays as it was.  Lines lost
+ * because the program closed the descriptor (EBADF: closefrom, a
+ * daemon's close loop) are an honest program's doing: a warning. */
 static int trace_incomplete(struct mockshim_session *s, struct outputs *o)
 {
-	int why;
-	uint32_t lost = ms_session_trace_lost(s, &why);
+	int why, fd;
+	uint32_t lost = ms_session_trace_lost(s, &why), badf = ms_session_trace_badf(s, &fd);
 
+	if (badf)
+		fprintf(stderr,
+			"mockrun: warning: %s %s: the program closed the trace's descriptor %d (%s): "
+			"%u trace line%s lost\n",
+			o->trace.opt, o->trace.path, fd, strerror(EBADF), badf, badf == 1 ? "" : "s");
 	if (!lost)
 		return 0;
 	fprintf(stderr, "mockrun: %s %s: %s: %u trace line%s lost\n", o->trace.opt, o->trace.path,

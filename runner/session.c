@@ -431,6 +431,17 @@ uint32_t ms_session_trace_lost(const struct mockshim_session *s, int *err)
 	return st->trace_lost;
 }
 
+uint32_t ms_session_trace_badf(const struct mockshim_session *s, int *fd)
+{
+	const struct ms_state_hdr *st = s->view.state;
+
+	*fd = -1;
+	if (!s->ran || !st)
+		return 0;
+	*fd = st->trace_badf_fd - 1;
+	return st->trace_badf;
+}
+
 int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
 {
 	struct ms_report_in in;

@@ -126,6 +126,9 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s);
 /* The last run's --trace lines that could not be written, and why
  * (*err: an errno, MS_TRACE_SHORT: written in part, 0: not known). */
 uint32_t ms_session_trace_lost(const struct mockshim_session *s, int *err);
+/* The last run's --trace lines lost because the program closed the
+ * trace's descriptor (EBADF), and the first such descriptor in *fd */
+uint32_t ms_session_trace_badf(const struct mockshim_session *s, int *fd);
 /* Whether the session has SYS_ statements (the syscall tier). */
 int ms_session_has_syscalls(const struct mockshim_session *s);
 /* mockshim_check_program(), knowing whether SYS_ statements reach the

@@ -46,6 +46,24 @@ want_rc 125; want_err_has "mockrun: --trace-file /dev/full: No space left on dev
 run "$M" -q --trace=mkdir --trace-file /dev/full sh -c 'exit 3'
 want_rc 3; want_err_lacks "--trace-file"; done_t
 
+t "--trace-file: a program that closes fds 3..63 keeps its trace, its own status"
+# the shim's descriptor is above them: every line written, no warning
+run "$M" -q --trace=getppid --trace-file "$T/closed.txt" \
+	perl -MPOSIX -e 'POSIX::close($_) for 3..63; getppid(); exit 0'
+want_rc 0; want_err_lacks "--trace-file"
+grep -q 'getppid() = ' "$T/closed.txt" || problem "the line after the closes is missing: $(cat "$T/closed.txt")"
+done_t
+
+t "--trace-file: a program that closes every descriptor (EBADF) is a warning, not 125"
+# closefrom(3): an honest program, not lost evidence; the file is kept
+run "$M" -q --trace=getppid --trace-file "$T/closed2.txt" \
+	perl -MPOSIX -e 'POSIX::close($_) for 3..1023; getppid(); exit 0'
+want_rc 0
+want_err_has "mockrun: warning: --trace-file $T/closed2.txt: the program closed the trace's descriptor "
+want_err_has "(Bad file descriptor): 1 trace line lost"
+[ -e "$T/closed2.txt" ] || problem "no trace file"
+done_t
+
 t "--trace-file past RLIMIT_FSIZE (EFBIG): 125, the earlier file intact, nothing left"
 mkdir "$T/fsize"; printf 'earlier\n' > "$T/fsize/tr.txt"
 # the program lowers its own limit and ignores SIGXFSZ: its trace

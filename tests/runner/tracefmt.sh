@@ -83,7 +83,7 @@ run "$M" --trace=execv,getuid -e 'will_return_maybe(getuid, 0)' /usr/bin/python3
 want_rc 0
 want_err_has ": getuid() = 0 (mocked: -e#1:1)"
 want_err_lacks "execv("
-want_err_has "mockshim: warning: 2 --trace lines could not be written: the trace is incomplete"
+want_err_has "mockshim: warning: 2 --trace lines could not be written: the program closed the trace's descriptor "
 done_t
 
 t "each line carries the pid of the process that called: the parent, a fork child, a vfork child, the parent after"
