@@ -171,7 +171,10 @@ struct ms_state_hdr {
 				 * closed the trace's descriptor (closefrom, a
 				 * daemon's loop): a warning, not in trace_lost */
 	int32_t trace_badf_fd;	/* the first such descriptor + 1 (0: none) */
-	uint32_t reserved[8];
+	int32_t trace_open_errno;	/* a process could not open the trace file
+					 * (its own /proc, another uid): the first
+					 * errno; counted in trace_lost too */
+	uint32_t reserved[7];
 };
 
 #define MS_TRACE_SHORT (-1)
@@ -207,6 +210,17 @@ static inline void ms_trace_badf(struct ms_state_hdr *st, int fd)
 	__atomic_compare_exchange_n(&st->trace_badf_fd, &had, (int32_t)fd + 1, 0, __ATOMIC_RELAXED,
 				    __ATOMIC_RELAXED);
 	__atomic_fetch_add(&st->trace_badf, 1, __ATOMIC_RELAXED);
+}
+
+/* A process could not open the trace file (errno err): its lines are
+ * all lost, which mockrun says (125), never silently. */
+static inline void ms_trace_unopened(struct ms_state_hdr *st, int err)
+{
+	int32_t had = 0;
+
+	__atomic_compare_exchange_n(&st->trace_open_errno, &had, (int32_t)err, 0, __ATOMIC_RELAXED,
+				    __ATOMIC_RELAXED);
+	ms_trace_lost(st, -(long)err);
 }
 
 /* Per function (a cache line each, so that threads calling different

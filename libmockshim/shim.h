@@ -681,7 +681,8 @@ MS_HIDDEN int ms_build_addrinfo(const void *data, uint32_t len, const char *node
 
 /* --trace: opens the output at attach; one line per call (trace.c
  * defines the decision's trace hooks, decide/tier.h). */
-MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool);
+MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool,
+			     struct ms_state_hdr *st);
 /* The pid the lines carry: the fork hook gives the child's; a vfork
  * (before the real one) marks its thread, which then asks the kernel. */
 MS_HIDDEN void ms_trace_forked(int32_t pid);

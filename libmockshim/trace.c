@@ -86,7 +86,7 @@ void ms_trace_start(void)
 	call_start = now_ns();
 }
 
-void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
+void ms_trace_open(const struct ms_chan_hdr *h, const char *pool, struct ms_state_hdr *st)
 {
 	if (!(h->flags & MS_CHAN_TRACE))
 		return;
@@ -99,6 +99,12 @@ void ms_trace_open(const struct ms_chan_hdr *h, const char *pool)
 				       O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 
 		trace_fd = low;
+		/* a process with its own /proc (unshare -pf --mount-proc)
+		 * or another uid cannot reach mockrun's /proc/PID/fd/N:
+		 * every line of it is lost, which mockrun says, never
+		 * silently */
+		if (low < 0 && st)
+			ms_trace_unopened(st, errno);
 		if (low >= 0 && low < 500) {
 			trace_fd = (int)syscall(SYS_fcntl, low, F_DUPFD_CLOEXEC, 500L);
 			if (trace_fd >= 0)

@@ -793,7 +793,7 @@ static void report_to_stderr(struct mockshim_session *s, int format)
  * daemon's close loop) are an honest program's doing: a warning. */
 static int trace_incomplete(struct mockshim_session *s, struct outputs *o)
 {
-	int why, fd;
+	int why, fd, unopened = ms_session_trace_open_errno(s);
 	uint32_t lost = ms_session_trace_lost(s, &why), badf = ms_session_trace_badf(s, &fd);
 
 	if (badf)
@@ -803,10 +803,19 @@ static int trace_incomplete(struct mockshim_session *s, struct outputs *o)
 			o->trace.opt, o->trace.path, fd, strerror(EBADF), badf, badf == 1 ? "" : "s");
 	if (!lost)
 		return 0;
+	if (unopened) {
+		/* counted once per process in lost: all of its lines */
+		fprintf(stderr,
+			"mockrun: %s %s: a process cannot open the trace file: %s: its trace lines lost\n",
+			o->trace.opt, o->trace.path, strerror(unopened));
+		if (why == unopened)
+			goto out; /* no write failed before it */
+	}
 	fprintf(stderr, "mockrun: %s %s: %s: %u trace line%s lost\n", o->trace.opt, o->trace.path,
 		why > 0 ? strerror(why)
 			: why == MS_TRACE_SHORT ? "a line was written in part" : "not written",
 		lost, lost == 1 ? "" : "s");
+out:
 	ms_out_close(&o->trace, 0);
 	if (o->trace_raw)
 		unlink(o->trace_raw);

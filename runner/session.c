@@ -442,6 +442,13 @@ uint32_t ms_session_trace_badf(const struct mockshim_session *s, int *fd)
 	return st->trace_badf;
 }
 
+int ms_session_trace_open_errno(const struct mockshim_session *s)
+{
+	const struct ms_state_hdr *st = s->view.state;
+
+	return s->ran && st ? st->trace_open_errno : 0;
+}
+
 int mockshim_session_report(struct mockshim_session *s, FILE *out, int format)
 {
 	struct ms_report_in in;

@@ -129,6 +129,8 @@ uint32_t ms_session_trace_lost(const struct mockshim_session *s, int *err);
 /* The last run's --trace lines lost because the program closed the
  * trace's descriptor (EBADF), and the first such descriptor in *fd */
 uint32_t ms_session_trace_badf(const struct mockshim_session *s, int *fd);
+/* The first errno of a process that could not open the trace file (0: none) */
+int ms_session_trace_open_errno(const struct mockshim_session *s);
 /* Whether the session has SYS_ statements (the syscall tier). */
 int ms_session_has_syscalls(const struct mockshim_session *s);
 /* mockshim_check_program(), knowing whether SYS_ statements reach the

@@ -64,6 +64,21 @@ want_err_has "(Bad file descriptor): 1 trace line lost"
 [ -e "$T/closed2.txt" ] || problem "no trace file"
 done_t
 
+t "--trace-file a process cannot open (its own /proc, another uid) is 125 with the reason, never silent"
+# the unnamed trace file is reached through /proc/<mockrun>/fd/N
+if unshare -pf --mount-proc true 2>/dev/null; then
+	run "$M" -q --trace=getppid --trace-file "$T/ns.txt" unshare -pf --mount-proc perl -e 'getppid()'
+	want_rc 125
+	want_err_has "mockrun: --trace-file $T/ns.txt: a process cannot open the trace file: No such file or directory"
+fi
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	run "$M" -q --trace=getppid --trace-file "$T/uid.txt" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups perl -e 'getppid()'
+	want_rc 125
+	want_err_has "mockrun: --trace-file $T/uid.txt: a process cannot open the trace file: Permission denied"
+fi
+done_t
+
 t "--trace-file past RLIMIT_FSIZE (EFBIG): 125, the earlier file intact, nothing left"
 mkdir "$T/fsize"; printf 'earlier\n' > "$T/fsize/tr.txt"
 # the program lowers its own limit and ignores SIGXFSZ: its trace
