@@ -169,11 +169,13 @@ struct ms_state_hdr {
 				 * file the programs write anyway: no pass */
 	uint32_t trace_badf;	/* --trace lines lost to EBADF: the program
 				 * closed the trace's descriptor (closefrom, a
-				 * daemon's loop): a warning, not in trace_lost */
+				 * daemon's loop): a warning, not in trace_lost.
+				 * write: the warning's text only */
 	int32_t trace_badf_fd;	/* the first such descriptor + 1 (0: none) */
 	int32_t trace_open_errno;	/* a process could not open the trace file
 					 * (its own /proc, another uid): the first
-					 * errno; counted in trace_lost too */
+					 * errno; counted in trace_lost too.  write:
+					 * the message's reason only */
 	uint32_t reserved[7];
 };
 
