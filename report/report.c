@@ -350,6 +350,15 @@ unsigned ms_report_consumed(const struct ms_report_in *s)
  * counter adds only the ones the full log had no room for.  A tampered
  * state is a failure whatever it says.
  */
+/* The failures recorded in part (audit.c), as the text and JUnit
+ * reports say them. */
+void rp_lost_text(const struct ms_report_in *s, char *buf, size_t n)
+{
+	snprintf(buf, n, "%u failure%s recorded in part: a process or thread ended while "
+		 "recording it (or the program rewrote the state)", s->lost_failures,
+		 s->lost_failures == 1 ? "" : "s");
+}
+
 unsigned rp_failed_checks(const struct ms_report_in *s)
 {
 	uint64_t n = (uint64_t)rp_failure_events(s) + s->lost_failures + live(s)->failures;

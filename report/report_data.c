@@ -450,9 +450,7 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 	} else if (s->lost_failures && !c.nfail[c.n]) {
 		char text[200];
 
-		snprintf(text, sizeof(text), "%u failure%s recorded in part: a process or thread "
-			 "ended while recording it (or the program rewrote the state)",
-			 s->lost_failures, s->lost_failures == 1 ? "" : "s");
+		rp_lost_text(s, text, sizeof(text));
 		junit_problem(out, "failure", text, 0);
 	} else if (c.nfail[c.n]) {
 		char *msg = rp_case_text(s, &c, c.n, "    ");

@@ -61,6 +61,7 @@ int rp_item_cmp(const void *a, const void *b);
 int rp_leftover(const struct ms_report_in *s, const struct item *it);
 uint32_t rp_failure_events(const struct ms_report_in *s);
 unsigned rp_failed_checks(const struct ms_report_in *s);
+void rp_lost_text(const struct ms_report_in *s, char *buf, size_t n);
 const char *rp_exe_of(const struct ms_report_in *s, int32_t pid, uint32_t upto);
 void rp_count_str(char *buf, size_t n, const struct item *it);
 void rp_grouped(char *buf, size_t cap, uint64_t n);

@@ -72,10 +72,12 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 			s->unattached[i]);
 	if (s->unattached_more)
 		fprintf(out, "mockshim: warning: %zu more orphans never attached\n", s->unattached_more);
-	if (s->lost_failures)
-		fprintf(out, "mockshim: %u failure%s recorded in part: a process or thread ended "
-			     "while recording it (or the program rewrote the state); counted as "
-			     "failed\n", s->lost_failures, s->lost_failures == 1 ? "" : "s");
+	if (s->lost_failures) {
+		char lost[200];
+
+		rp_lost_text(s, lost, sizeof(lost));
+		fprintf(out, "mockshim: %s; counted as failed\n", lost);
+	}
 	if (live(s)->trace_lost)
 		fprintf(out, "mockshim: warning: %u --trace line%s could not be written: the trace "
 			     "is incomplete\n", live(s)->trace_lost, live(s)->trace_lost == 1 ? "" : "s");
