@@ -68,11 +68,12 @@ typedef int (*ms_glob_errfunc)(const char *epath, int eerrno);
  * for wchar_t's sign).  MS_T_PTR entries are pointer types under a
  * typedef (timer_t) or only ever pointed to (FILE): size 8 for the
  * former, 0 for the latter, which cannot be passed by value.  ctype.c
- * makes the parser's table of it; the generated trampolines assert every
- * entry against the C library's own declarations (MS_CTYPE_ASSERT), so an
- * entry the compiler does not agree with, or that no header the
- * trampolines include declares, stops the build at its name, before any
- * row that names it reaches the compiler.
+ * makes the parser's table of it; the build asserts every entry against
+ * the C library's own declarations (MS_CTYPE_ASSERT, in
+ * libmockshim/types_check.c, run by tools/types_check.py before any file
+ * of the shim), so an entry the compiler does not agree with, or that no
+ * header of libmockshim/sysdecl.h declares, stops the build with one line
+ * at its name, before any row that names it reaches the compiler.
  */
 #define MS_CTYPE_TABLE(X)                                                              \
 	X(int8_t, MS_T_INT, 1) X(uint8_t, MS_T_UINT, 1)                                   \

@@ -17,34 +17,7 @@
 #define MS_SHIM_H
 
 /* Every type the catalog's prototypes use. */
-#include <dirent.h>
-#include <errno.h>
-#include <fts.h>
-#include <glob.h>
-#include <grp.h>
-#include <mqueue.h>
-#include <netdb.h>
-#include <poll.h>
-#include <pthread.h>
-#include <pwd.h>
-#include <semaphore.h>
-#include <signal.h>
-#include <spawn.h>
-#include <stdarg.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <sys/epoll.h>
-#include <sys/resource.h>
-#include <sys/select.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/types.h>
-#include <sys/uio.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <wchar.h>
+#include "sysdecl.h"
 
 #include "arch/arch.h"
 #include "catalog/catalog.h"
@@ -90,10 +63,6 @@ struct itimerval;
 struct sigevent;
 struct rusage;
 struct rlimit;
-/* <resolv.h>'s typedef, without its macros (it defines p_type, which
- * symbols.c's Elf64_Phdr needs): the same type, so a later include agrees */
-struct __res_state;
-typedef struct __res_state *res_state;
 
 struct ms_chan_hdr;
 struct ms_state_hdr;

@@ -5,62 +5,16 @@
  *	return real(args);
  * and the stubs that bind the real function on first use.
  *
- * This file is compiled without _GNU_SOURCE, so that glibc's transparent
- * unions (__SOCKADDR_ARG) do not clash with the catalog's plain pointer
- * types, and without _FILE_OFFSET_BITS, so that open is open, not open64.
+ * This file is compiled in the trampolines' context of sysdecl.h: without
+ * _GNU_SOURCE, so that glibc's transparent unions (__SOCKADDR_ARG) do not
+ * clash with the catalog's plain pointer types, and without
+ * _FILE_OFFSET_BITS, so that open is open, not open64.
  */
-#undef _FILE_OFFSET_BITS
-#undef _GNU_SOURCE
-/* no extern inline definitions from glibc's headers (getc_unlocked,
- * feof_unlocked, ... when optimising): the rows define those symbols */
-#ifndef __NO_INLINE__
-#define __NO_INLINE__ 1
-#endif
-#define _DEFAULT_SOURCE
-#define _LARGEFILE64_SOURCE
-
-/* <stdio.h> renames the scanf functions to their __isoc99_ forms (in
- * C99 and later, which this file is); the rows define both names: the
- * declarations it redirects get other names here. */
-#define vfscanf ms_redirected_vfscanf
-#define vscanf ms_redirected_vscanf
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
-#include <netdb.h>
-#include <poll.h>
-#include <pwd.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/epoll.h>
-#include <sys/file.h>
-#include <sys/mman.h>
-#include <sys/random.h>
-#include <sys/resource.h>
-#include <sys/select.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
-#include <sys/sendfile.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/types.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
-
-#undef vfscanf
-#undef vscanf
+#define MS_SYSDECL_TRAMPOLINES
+#include "sysdecl.h"
 
 #include "decide/decide.h"
 #include "shim.h"
-
-/* The type table against the compiler and the headers above, before any
- * row: an entry that is wrong, or that these headers do not declare,
- * stops the build here at its name (catalog/ctype.h). */
-MS_CTYPE_TABLE(MS_CTYPE_ASSERT)
 
 /* <stdio.h> makes these macros when optimising: the rows define them */
 #undef fread_unlocked
