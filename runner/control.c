@@ -38,6 +38,7 @@
 
 #define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)
 #define POLL_WAIT_MS 10 /* how often a --wait-call looks at the counts */
+#define DRAIN_MS 100	/* how long the end waits for requests of clients that came */
 /* how long the janitor keeps the run's end for a --wait-exit that
  * comes after the socket is gone */
 #define ENDED_S 10
@@ -826,6 +827,22 @@ void ms_control_finish(struct ms_control *c, struct mockshim_session *s)
 	char *status = c->status;
 
 	status_text(s, c->status, sizeof(c->status));
+	/* Clients that came as the run ended: connected (still in the
+	 * listening socket's queue, or accepted) with their request not yet
+	 * read.  A short bounded drain reads and answers them as the ended
+	 * run does (--wait-exit: how the program ended), rather than "the
+	 * run ended" or a closed connection. */
+	for (int64_t until = ms_mono_ms() + DRAIN_MS;;) {
+		struct pollfd pfd[1 + MAX_CLIENTS];
+		size_t n = ms_control_pollfds(c, pfd), pending = 0;
+		int64_t left = until - ms_mono_ms();
+
+		for (size_t i = 0; i < c->nc; i++)
+			pending += !c->c[i].out && !c->c[i].wait;
+		if (left <= 0 || poll(pfd, n, pending ? (int)left : 0) <= 0)
+			break;
+		ms_control_serve(c, pfd, n, s);
+	}
 	check_waits(c, s);
 	for (size_t i = 0; i < c->nc; i++) {
 		struct client *cl = &c->c[i];
@@ -852,6 +869,19 @@ void ms_control_close(struct ms_control *c)
 		struct client *cl = &c->c[i];
 		struct timeval tv = { .tv_sec = 1 };
 
+		if (!cl->out && !cl->wait && c->status[0]) {
+			/* a request that came after the drain: --wait-exit
+			 * is still told how the program ended */
+			ssize_t k = read(cl->fd, cl->in + cl->inlen, MS_CTL_MAX_REQUEST - 1 - cl->inlen);
+
+			if (k > 0)
+				cl->inlen += (size_t)k;
+			static const char we[] = MS_CTL_PROTO "\twait-exit\t";
+
+			if (cl->inlen > sizeof(we) - 1 && memcmp(cl->in, we, sizeof(we) - 1) == 0 &&
+			    memchr(cl->in, '\n', cl->inlen))
+				reply(cl, "ok", c->status, strlen(c->status));
+		}
 		if (!cl->out)
 			replyf(cl, "error", "the run ended\n");
 		fcntl(cl->fd, F_SETFL, 0);
