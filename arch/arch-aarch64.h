@@ -193,6 +193,7 @@ static inline long ms_arch_syscall3(long nr, long a, long b, long c)
 	"	str d0, [x29, #248]\n" \
 	"	ldr x0, [x29, #224]\n" \
 	"	add x1, x29, #16\n" \
+	"	ldr x2, [x29, #8]\n" \
 	"	bl ms_decl_after\n" \
 	"	ldr x0, [x29, #240]\n" \
 	"	ldr d0, [x29, #248]\n" \

@@ -203,6 +203,7 @@ static inline long ms_arch_syscall3(long nr, long a, long b, long c)
 	"	movq %xmm0, 200(%rsp)\n" \
 	"	movq 176(%rsp), %rdi\n" \
 	"	movq %rsp, %rsi\n" \
+	"	movq 8(%rbp), %rdx\n" \
 	"	call ms_decl_after\n" \
 	"	movq 192(%rsp), %rax\n" \
 	"	movq 200(%rsp), %xmm0\n" \

@@ -236,6 +236,21 @@ static const char *conds_ok(const struct ms_chan_hdr *h, const struct ms_stmt *s
 		int str_op = k->op == MS_C_GLOB || k->op == MS_C_NOGLOB || k->op == MS_C_STREQ ||
 			     k->op == MS_C_STRNE;
 
+		if (k->arg == MS_CA_SITE) {
+			if (k->op != MS_C_IN || k->param != MS_SITE_PARAM ||
+			    k->set > h->pool_size ||
+			    (uint64_t)k->nset * sizeof(struct ms_site_rng) > h->pool_size - k->set)
+				return "bad condition (site)";
+			for (uint32_t j = 0; j < k->nset; j++) {
+				struct ms_site_rng g;
+
+				memcpy(&g, (const char *)h + h->pool_off + k->set + j * sizeof(g),
+				       sizeof(g));
+				if (!g.object || !pool_ok(h, g.object) || g.lo > g.hi)
+					return "bad condition (site range)";
+			}
+			continue;
+		}
 		if (!k->op || k->op > MS_C_NOTNULL || k->arg > MS_CA_ADDR || k->param >= np ||
 		    !pool_ok(h, k->str))
 			return "bad condition";
@@ -392,6 +407,8 @@ static const char *dyns_ok(const struct ms_chan_hdr *h)
 {
 	if (!pool_ok(h, h->trace_path))
 		return "trace path out of bounds";
+	if (!pool_ok(h, h->site_skip))
+		return "site-skip globs out of bounds";
 	for (uint32_t i = 0; i < h->ndyn; i++) {
 		const struct ms_chan_dyn *d = (const struct ms_chan_dyn *)((const char *)h + h->dyn_off) + i;
 

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 24u
+#define MS_CHAN_ABI 25u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -102,7 +102,9 @@ struct ms_chan_hdr {
 	uint32_t live_first, live_cap, live_n;
 	uint32_t live_nouts, live_nconds, live_pool_size;
 	uint32_t outs_cap, conds_cap, pool_cap;	/* each section's room */
-	uint32_t reserved1;
+	/* --site-skip: pool, globs of objects whose frames a call site
+	 * skips besides the system libraries, '\n'-separated; 0: none */
+	uint32_t site_skip;
 };
 
 /*
@@ -565,7 +567,22 @@ enum ms_cond_arg {
 	MS_CA_STR,		/* a string the argument points to */
 	MS_CA_FD,		/* the path the fd refers to */
 	MS_CA_ADDR,		/* the struct sockaddr the argument points to */
+	MS_CA_SITE,		/* at=: the call's site (op MS_C_IN, param
+				 * MS_SITE_PARAM): in one of nset struct
+				 * ms_site_rng at set in the pool */
 };
+
+/* at="SITE": a call's site is the calling object's basename and the
+ * offset of the return address from its load bias (the ELF vaddr), of
+ * the innermost frame outside the system libraries (caller.c).  One
+ * range: object (pool), return-address offsets lo..hi inclusive; stored
+ * in the pool unaligned (read with memcpy). */
+struct ms_site_rng {
+	uint32_t object;	/* pool: the object's basename */
+	uint32_t reserved;
+	uint64_t lo, hi;
+};
+#define MS_SITE_PARAM 0xffu	/* a site condition's param, and its pass-by event's */
 
 struct ms_cond {
 	uint8_t op;		/* enum ms_cond_op */

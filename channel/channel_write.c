@@ -242,6 +242,7 @@ static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, cons
 	h->catalog_hash = ms_catalog_hash();
 	h->flags = flags | (spec->trace ? MS_CHAN_TRACE : 0);
 	h->trace_path = spec->trace_path;
+	h->site_skip = spec->site_skip;
 	h->fns_off = (uint32_t)l->fns;
 	h->rules_off = (uint32_t)l->rules;
 	h->nrules = spec->nrules;

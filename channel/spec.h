@@ -19,6 +19,7 @@
 #include "channel.h"
 
 struct ms_struct_desc;
+struct ms_site_range;
 
 struct ms_spec {
 	struct ms_rule *rules;
@@ -54,6 +55,12 @@ struct ms_spec {
 	uint64_t seed;			/* --seed: probability= draws */
 	int has_prob;			/* a statement has probability= */
 	uint32_t trace_path;		/* pool, 0: stderr */
+	uint32_t site_skip;		/* --site-skip: pool, '\n'-separated globs, 0: none */
+	/* at="NAME" (a function, FILE:LINE): the resolver that turns it into
+	 * site ranges (lang.h: ms_at_resolver), NULL: only OBJ+0xHEX */
+	int (*at_fn)(void *ctx, const char *text, struct ms_site_range *out, unsigned max,
+		     unsigned *n, char *msg, size_t msglen);
+	void *at_ctx;
 	int trace;			/* any traced */
 	uint32_t live_cap;		/* --control: rules mockrun ctl may add */
 	int live;			/* parsing for mockrun ctl: replies only, on */

@@ -231,7 +231,8 @@ static void rule_where(const struct ms_rule *r, char *by)
 	by[n] = '\0';
 }
 
-static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r)
+static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, const struct ms_rule *r,
+			 const void *caller)
 {
 	char by[160];
 
@@ -240,26 +241,26 @@ static void trace_mocked(unsigned id, const uint64_t *a, int64_t v, int err, con
 	/* a declared function's line is typed as declared; a system call's
 	 * (the supervisor's) is a row's, as a catalog function's */
 	if (id >= MS_FN_COUNT && ms_d.dyn[id - MS_FN_COUNT].kind != MS_DYN_SYSCALL) {
-		ms_hook_trace_decl(&ms_d.dyn[id - MS_FN_COUNT], ms_d.pool, a, (uint64_t)v, by);
+		ms_hook_trace_decl(&ms_d.dyn[id - MS_FN_COUNT], ms_d.pool, a, (uint64_t)v, by, caller);
 		return;
 	}
-	ms_hook_trace_call(id, a, v, err, by, NULL);
+	ms_hook_trace_call(id, a, v, err, by, NULL, caller);
 }
 
 /* The line of a real call that an aimed statement passed by (ms_t_passby):
  * it says which. */
 static __attribute__((noinline)) void trace_passed(unsigned id, const uint64_t *a, int64_t ret,
-						   int err, uint64_t p)
+						   int err, uint64_t p, const void *caller)
 {
 	char by[160];
 
 	ms_t_passby = 0;
 	if (p >> 32 == id && (uint32_t)p)
 		rule_where(&ms_d.rules[(uint32_t)p - 1], by);
-	ms_hook_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL);
+	ms_hook_trace_call(id, a, ret, err, NULL, p >> 32 == id && (uint32_t)p ? by : NULL, caller);
 }
 
-int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
+int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret, const void *caller)
 {
 	int err = errno;
 	uint32_t flags = ms_d.fns[id].flags;
@@ -268,9 +269,9 @@ int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret)
 		ms_hook_record_call(ms_d.chan, ms_d.st, id, a, ret, err);
 	if (flags & MS_FF_TRACED) {
 		if (ms_unlikely(ms_t_passby))
-			trace_passed(id, a, ret, err, ms_t_passby);
+			trace_passed(id, a, ret, err, ms_t_passby, caller);
 		else
-			ms_hook_trace_call(id, a, ret, err, NULL, NULL);
+			ms_hook_trace_call(id, a, ret, err, NULL, NULL, caller);
 	}
 	errno = err;
 	return ret;
@@ -358,7 +359,7 @@ __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t 
 	ms_log_consume(id, ri, call, v, caller);
 	*ret = v;
 	if (traced)
-		trace_mocked(id, a, v, r->flags & MS_RF_ERRNO ? r->err : 0, r);
+		trace_mocked(id, a, v, r->flags & MS_RF_ERRNO ? r->err : 0, r, caller);
 	if (r->flags & MS_RF_ERRNO)
 		errno = r->err;
 	else if ((r->flags & MS_RF_OWNED) && !v)

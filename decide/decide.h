@@ -53,7 +53,8 @@ MS_DEC_HIDDEN int ms_log_turn(unsigned id, uint32_t ri, uint32_t call, const voi
 MS_DEC_HIDDEN int ms_mocked_errno(int e);
 /* After a real call that the decision returned 2 for: records and traces
  * it, and returns ret. */
-MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret);
+MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret,
+				     const void *caller);
 
 /* ---- the hot path, inline in the shim's ms_consult ---- */
 

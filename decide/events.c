@@ -148,7 +148,9 @@ void ms_log_consume(unsigned id, uint32_t ri, uint32_t call, int64_t value, cons
 	e = ev_begin(MS_EV_CONSUME, id, ri, call);
 	if (e) {
 		e->value = value;
-		e->caller_off = (uint64_t)(uintptr_t)caller;
+		/* the call's site: the report's "by jq[pid] at jq+0x2b7c4" */
+		if (ms_hook_site(caller, e->caller, MS_EV_CALLER, &e->caller_off))
+			e->caller_off = (uint64_t)(uintptr_t)caller;
 		ev_commit(e);
 	}
 }

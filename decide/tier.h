@@ -120,6 +120,13 @@ MS_DEC_HIDDEN int ms_hook_from(uint32_t from_glob, const void *caller);
 /* The report's caller of a failure: e->caller, caller_off and sym.
  * Shim: caller.c (the object and symbol); the supervisor: the program. */
 MS_DEC_HIDDEN void ms_hook_caller(const void *caller, struct ms_event *e);
+/* A call's site (DESIGN.md 7.1) from its immediate return address
+ * caller: the basename of the object of the innermost frame outside the
+ * system libraries (obj, cap bytes) and its return address's offset from
+ * the object's load bias.  0, or -1 when none is known.  Shim: caller.c
+ * (an unwind when caller is in a system library); the supervisor: -1
+ * (the parser refuses at= on SYS_ statements). */
+MS_DEC_HIDDEN int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off);
 /* --on-fail=abort: a check failed; stop the program.  Shim: reply.c;
  * the supervisor: SIGABRT to the calling process. */
 MS_DEC_HIDDEN void ms_hook_abort(void);
@@ -133,17 +140,20 @@ MS_DEC_HIDDEN int ms_hook_out(unsigned id, uint32_t ri, const struct ms_rule *r,
  * MS_RF_PASSWD, MS_RF_GROUP, MS_RF_HOSTENT): the value v becomes.
  * Shim: reply.c. */
 MS_DEC_HIDDEN int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v);
-/* --trace: the line of a call, mocked (mocked_by: "SRC:LINE" of the
+/* --trace: the line of a call (caller: its immediate return address,
+ * for the line's site), mocked (mocked_by: "SRC:LINE" of the
  * statement that replied) or real (passed_by: the aimed statement it
  * passed by, or NULL).  err is the errno the call left.  Shim: trace.c;
  * the supervisor: the line of a system call. */
 MS_DEC_HIDDEN void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
-				      const char *mocked_by, const char *passed_by);
+				      const char *mocked_by, const char *passed_by,
+				      const void *caller);
 /* --trace: the line of a call of a declared function (id MS_FN_COUNT +
  * i, d its entry of ms_d.dyn, pool the channel's strings), typed as
  * declared.  Shim: trace.c. */
 MS_DEC_HIDDEN void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool,
-				      const uint64_t *a, uint64_t ret, const char *mocked_by);
+				      const uint64_t *a, uint64_t ret, const char *mocked_by,
+				      const void *caller);
 /* --trace: the line of an exec, written before it (a successful one
  * never returns).  Shim: trace.c. */
 MS_DEC_HIDDEN void ms_hook_trace_exec(unsigned id, const uint64_t *a);

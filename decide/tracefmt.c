@@ -920,7 +920,7 @@ AI void cur_result(struct cur *c, const struct ms_fn_meta *m, int64_t ret, int e
 	}
 }
 
-AI void cur_end(struct cur *c, const char *mocked_by, const char *passed_by)
+AI void cur_end(struct cur *c, const char *mocked_by, const char *passed_by, const char *site)
 {
 	if (mocked_by) {
 		cur_lit(c, " (mocked: ");
@@ -932,6 +932,10 @@ AI void cur_end(struct cur *c, const char *mocked_by, const char *passed_by)
 		cur_lit(c, " (passed by: ");
 		cur_str(c, passed_by);
 		cur_c(c, ')');
+	}
+	if (site) {
+		cur_lit(c, " at ");
+		cur_str(c, site);
 	}
 	*c->p++ = '\n';
 }
@@ -953,11 +957,11 @@ void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, i
 	o->n = (size_t)(c.p - o->buf);
 }
 
-void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by)
+void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by, const char *site)
 {
 	struct cur c = { o, o->buf + o->n, o->buf + MS_TLINE - 2 };
 
-	cur_end(&c, mocked_by, passed_by);
+	cur_end(&c, mocked_by, passed_by, site);
 	o->n = (size_t)(c.p - o->buf);
 }
 

@@ -150,8 +150,10 @@ void ms_tl_call(struct ms_tline *o, const struct ms_fn_meta *m, const uint64_t *
 /* " = RESULT[ ERRNO]" (nothing for a void function).  A system call's
  * -errno reads as strace shows it: -1 ENAME. */
 void ms_tl_result(struct ms_tline *o, const struct ms_fn_meta *m, int64_t ret, int err);
-/* " (mocked: BY)", " (passed by: BY)" where given, and the newline. */
-void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by);
+/* The line's end: " (mocked: BY)", " (passed by: BY)", " at SITE"
+ * (each when not NULL; SITE "jq+0x2b7c4", always last on the line, where
+ * mockrun's symbolizer finds it) and the newline. */
+void ms_tl_end(struct ms_tline *o, const char *mocked_by, const char *passed_by, const char *site);
 /* The first two at once, in one function (a traced call's line after
  * its prefix): ms_tl_call(o, m, a, ms_tl_ok(m, ret, err) ? fills : 0),
  * ms_tl_result(o, m, ret, err), the same bytes.  fills: what a success

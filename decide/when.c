@@ -311,15 +311,82 @@ static __attribute__((noinline)) int texts_hold(const struct ms_chan_hdr *h,
 	return 1;
 }
 
+/* at=: whether the call's site is in one of c's ranges; the site is
+ * found once per call (site->obj[0] set) by the tier's hook. */
+struct call_site {
+	char obj[MS_EV_CALLER];
+	uint64_t off;
+	int known;	/* 0: not asked yet, 1: found, -1: none */
+};
+
+static int site_holds(const struct ms_chan_hdr *h, const struct ms_cond *c, const void *caller,
+		      struct call_site *cs)
+{
+	const char *pool = ms_chan_at(h, h->pool_off);
+
+	if (!cs->known)
+		cs->known = ms_hook_site(caller, cs->obj, sizeof(cs->obj), &cs->off) ? -1 : 1;
+	if (cs->known < 0)
+		return 0;
+	for (uint32_t j = 0; j < c->nset; j++) {
+		struct ms_site_rng g;
+
+		memcpy(&g, pool + c->set + j * sizeof(g), sizeof(g));
+		if (cs->off >= g.lo && cs->off <= g.hi && strcmp(pool + g.object, cs->obj) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* "OBJ+0xHEX" into text (MS_EV_TEXT bytes), as the trace writes it. */
+static void site_text(const struct call_site *cs, char *text)
+{
+	char hex[17];
+	size_t k = 0, n = 0;
+	uint64_t v = cs->off;
+
+	if (cs->known < 0) {
+		ms_copy_str(text, MS_EV_TEXT, "?");
+		return;
+	}
+	do
+		hex[n++] = "0123456789abcdef"[v & 15];
+	while ((v >>= 4) && n < 16);
+	ms_copy_str(text, MS_EV_TEXT - 20, cs->obj);
+	k = strlen(text);
+	text[k++] = '+';
+	text[k++] = '0';
+	text[k++] = 'x';
+	while (n)
+		text[k++] = hex[--n];
+	text[k] = '\0';
+}
+
 int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s, const uint64_t *a,
-		  struct ms_passby *why)
+		  const void *caller, struct ms_passby *why)
 {
 	const struct ms_cond *c = (const struct ms_cond *)ms_chan_at(h, h->conds_off) + s->cond_first;
 	uint32_t n = s->ncond;
 	int saved = errno, texts = 0, r = 1;
+	struct call_site cs;
 
+	cs.known = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		int k = int_holds(h, &c[i], a);
+		int k;
+
+		if (c[i].arg == MS_CA_SITE) {
+			if (site_holds(h, &c[i], caller, &cs))
+				continue;
+			if (why) {
+				why->param = MS_SITE_PARAM;
+				why->value = 0;
+				why->is_text = 1;
+				site_text(&cs, why->text);
+			}
+			errno = saved;
+			return 0;
+		}
+		k = int_holds(h, &c[i], a);
 
 		if (k < 0) {
 			texts = 1;
@@ -389,13 +456,13 @@ __thread uint64_t ms_t_passby;
  * statement no call matched: a typo shows).
  */
 int ms_dec_passes(unsigned table, uint32_t i, unsigned id, const struct ms_stmt *s,
-		  const uint64_t *a)
+		  const uint64_t *a, const void *caller)
 {
 	struct ms_passby why;
 	uint32_t *passed;
 	struct ms_event *e;
 
-	if (ms_conds_hold(ms_d.chan, s, a, &why))
+	if (ms_conds_hold(ms_d.chan, s, a, caller, &why))
 		return 1;
 	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
 		ms_t_passby = (uint64_t)id << 32 | (i + 1);

@@ -21,7 +21,7 @@ struct ms_passby {
 	char text[96];		/* MS_EV_TEXT */
 };
 MS_DEC_HIDDEN int ms_conds_hold(const struct ms_chan_hdr *h, const struct ms_stmt *s,
-				const uint64_t *a, struct ms_passby *why);
+				const uint64_t *a, const void *caller, struct ms_passby *why);
 
 /* The common case inline: integer conditions that hold.  1 when they
  * all do; 0 when one does not or needs more than the value (passes()
@@ -73,7 +73,8 @@ extern __thread uint64_t ms_t_passby MS_DEC_HIDDEN;
  * 2 call order) is for this call; one it passes by is counted and
  * logged. */
 MS_DEC_HIDDEN __attribute__((noinline)) int ms_dec_passes(unsigned table, uint32_t i, unsigned id,
-							    const struct ms_stmt *s, const uint64_t *a);
+							    const struct ms_stmt *s, const uint64_t *a,
+							    const void *caller);
 /* probability=: whether this call of rule ri takes it. */
 MS_DEC_HIDDEN __attribute__((noinline)) int ms_dec_draw(uint32_t ri);
 
@@ -102,7 +103,8 @@ static inline __attribute__((always_inline)) enum sel select_stmt(const struct m
 		return SEL_OUT;
 	if (!s->ncond || ms_ints_hold(s, a))
 		return SEL_FOR;
-	if (table == SEL_QUIET ? ms_conds_hold(ms_d.chan, s, a, NULL) : ms_dec_passes(table, i, id, s, a))
+	if (table == SEL_QUIET ? ms_conds_hold(ms_d.chan, s, a, caller, NULL)
+			       : ms_dec_passes(table, i, id, s, a, caller))
 		return SEL_FOR;
 	return SEL_PASSED;
 }

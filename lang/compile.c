@@ -230,6 +230,12 @@ static int compile_keyed(struct ms_parser *ps, struct ms_compiling *c, const str
 
 	if (key_is(a, "in") || key_is(a, "from"))
 		return compile_scope(ps, c, a);
+	if (key_is(a, "at")) {
+		if (c->at)
+			return ms_fail_at(&ps->lx, a->line, a->col, "at= given twice");
+		c->at = a;
+		return 0;
+	}
 	if (c->sk->type != ST_RULE && (key_is(a, "errno") || key_is(a, "delay")))
 		/* an expectation checks a call and answers nothing: what it
 		 * would set or wait for belongs to the reply */
@@ -241,7 +247,7 @@ static int compile_keyed(struct ms_parser *ps, struct ms_compiling *c, const str
 				  a->key, (int)st->fn.n, st->fn.s, (int)a->key_n, a->key);
 	if (c->sk->type != ST_RULE)
 		return ms_fail_at(&ps->lx, a->line, a->col,
-				  "%.*s takes no '%.*s=' (only the options in= and from=)",
+				  "%.*s takes no '%.*s=' (only the options in=, from= and at=)",
 				  (int)st->name.n, st->name.s, (int)a->key_n, a->key);
 	if (key_is(a, "errno") || key_is(a, "probability") || key_is(a, "delay"))
 		return compile_reply_option(ps, c, a);
@@ -318,7 +324,8 @@ int ms_compile(struct ms_parser *ps, struct ms_src_stmt *st)
 	c.r.stmt.col = st->name.col;
 	c.r.kind = c.sk->kind;
 	c.r.rd_kind = MS_RD_NONE;
-	if (compile_args(ps, &c) || ms_compile_conds(ps, st, c.m, &c.r.stmt))
+	if (compile_args(ps, &c) || ms_compile_conds(ps, st, c.m, &c.r.stmt) ||
+	    ms_compile_at(ps, &c, &c.r.stmt))
 		return -1;
 	c.r.stmt.text = ms_stmt_text(ps, st);
 	if (!c.r.stmt.text)

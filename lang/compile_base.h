@@ -40,6 +40,7 @@ struct ms_compiling {
 	unsigned npos;
 	int have_bytes;			/* an output gives bytes (read's buf=) */
 	uint8_t given[MS_MAX_PARAMS];	/* outputs given, by parameter */
+	const struct ms_arg *at;	/* at="SITE", NULL: none */
 };
 
 /* The statement as written, into the pool: its offset, or 0 (-ENOMEM). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "compile_check.h"
+#include "lang.h"
 #include "catalog/catalog.h"
 
 /* ---- when(PARAM OP VALUE, ...) ---- */
@@ -212,6 +213,139 @@ int ms_compile_conds(struct ms_parser *ps, const struct ms_src_stmt *st, const s
 			return -1;
 	}
 	hdr->ncond = st->nconds;
+	return 0;
+}
+
+/* ---- at="SITE" ---- */
+
+/* "OBJ+0xHEX": 1 with the object's length and the offset; 0: not that
+ * form (a name for the resolver); -1: that form, misspelt. */
+static int site_offset_form(const char *t, size_t n, size_t *objn, uint64_t *off)
+{
+	const char *plus = memchr(t, '+', n);
+	size_t k, digits = 0;
+	uint64_t v = 0;
+
+	if (!plus)
+		return 0;
+	*objn = (size_t)(plus - t);
+	k = *objn + 1;
+	if (k + 2 > n || t[k] != '0' || (t[k + 1] != 'x' && t[k + 1] != 'X'))
+		return -1;
+	for (k += 2; k < n; k++, digits++) {
+		char ch = t[k];
+		unsigned d = ch >= '0' && ch <= '9'   ? (unsigned)(ch - '0')
+			     : ch >= 'a' && ch <= 'f' ? (unsigned)(ch - 'a' + 10)
+			     : ch >= 'A' && ch <= 'F' ? (unsigned)(ch - 'A' + 10)
+						      : 16u;
+
+		if (d == 16 || digits >= 16)
+			return -1;
+		v = v << 4 | d;
+	}
+	if (!digits || !*objn || memchr(t, '/', *objn))
+		return -1;
+	*off = v;
+	return 1;
+}
+
+static int store_ranges(struct ms_parser *ps, const struct ms_arg *a, const struct ms_site_range *r,
+			unsigned n, struct ms_cond *c)
+{
+	struct ms_site_rng g[MS_AT_RANGES_MAX];
+
+	for (unsigned i = 0; i < n; i++) {
+		const char *obj = r[i].object ? r[i].object : "";
+		const char *base = strrchr(obj, '/');
+
+		base = base ? base + 1 : obj;
+		memset(&g[i], 0, sizeof(g[i]));
+		g[i].lo = r[i].lo;
+		g[i].hi = r[i].hi;
+		if (!*base || r[i].lo > r[i].hi)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+					  "at=: the resolver gave an empty object or range");
+		if (ms_pool_store(ps, base, strlen(base), &g[i].object))
+			return -1;
+	}
+	c->nset = n;
+	if (!n) {
+		c->set = 0;
+		return 0;
+	}
+	return ms_pool_store(ps, g, n * sizeof(g[0]), &c->set);
+}
+
+int ms_compile_at(struct ms_parser *ps, const struct ms_compiling *c, struct ms_stmt *hdr)
+{
+	const struct ms_arg *a = c->at;
+	struct ms_spec *spec = ps->spec;
+	struct ms_site_range r[MS_AT_RANGES_MAX];
+	struct ms_cond k;
+	const char *t;
+	char text[512], msg[256];
+	unsigned n = 0;
+	size_t objn;
+	uint64_t off;
+	int form;
+
+	if (!a)
+		return 0;
+	if (a->v.kind != V_STR || a->v.len == 0)
+		return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+				  "at= needs a call site as a string: \"OBJ+0xHEX\", a function "
+				  "or \"FILE:LINE\", not %s",
+				  ms_val_kind_name(a->v.kind));
+	if (c->m->syscall)
+		return ms_fail_at(&ps->lx, a->line, a->col,
+				  "at= names the program's code that makes a call: a system call "
+				  "the supervisor answers has no site it can tell; use in= or when()");
+	if (c->m->handler)
+		return ms_fail_at(&ps->lx, a->line, a->col,
+				  "%s() comes from a handler module: the shim does not see its "
+				  "calls' sites (test them in the handler)",
+				  c->m->name);
+	t = spec->pool + a->v.str;
+	if (a->v.len >= sizeof(text) || memchr(t, '\0', a->v.len))
+		return ms_fail_at(&ps->lx, a->v.line, a->v.col, "at= is too long or holds a NUL");
+	memcpy(text, t, a->v.len);
+	text[a->v.len] = '\0';
+	memset(&k, 0, sizeof(k));
+	k.op = MS_C_IN;
+	k.arg = MS_CA_SITE;
+	k.param = MS_SITE_PARAM;
+	form = site_offset_form(text, a->v.len, &objn, &off);
+	if (form < 0)
+		return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+				  "at=\"%s\" is not a call site: write at=\"OBJ+0xHEX\" (an object's "
+				  "basename and a return address's offset in it, as --trace shows "
+				  "them: \"cat+0x4a2b\"), a function name or \"FILE:LINE\"",
+				  text);
+	if (form > 0) {
+		text[objn] = '\0';
+		r[0].object = text;
+		r[0].lo = r[0].hi = off;
+		n = 1;
+	} else if (!spec->at_fn) {
+		return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+				  "at=\"%s\" names a function or a line, which needs the "
+				  "symbolizer, not available here: write at=\"OBJ+0xHEX\" (--trace "
+				  "shows each call's site)",
+				  text);
+	} else {
+		int rc;
+
+		msg[0] = '\0';
+		rc = spec->at_fn(spec->at_ctx, text, r, MS_AT_RANGES_MAX, &n, msg, sizeof(msg));
+		if (rc < 0 || n > MS_AT_RANGES_MAX)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col, "at=\"%s\": %s", text,
+					  msg[0] ? msg : "cannot be resolved");
+	}
+	if (store_ranges(ps, a, r, n, &k))
+		return -1;
+	if (ms_append(ps, (void **)&spec->conds, &spec->nconds, &spec->cap_conds, &k, sizeof(k)))
+		return -1;
+	hdr->ncond++;
 	return 0;
 }
 

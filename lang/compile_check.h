@@ -10,6 +10,8 @@
 
 int ms_compile_conds(struct ms_parser *ps, const struct ms_src_stmt *st, const struct ms_fn_meta *m,
 		     struct ms_stmt *hdr);
+/* at="SITE" (c->at): one more condition of hdr, after when()'s. */
+int ms_compile_at(struct ms_parser *ps, const struct ms_compiling *c, struct ms_stmt *hdr);
 int ms_compile_expect(struct ms_parser *ps, const struct ms_compiling *c);
 int ms_compile_order(struct ms_parser *ps, const struct ms_compiling *c);
 

@@ -75,13 +75,13 @@ static int boot_owns(const void *p)
 		void *r;                                                             \
 		if (ms_fast_traced(&ms_fast[id], ms_guard))                          \
 			return (void *)(uintptr_t)ms_trace_plain(                    \
-				id, a, (int64_t)(uintptr_t)(call));                  \
+				id, a, (int64_t)(uintptr_t)(call), MS_CALLER);       \
 		k = ms_consult_slot(id, a, &v, MS_CALLER);                           \
 		if (k == 1)                                                          \
 			return (void *)(uintptr_t)v;                                 \
 		r = call;                                                            \
 		if (k == 2)                                                          \
-			ms_trace_after(id, a, (int64_t)(uintptr_t)r);                \
+			ms_trace_after(id, a, (int64_t)(uintptr_t)r, MS_CALLER);     \
 		return r;                                                            \
 	}
 /* In the trampoline: a live slot's answer, or on to name (a tail call) */
@@ -184,7 +184,7 @@ static __attribute__((noinline, cold)) void free_armed(void *ptr)
 
 	if (ms_fast_traced(&ms_fast[MS_ID_free], ms_guard)) {
 		ms_real.free.fn(ptr);
-		ms_trace_plain(MS_ID_free, a, 0);
+		ms_trace_plain(MS_ID_free, a, 0, MS_CALLER);
 		return;
 	}
 	k = ms_consult_slot(MS_ID_free, a, &v, MS_CALLER);
@@ -192,7 +192,7 @@ static __attribute__((noinline, cold)) void free_armed(void *ptr)
 		return;
 	ms_real.free.fn(ptr);
 	if (k == 2)
-		ms_trace_after(MS_ID_free, a, 0);
+		ms_trace_after(MS_ID_free, a, 0, MS_CALLER);
 }
 
 MS_EXPORT void free(void *ptr)

@@ -5,6 +5,17 @@
  * answer), and the caller a report names (object, symbol+offset).
  * Runs inside arbitrary calls of the program, possibly in a signal
  * handler: no interposed function but dladdr's, off the hot path.
+ *
+ * A call's site (at=, the trace, the report; DESIGN.md 7.1): the
+ * object and offset of the innermost frame outside the system
+ * libraries.  A call straight from the program's code is its return
+ * address; one from a system library (malloc from strdup) is found by
+ * unwinding with libgcc's _Unwind_Backtrace, which reads the CFI
+ * (Debian's binaries have no frame pointers) and finds each object's
+ * by _dl_find_object (glibc 2.35+, GCC 12+: no lock, no malloc,
+ * async-signal-safe).  ms_site_warm() runs one unwind at attach, so
+ * that its one-time set-up (libgcc's register table) is not in a
+ * program's call.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -15,6 +26,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
+#include <unwind.h>
 
 #include "channel/channel.h"
 #include "decide/decide.h"
@@ -50,8 +62,45 @@ static const char *object_of(const void *addr, Dl_info *info)
 
 struct seg {
 	uintptr_t lo, hi;
+	uintptr_t bias;		/* the object's load bias: offsets are from it */
+	int sys;		/* a system library (or the shim): no call site */
 	char name[48];
 };
+
+/* The system libraries, whose frames a call site skips (and the shim,
+ * and --site-skip's globs, MS_CHAN's site_skip). */
+static const char *const sys_globs[] = {
+	"libc.so*", "libm.so*", "ld-linux*", "libgcc_s*", "libstdc++*",
+};
+
+static int skipped_name(const char *name)
+{
+	const char *p;
+
+	for (size_t i = 0; i < sizeof(sys_globs) / sizeof(sys_globs[0]); i++)
+		if (ms_glob_match(sys_globs[i], name))
+			return 1;
+	if (!ms_d.chan || !ms_d.chan->site_skip)
+		return 0;
+	p = ms_d.pool + ms_d.chan->site_skip;
+	while (*p) {
+		char glob[128];
+		size_t n = 0;
+
+		while (p[n] && p[n] != '\n')
+			n++;
+		if (n && n < sizeof(glob)) {
+			memcpy(glob, p, n);
+			glob[n] = '\0';
+			if (ms_glob_match(glob, name))
+				return 1;
+		}
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
 
 struct seg_table {
 	unsigned n;
@@ -68,7 +117,19 @@ static int add_segs(struct dl_phdr_info *info, size_t size, void *data)
 	const char *name = info->dlpi_name && info->dlpi_name[0] ? basename_of(info->dlpi_name)
 								 : ms_d.exe_name;
 
+	uintptr_t self = (uintptr_t)&add_segs;
+	int sys = 0;
+
 	(void)size;
+	/* the shim's own object, whatever its name */
+	for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && self >= info->dlpi_addr + ph->p_vaddr &&
+		    self < info->dlpi_addr + ph->p_vaddr + ph->p_memsz)
+			sys = 1;
+	}
+	sys = sys || skipped_name(name);
 	for (unsigned i = 0; i < info->dlpi_phnum && t->n < MAX_SEGS; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		struct seg *g = &t->seg[t->n];
@@ -77,30 +138,39 @@ static int add_segs(struct dl_phdr_info *info, size_t size, void *data)
 			continue;
 		g->lo = info->dlpi_addr + ph->p_vaddr;
 		g->hi = g->lo + ph->p_memsz;
+		g->bias = info->dlpi_addr;
+		g->sys = sys;
 		ms_copy_str(g->name, sizeof(g->name), name);
 		t->n++;
 	}
 	return 0;
 }
 
-static const char *seg_lookup(const struct seg_table *t, uintptr_t a)
+static const struct seg *seg_lookup(const struct seg_table *t, uintptr_t a)
 {
 	for (unsigned i = 0; t && i < t->n; i++)
 		if (a >= t->seg[i].lo && a < t->seg[i].hi)
-			return t->seg[i].name;
+			return &t->seg[i];
 	return NULL;
 }
 
-/* The basename of the executable object holding addr, or NULL. */
-static const char *caller_object(const void *addr)
+/* The segment holding addr, copied into *out: 1, or 0 when no loaded
+ * object holds it. */
+static int seg_find(const void *addr, struct seg *out)
 {
 	const struct seg_table *t = __atomic_load_n(&segs, __ATOMIC_ACQUIRE);
-	const char *name = seg_lookup(t, (uintptr_t)addr);
+	const struct seg *g = seg_lookup(t, (uintptr_t)addr);
 	int expect = 0;
 	Dl_info info;
+	struct link_map *lm = NULL;
+	const char *name;
 
-	if (name || !addr)
-		return name;
+	if (!addr)
+		return 0;
+	if (g) {
+		*out = *g;
+		return 1;
+	}
 	/* a miss: rebuild, unless another thread is at it */
 	if (__atomic_compare_exchange_n(&seg_busy, &expect, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 		struct seg_table *next = t == &seg_tables[0] ? &seg_tables[1] : &seg_tables[0];
@@ -109,16 +179,151 @@ static const char *caller_object(const void *addr)
 		dl_iterate_phdr(add_segs, next);
 		__atomic_store_n(&segs, next, __ATOMIC_RELEASE);
 		__atomic_store_n(&seg_busy, 0, __ATOMIC_RELEASE);
-		name = seg_lookup(next, (uintptr_t)addr);
-		if (name)
-			return name;
+		g = seg_lookup(next, (uintptr_t)addr);
+		if (g) {
+			*out = *g;
+			return 1;
+		}
 	}
 	/* Another thread rebuilding, or this one, interrupted by the signal
 	 * handler that made this call, or an object past MAX_SEGS: the
 	 * loader answers (its lock is recursive, so the interrupted rebuild
 	 * does not block it).  Never "no object" for a loaded one: that
 	 * would let the call through unmocked. */
+	if (!dladdr1(addr, &info, (void **)&lm, RTLD_DL_LINKMAP) || !info.dli_fname)
+		return 0;
+	name = info.dli_fname[0] ? basename_of(info.dli_fname) : ms_d.exe_name;
+	out->lo = out->hi = (uintptr_t)addr;
+	out->bias = lm ? (uintptr_t)lm->l_addr : (uintptr_t)info.dli_fbase;
+	out->sys = skipped_name(name);
+	ms_copy_str(out->name, sizeof(out->name), name);
+	return 1;
+}
+
+/* The basename of the executable object holding addr, or NULL. */
+static const char *caller_object(const void *addr)
+{
+	const struct seg_table *t = __atomic_load_n(&segs, __ATOMIC_ACQUIRE);
+	const struct seg *g = seg_lookup(t, (uintptr_t)addr);
+	static __thread struct seg last;
+	Dl_info info;
+
+	if (g || !addr)
+		return g ? g->name : NULL;
+	if (seg_find(addr, &last))
+		return last.name;
 	return object_of(addr, &info);
+}
+
+/* ---- call sites ---- */
+
+/* The unwind from the shim's frame: frames up to and including the
+ * immediate caller's are passed over, then system libraries' too; the
+ * first other frame is the site. */
+struct walk {
+	uintptr_t caller;
+	unsigned depth;
+	int seen;	/* the immediate caller's frame was passed */
+	int found;
+	uintptr_t ip;
+	struct seg g;
+};
+
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	struct walk *w = arg;
+	int before = 0;
+	uintptr_t ip = (uintptr_t)_Unwind_GetIPInfo(ctx, &before);
+
+	if (!ip || ++w->depth > 64)
+		return _URC_END_OF_STACK;
+	if (!w->seen) {
+		w->seen = ip == w->caller;
+		return _URC_NO_REASON;
+	}
+	if (!seg_find((const void *)ip, &w->g) || w->g.sys)
+		return _URC_NO_REASON;
+	w->found = 1;
+	w->ip = ip;
+	return _URC_END_OF_STACK;
+}
+
+/* The site of a call from caller, its frame's segment in *g and its
+ * return address: 1; 0 when caller is in no object. */
+static int site_of(const void *caller, struct seg *g, uintptr_t *ip)
+{
+	struct walk w;
+
+	if (!seg_find(caller, g))
+		return 0;
+	*ip = (uintptr_t)caller;
+	if (!g->sys)
+		return 1; /* the common case: the program called */
+	w.caller = (uintptr_t)caller;
+	w.depth = 0;
+	w.seen = 0;
+	w.found = 0;
+	_Unwind_Backtrace(walk_frame, &w);
+	if (w.found) {
+		*g = w.g;
+		*ip = w.ip;
+	}
+	/* else the system library's own frame (a call from its start-up
+	 * code, a thread it started, or a stack it cannot unwind) */
+	return 1;
+}
+
+int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
+{
+	struct seg g;
+	uintptr_t ip;
+	int saved = errno;
+
+	if (!site_of(caller, &g, &ip)) {
+		errno = saved;
+		return -1;
+	}
+	ms_copy_str(obj, cap, g.name);
+	*off = (uint64_t)(ip - g.bias);
+	errno = saved;
+	return 0;
+}
+
+static char *put_hex(char *p, char *end, uint64_t v);
+
+size_t ms_site_str(const void *caller, char *buf, size_t cap)
+{
+	uint64_t off;
+	char *p;
+
+	if (cap < 24 || ms_hook_site(caller, buf, cap - 20, &off)) {
+		if (cap)
+			buf[0] = '\0';
+		return 0;
+	}
+	p = buf + ms_slen(buf);
+	*p++ = '+';
+	p = put_hex(p, buf + cap, off);
+	return (size_t)(p - buf);
+}
+
+/* One unwind through a system library's frame, outside any program's
+ * call: libgcc's one-time set-up (its register table) happens here. */
+static __attribute__((noinline)) _Unwind_Reason_Code warm_frame(struct _Unwind_Context *ctx, void *arg)
+{
+	(void)ctx;
+	return ++*(unsigned *)arg > 4 ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+void ms_site_warm(void)
+{
+	unsigned n = 0;
+	int saved = errno;
+
+	/* a table made before the channel lacks --site-skip's globs */
+	__atomic_store_n(&segs, NULL, __ATOMIC_RELEASE);
+	_Unwind_Backtrace(warm_frame, &n);
+	errno = saved;
 }
 
 /*
@@ -197,25 +402,28 @@ int ms_hook_from(uint32_t from_glob, const void *caller)
 	return from_here(from_glob, caller);
 }
 
+/* The report's caller is the call's site (the offset from the object's
+ * load bias, as objdump shows it), and the nearest dynamic symbol there. */
 void ms_hook_caller(const void *caller, struct ms_event *e)
 {
 	Dl_info info;
-	const char *obj = object_of(caller, &info);
+	struct seg g;
+	uintptr_t ip;
 
-	if (obj) {
-		e->caller_off = (uint64_t)((uintptr_t)caller - (uintptr_t)info.dli_fbase);
-		ms_copy_str(e->caller, MS_EV_CALLER, obj);
-		if (info.dli_sname && info.dli_saddr) {
-			char *p, *end = e->sym + MS_EV_SYM;
-
-			ms_copy_str(e->sym, MS_EV_SYM - 20, info.dli_sname);
-			p = e->sym + ms_slen(e->sym);
-			if (p + 1 < end) {
-				*p++ = '+';
-				put_hex(p, end, (uintptr_t)caller - (uintptr_t)info.dli_saddr);
-			}
-		}
-	} else {
+	if (!site_of(caller, &g, &ip)) {
 		e->caller_off = (uint64_t)(uintptr_t)caller;
+		return;
+	}
+	e->caller_off = (uint64_t)(ip - g.bias);
+	ms_copy_str(e->caller, MS_EV_CALLER, g.name);
+	if (object_of((const void *)ip, &info) && info.dli_sname && info.dli_saddr) {
+		char *p, *end = e->sym + MS_EV_SYM;
+
+		ms_copy_str(e->sym, MS_EV_SYM - 20, info.dli_sname);
+		p = e->sym + ms_slen(e->sym);
+		if (p + 1 < end) {
+			*p++ = '+';
+			put_hex(p, end, ip - (uintptr_t)info.dli_saddr);
+		}
 	}
 }

@@ -143,9 +143,9 @@ int ms_decl_dispatch(unsigned i, struct ms_decl_frame *fr, const void *caller)
 }
 
 /* A traced real call returned: its line, with the declared types. */
-MS_HIDDEN void ms_decl_after(unsigned i, struct ms_decl_frame *fr);
+MS_HIDDEN void ms_decl_after(unsigned i, struct ms_decl_frame *fr, const void *caller);
 
-void ms_decl_after(unsigned i, struct ms_decl_frame *fr)
+void ms_decl_after(unsigned i, struct ms_decl_frame *fr, const void *caller)
 {
 	const struct ms_chan_dyn *d = &ms_d.dyn[ms_decl_fn[i]];
 	uint64_t a[MS_MAX_PARAMS];
@@ -154,7 +154,7 @@ void ms_decl_after(unsigned i, struct ms_decl_frame *fr)
 	for (unsigned k = 0; k < d->nparams; k++)
 		a[k] = d->dblmask & (1u << k) ? fr->fpr[xi++][0] : fr->gpr[gi++];
 	ms_hook_trace_decl(d, ms_d.pool, a,
-		      d->ret == MS_DYN_RET_DOUBLE ? fr->fpret : (uint64_t)fr->ret, NULL);
+		      d->ret == MS_DYN_RET_DOUBLE ? fr->fpret : (uint64_t)fr->ret, NULL, caller);
 }
 
 /* ---- the GOT ---- */

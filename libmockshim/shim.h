@@ -661,7 +661,12 @@ MS_HIDDEN void ms_trace_vfork(void);
 MS_HIDDEN char *ms_record_log(uint64_t *cap);
 /* ms_trace_after (decide.h) for a call of a live MS_FAST_TRACE slot: a
  * function traced and nothing else (no record, no rule to name). */
-MS_HIDDEN int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret);
+MS_HIDDEN int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret, const void *caller);
+/* A call's site as the trace writes it, "jq+0x2b7c4", into buf (cap
+ * bytes, at least 24): its length, 0 when none is known (caller.c). */
+MS_HIDDEN size_t ms_site_str(const void *caller, char *buf, size_t cap);
+/* One unwind at attach, before any program call needs one (caller.c). */
+MS_HIDDEN void ms_site_warm(void);
 struct ms_event;
 /* MOCKSHIM_CHANNEL as this process attached by it (NULL: none), and
  * whether its LD_PRELOAD named the shim then. */

@@ -330,7 +330,7 @@ static inline __attribute__((always_inline)) void trace_write(const struct ms_tl
 }
 
 void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
-			uint64_t ret, const char *mocked_by)
+			uint64_t ret, const char *mocked_by, const void *caller)
 {
 	const char *proto = pool + d->proto, *open = proto, *name = pool + d->name, *p;
 	struct ms_tline o;
@@ -377,7 +377,11 @@ void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uin
 		else
 			put_typed(&o, proto, rn, ret, count_c(proto, rn, '*') > 0);
 	}
-	ms_tl_end(&o, mocked_by, NULL);
+	{
+		char site[96];
+
+		ms_tl_end(&o, mocked_by, NULL, ms_site_str(caller, site, sizeof(site)) ? site : NULL);
+	}
 	trace_write(&o);
 	errno = saved;
 }
@@ -408,11 +412,13 @@ void ms_hook_trace_exec(unsigned id, const uint64_t *a)
 static inline __attribute__((always_inline)) void trace_line(unsigned id, const uint64_t *a,
 							     int64_t ret, int err,
 							     const char *mocked_by,
-							     const char *passed_by)
+							     const char *passed_by,
+							     const void *caller)
 {
 	/* ms_trace_open parsed every row before it opened the trace */
 	const struct ms_fn_meta *m = id < MS_FN_COUNT ? &ms_catalog_table[id] : NULL;
 	struct ms_tline o;
+	char site[96];
 
 	if (trace_fd < 0 || !m)
 		return;
@@ -420,27 +426,25 @@ static inline __attribute__((always_inline)) void trace_line(unsigned id, const 
 	/* a success's outputs are shown as values: a statement's, or what
 	 * the real call of this process wrote */
 	ms_tl_line(&o, m, a, ret, err, mocked_by ? 1 : MS_TL_WRITTEN);
-	if (mocked_by || passed_by)
-		ms_tl_end(&o, mocked_by, passed_by);
-	else
-		o.buf[o.n++] = '\n'; /* ms_tl_line leaves room for it */
+	/* the site last on the line: mockrun's symbolizer appends to it */
+	ms_tl_end(&o, mocked_by, passed_by, ms_site_str(caller, site, sizeof(site)) ? site : NULL);
 	trace_write(&o);
 }
 
 void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err,
-			const char *mocked_by, const char *passed_by)
+			const char *mocked_by, const char *passed_by, const void *caller)
 {
 	int saved = errno;
 
-	trace_line(id, a, ret, err, mocked_by, passed_by);
+	trace_line(id, a, ret, err, mocked_by, passed_by, caller);
 	errno = saved;
 }
 
-int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret)
+int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret, const void *caller)
 {
 	int err = errno;
 
-	trace_line(id, a, ret, err, NULL, NULL);
+	trace_line(id, a, ret, err, NULL, NULL, caller);
 	errno = err;
 	return ret;
 }

@@ -207,7 +207,7 @@ __attribute__((noinline)) int ms_fast_claim_call(struct ms_fast *s)
 		ms_rewrote = 0;                                                           \
 		v_ = ms_time_call(id, c_);                                                \
 		if (k_ == 2)                                                              \
-			v_ = ms_trace_after(id, c_, v_);                                  \
+			v_ = ms_trace_after(id, c_, v_, MS_CALLER);                       \
 		return (ret)(uintptr_t)v_;                                                \
 	}                                                                                 \
 	static __attribute__((noinline, cold)) ret ms_armed_##name proto                  \
@@ -218,7 +218,8 @@ __attribute__((noinline)) int ms_fast_claim_call(struct ms_fast *s)
 		int k_;                                                                   \
 		if (ms_fast_traced(&ms_fast[id], MS_GUARD_OF(id)))                        \
 			return (ret)(uintptr_t)ms_trace_plain(                            \
-				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args)); \
+				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args), \
+				MS_ARMED_CALLER(args));                                   \
 		k_ = ms_consult_slot(id, c_, &v_, MS_ARMED_CALLER(args));                 \
 		if (ms_likely(k_ == 1))                                                   \
 			return (ret)(uintptr_t)v_;                                        \
@@ -226,12 +227,14 @@ __attribute__((noinline)) int ms_fast_claim_call(struct ms_fast *s)
 			ms_rewrote = 0;                                                   \
 			if (k_ == 2)                                                      \
 				return (ret)(uintptr_t)ms_trace_after(                    \
-					id, c_, (int64_t)(uintptr_t)rewritten);           \
+					id, c_, (int64_t)(uintptr_t)rewritten,            \
+					MS_ARMED_CALLER(args));                           \
 			return rewritten;                                                 \
 		}                                                                         \
 		if (k_ == 2)                                                              \
 			return (ret)(uintptr_t)ms_trace_after(                            \
-				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args)); \
+				id, c_, (int64_t)(uintptr_t)ms_real.name.fn MS_GET(n, vals, args), \
+				MS_ARMED_CALLER(args));                                   \
 		return ms_real.name.fn MS_GET(n, vals, args);                             \
 	}                                                                                 \
 	MS_FASTERR(id, ret, name, proto, args, cargs)                                        \
@@ -273,7 +276,7 @@ __attribute__((noinline)) int ms_fast_claim_call(struct ms_fast *s)
 			return;                                                           \
 		ms_real.name.fn MS_GET(n, vals, args);                                    \
 		if (k_ == 2)                                                              \
-			ms_trace_after(id, c_, 0);                                        \
+			ms_trace_after(id, c_, 0, MS_ARMED_CALLER(args));                 \
 	}                                                                                 \
 	MS_EXPORT void name proto                                                         \
 	{                                                                                 \

@@ -86,7 +86,7 @@ static __attribute__((noinline, cold)) void *dlopen_armed(const char *filename, 
 	/* not a tail call: the caller's search path is looked up for it */
 	h = ms_dlopen_for(filename, flags, caller);
 	if (k == 2)
-		ms_trace_after(MS_ID_dlopen, a, (int64_t)(uintptr_t)h);
+		ms_trace_after(MS_ID_dlopen, a, (int64_t)(uintptr_t)h, caller);
 	if (h)
 		ms_decl_loaded();
 	return h;
@@ -158,7 +158,7 @@ static int needs_mode(int flags)
 		ms_rewrote = 0;                                                          \
 		r = f((T1)(uintptr_t)a[0], (T2)(uintptr_t)a[1], (T3)(uintptr_t)a[2]);   \
 		if (k == 2)                                                              \
-			ms_trace_after(id, a, r);                                        \
+			ms_trace_after(id, a, r, caller);                                \
 		return r;                                                                \
 	}
 
@@ -182,7 +182,7 @@ static __attribute__((noinline, cold)) int openat_armed(unsigned id, void **real
 	ms_rewrote = 0;
 	r = f((int)a[0], (const char *)(uintptr_t)a[1], (int)a[2], (mode_t)a[3]);
 	if (k == 2)
-		ms_trace_after(id, a, r);
+		ms_trace_after(id, a, r, caller);
 	return r;
 }
 
@@ -310,7 +310,7 @@ static __attribute__((noinline, cold)) int pf_armed(enum pf_kind kind, unsigned 
 		return (int)v;
 	r = pf_real(kind, real, vname, stream, flag, format, ap);
 	if (k == 2)
-		ms_trace_after(id, a, r);
+		ms_trace_after(id, a, r, caller);
 	return r;
 }
 
@@ -397,7 +397,7 @@ static __attribute__((noinline, cold)) int va_consult(unsigned id, const uint64_
 	VA_REAL(fn_t, name, vname, f_ args);                                            \
 	va_end(ap);                                                                     \
 	if (k == 2)                                                                     \
-		ms_trace_after(id, a, r);                                               \
+		ms_trace_after(id, a, r, MS_CALLER);                                    \
 	return r;
 
 MS_EXPORT int fscanf(FILE *stream, const char *format, ...);
@@ -465,7 +465,7 @@ MS_EXPORT int __dprintf_chk(int fd, int flag, const char *format, ...)
 	f args;                                                                         \
 	va_end(ap);                                                                     \
 	if (k == 2)                                                                     \
-		ms_trace_after(MS_ID_syslog, a, 0);
+		ms_trace_after(MS_ID_syslog, a, 0, MS_CALLER);
 
 MS_EXPORT void syslog(int priority, const char *format, ...)
 {
@@ -541,7 +541,7 @@ static int execl_real(void **real, const char *vname, const char *path, const ch
 		}                                                                       \
 		r = execl_real(&ms_real.name.ptr, vname, path, argv, envp, with_env);   \
 		if (k == 2)                                                             \
-			ms_trace_after(id, a, r);                                       \
+			ms_trace_after(id, a, r, MS_CALLER);                            \
 		return r;                                                               \
 	}
 
@@ -584,7 +584,7 @@ MS_EXPORT int prctl(int option, ...)
 	memcpy(&f, &p, sizeof(f));
 	r = f(option, x[0], x[1], x[2], x[3]);
 	if (k == 2)
-		ms_trace_after(MS_ID_prctl, a, r);
+		ms_trace_after(MS_ID_prctl, a, r, MS_CALLER);
 	return r;
 }
 
@@ -616,7 +616,7 @@ MS_EXPORT long ptrace(int request, ...)
 	memcpy(&f, &p, sizeof(f));
 	r = f(request, x[0], x[1], x[2]);
 	if (k == 2)
-		ms_trace_after(MS_ID_ptrace, a, r);
+		ms_trace_after(MS_ID_ptrace, a, r, MS_CALLER);
 	return r;
 }
 
@@ -646,7 +646,7 @@ MS_EXPORT int semctl(int semid, int semnum, int cmd, ...)
 	memcpy(&f, &p, sizeof(f));
 	r = f(semid, semnum, cmd, arg);
 	if (k == 2)
-		ms_trace_after(MS_ID_semctl, a, r);
+		ms_trace_after(MS_ID_semctl, a, r, MS_CALLER);
 	return r;
 }
 
@@ -774,7 +774,7 @@ static void *pick_version(struct versioned *v, void *dflt, const void *caller)
 			return (ret)(uintptr_t)v_;                                       \
 		r_ = f args;                                                             \
 		if (k_ == 2)                                                             \
-			ms_trace_after(MS_ID_##name, a_, (int64_t)(uintptr_t)r_);        \
+			ms_trace_after(MS_ID_##name, a_, (int64_t)(uintptr_t)r_, caller); \
 		return r_;                                                               \
 	}                                                                                \
 	MS_EXPORT ret name proto                                                         \

@@ -243,7 +243,8 @@ static void audit(struct ms_report_in *s, uint64_t token)
 			continue;
 		}
 		if (e->state != 1 || (e->type != MS_EV_ATTACH && e->fn >= h->nfns) ||
-		    !event_rule_ok(h, e) || e->at > e->len || e->param >= MS_MAX_PARAMS ||
+		    !event_rule_ok(h, e) || e->at > e->len ||
+		    (e->param >= MS_MAX_PARAMS && !(e->type == MS_EV_PASSBY && e->param == MS_SITE_PARAM)) ||
 		    (e->type == MS_EV_FAIL && e->kind == MS_FAIL_CHECK && !check_event_ok(s, e))) {
 			tamper(s, e->pid, "event %u is not one a shim writes", i);
 			e->state = 0; /* never read again */

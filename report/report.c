@@ -232,6 +232,8 @@ const char *rp_param_name(const struct ms_report_in *s, unsigned fn, unsigned pa
 	static char buf[64];
 	const char *p;
 
+	if (param == MS_SITE_PARAM)
+		return "site"; /* at=: a pass-by's site */
 	if (m)
 		return param < m->nparams ? m->params[param].name : "?";
 	if (!d || param >= d->nparams)
@@ -454,6 +456,25 @@ int64_t rp_clock_end(const struct ms_report_in *s, uint32_t i)
 /* "cat[12], sh[11]": the distinct processes with an event of type
  * (MS_EV_CONSUME: that consumed rule ri; MS_EV_TIME: that read fake_time
  * ri's clock). */
+const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t off, const char *sym,
+		    int raw, char *buf, size_t cap)
+{
+	char more[256];
+	int n;
+
+	n = snprintf(buf, cap, "%s+%#llx", rp_safe(object), (unsigned long long)off);
+	if (raw || n < 0 || (size_t)n >= cap)
+		return buf;
+	more[0] = '\0';
+	if (s->symbolize && s->symbolize(s->symbolize_ctx, object, off, more, sizeof(more)) > 0) {
+		more[sizeof(more) - 1] = '\0';
+		snprintf(buf + n, cap - (size_t)n, "%s", rp_safe(more));
+	} else if (sym && sym[0]) {
+		snprintf(buf + n, cap - (size_t)n, " (%s)", rp_safe(sym));
+	}
+	return buf;
+}
+
 void rp_consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char *buf,
 		  size_t cap)
 {
@@ -479,6 +500,14 @@ void rp_consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char
 		seen[nseen++] = e->pid;
 		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "%s%s[%d]",
 					nseen > 1 ? ", " : "", rp_exe_of(s, e->pid, i), e->pid);
+		/* a reply's first turn in the process: where it was taken */
+		if (type == MS_EV_CONSUME && e->caller[0]) {
+			char site[320];
+
+			off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, " at %s",
+						rp_site(s, e->caller, e->caller_off, e->sym, 0, site,
+							sizeof(site)));
+		}
 	}
 	if (more && off < cap)
 		snprintf(buf + off, cap - off, " and more");

@@ -17,6 +17,17 @@ struct ms_state_hdr;
 
 #define MS_HELD_PAGE 4096u
 
+/*
+ * A call site's symbolization, for the reports: fills out (outlen bytes)
+ * with what follows "OBJ+0xOFF" where the report shows a site, as
+ * " (FUNC, FILE:LINE)", and returns its length; 0 when it found nothing
+ * (the report then shows the nearest dynamic symbol the shim recorded,
+ * if any).  mockrun's symbolizer sets it (ms_report_in.symbolize);
+ * NULL: raw sites.  report/ itself never symbolizes.
+ */
+typedef int (*ms_report_symbolizer)(void *ctx, const char *object, uint64_t offset, char *out,
+				    size_t outlen);
+
 struct ms_report_in {
 	const struct ms_chan_hdr *spec;	/* the spec: sealed, nobody could change it */
 	void *state;		/* a private copy of the state, audited */
@@ -37,6 +48,8 @@ struct ms_report_in {
 	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at a timeout */
 	size_t nstill_running;
+	ms_report_symbolizer symbolize;	/* NULL: sites are shown raw */
+	void *symbolize_ctx;
 };
 
 /*

@@ -208,7 +208,14 @@ static void json_failures(FILE *out, struct ms_report_in *s, const struct cases 
 		ms_json_text(out, rp_exe_of(s, e->pid, i));
 		fprintf(out, ",\"caller\":");
 		ms_json_text(out, e->caller);
-		fprintf(out, ",\"caller_offset\":%llu,\"message\":", (unsigned long long)e->caller_off);
+		fprintf(out, ",\"caller_offset\":%llu", (unsigned long long)e->caller_off);
+		if (e->caller[0]) {
+			char site[320];
+
+			fprintf(out, ",\"site\":");
+			ms_json_text(out, rp_site(s, e->caller, e->caller_off, e->sym, 1, site, sizeof(site)));
+		}
+		fprintf(out, ",\"message\":");
 		ms_json_text(out, msg);
 		fputc('}', out);
 		free(msg);

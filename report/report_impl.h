@@ -50,6 +50,12 @@ struct cases {
 
 size_t rp_utf8_seq(const unsigned char *p, uint32_t *cp);
 const char *rp_safe(const char *text);
+/* A call site as every report shows it, the one place that does: "OBJ+0xOFF"
+ * and the symbolizer's " (FUNC, FILE:LINE)" (ms_report_in.symbolize), or
+ * sym (the nearest dynamic symbol, "" none) as " (sym)"; into buf (cap
+ * bytes), which it returns.  raw: "OBJ+0xOFF" only (JSON's "site"). */
+const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t off, const char *sym,
+		    int raw, char *buf, size_t cap);
 const char *rp_stmt_text(const struct ms_report_in *s, uint32_t off);
 const struct ms_chan_dyn *rp_dyn_at(const struct ms_report_in *s, unsigned id);
 const char *rp_fn_name(const struct ms_report_in *s, unsigned id);

@@ -374,10 +374,12 @@ void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_even
 		fputs("failed", f);
 	}
 	fprintf(f, "\n%s%s\n", indent, rp_stmt_text(s, it.stmt.text));
-	if (e->caller[0])
-		fprintf(f, "%scalled from %s+%#llx%s%s%s\n", indent, rp_safe(e->caller),
-			(unsigned long long)e->caller_off, e->sym[0] ? " (" : "", rp_safe(e->sym),
-			e->sym[0] ? ")" : "");
+	if (e->caller[0]) {
+		char site[320];
+
+		fprintf(f, "%scalled from %s\n", indent,
+			rp_site(s, e->caller, e->caller_off, e->sym, 0, site, sizeof(site)));
+	}
 }
 
 /* A condition as the language writes it: pathname ~ "*.conf". */
@@ -387,6 +389,19 @@ static void put_cond(FILE *f, const struct ms_report_in *s, const struct ms_cond
 					   "~", "!~", "==", "!=", "==", "!=" };
 	const char *name = rp_param_name(s, fn, c->param);
 
+	if (c->arg == MS_CA_SITE) {
+		fputs("a site in {", f);
+		for (uint32_t j = 0; j < c->nset && j < 3; j++) {
+			struct ms_site_rng g;
+
+			memcpy(&g, str(s, c->set) + j * sizeof(g), sizeof(g));
+			fprintf(f, "%s%s+%#llx", j ? ", " : "", str(s, g.object), (unsigned long long)g.lo);
+			if (g.hi != g.lo)
+				fprintf(f, "..%#llx", (unsigned long long)g.hi);
+		}
+		fprintf(f, "%s}", c->nset > 3 ? ", ..." : "");
+		return;
+	}
 	if (c->op == MS_C_NOBITS)
 		fprintf(f, "!(%s & %#llx)", name, (unsigned long long)c->value);
 	else if (c->op == MS_C_ANYBITS)

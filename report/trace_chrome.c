@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * --trace-format chrome: the timed trace lines the shims wrote,
- *	@START END TID PPID PID EXE: CALL[ = RESULT][ (mocked: SRC:LINE)]
+ *	@START END TID PPID PID EXE: CALL[ = RESULT][ (mocked: SRC:LINE)][ at SITE]
  * as Trace Event Format JSON (what Perfetto and chrome://tracing open):
  * a process and a thread track named exe[pid] / exe[tid], a complete
- * ("X") slice per call with its call text, result and the statement that
- * answered it, and flow events from a parent to its child (from the
- * fork or spawn that returned the child's pid, else the parent's last
- * call before the child's first) and across an exec (a pid whose
- * program changed).
+ * ("X") slice per call with its call text, result, the statement that
+ * answered it and its site (args "site": "cat+0x4a2b"), and flow events
+ * from a parent to its child (from the fork or spawn that returned the
+ * child's pid, else the parent's last call before the child's first)
+ * and across an exec (a pid whose program changed).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,7 +22,7 @@
 struct call {
 	unsigned long long start, end;
 	long tid, ppid, pid;
-	char *exe, *fn, *text, *result, *by;
+	char *exe, *fn, *text, *result, *by, *site;
 };
 
 static void free_call(struct call *c)
@@ -32,6 +32,7 @@ static void free_call(struct call *c)
 	free(c->text);
 	free(c->result);
 	free(c->by);
+	free(c->site);
 }
 
 static void free_calls(struct call *c, size_t n)
@@ -45,7 +46,7 @@ static void free_calls(struct call *c, size_t n)
 static int parse(char *l, struct call *c)
 {
 	int used = 0;
-	char *exe, *colon, *call, *eq, *paren, *mk;
+	char *exe, *colon, *call, *eq, *paren, *mk, *at;
 
 	memset(c, 0, sizeof(*c));
 	if (sscanf(l, "@%llu %llu %ld %ld %ld %n", &c->start, &c->end, &c->tid, &c->ppid, &c->pid,
@@ -57,6 +58,15 @@ static int parse(char *l, struct call *c)
 		return -1;
 	*colon = '\0';
 	call = colon + 2;
+	/* " at SITE" ends the line (SITE: "OBJ+0xHEX", maybe symbolized) */
+	at = NULL;
+	for (char *p = strstr(call, " at "); p; p = strstr(p + 1, " at "))
+		if (strstr(p + 4, "+0x") && !strchr(p + 4, '"'))
+			at = p;
+	if (at) {
+		c->site = strdup(at + 4);
+		*at = '\0';
+	}
 	mk = strstr(call, " (mocked: ");
 	if (mk && mk[strlen(mk) - 1] == ')') {
 		mk[strlen(mk) - 1] = '\0';
@@ -186,6 +196,10 @@ int mockshim_trace_chrome(FILE *in, FILE *out)
 		if (c[i].by) {
 			fputs(",\"mocked_by\":", out);
 			ms_json_text(out, c[i].by);
+		}
+		if (c[i].site) {
+			fputs(",\"site\":", out);
+			ms_json_text(out, c[i].site);
 		}
 		fputs("}}", out);
 		first = 0;

@@ -57,6 +57,9 @@ static void usage(FILE *out)
 	      "                            the allocator, and declared functions), with\n"
 	      "                            arguments and result; SYS_NAME: a system call\n"
 	      "                            (its result only when a statement answered it)\n"
+	      "      --site-skip GLOB      a call's site (at=, the trace's \"at SITE\", the\n"
+	      "                            report) passes over frames of objects matching\n"
+	      "                            GLOB too, as it does the system libraries'\n"
 	      "      --trace-file FILE     write the trace there instead of stderr (a new\n"
 	      "                            file each run)\n"
 	      "      --trace-format FMT    text (default) | chrome: Trace Event Format JSON\n"
@@ -104,6 +107,7 @@ enum {
 	OPT_SHARD,
 	OPT_TRACE_FORMAT,
 	OPT_CONTROL,
+	OPT_SITE_SKIP,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -177,6 +181,7 @@ static const struct option opts[] = {
 	{ "shard", required_argument, NULL, OPT_SHARD },
 	{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
 	{ "control", optional_argument, NULL, OPT_CONTROL },
+	{ "site-skip", required_argument, NULL, OPT_SITE_SKIP },
 	{ NULL, 0, NULL, 0 },
 };
 /* program mode: the first word that is not an option is the program ("+",
@@ -201,6 +206,8 @@ struct cli {
 	int nmods;
 	int trace, check, chrome, control;
 	const char *control_at, *trace_fns, *trace_file, *record, *record_fns;
+	char **site_skip;		/* --site-skip, for -t's sessions */
+	int nsite_skip;
 	struct testfile_opts topts;
 };
 
@@ -469,6 +476,23 @@ static int one_option(struct mockshim_session *s, struct cli *c, int opt, int ar
 	case OPT_TRACE_FILE:
 		c->trace_file = optarg;
 		return GO_ON;
+	case OPT_SITE_SKIP: {
+		int r = ms_session_add_site_skip(s, optarg);
+		char **v;
+
+		if (r < 0) {
+			fprintf(stderr, "mockrun: %s", r == -ENOMEM ? "out of memory\n" : mockshim_session_error(s));
+			return FAILED;
+		}
+		v = realloc(c->site_skip, (size_t)(c->nsite_skip + 1) * sizeof(*v));
+		if (!v)
+			return FAILED;
+		v[c->nsite_skip++] = optarg;
+		c->site_skip = v;
+		c->topts.site_skip = v;
+		c->topts.nsite_skip = c->nsite_skip;
+		return GO_ON;
+	}
 	case OPT_CHECK:
 		c->check = 1;
 		return GO_ON;
@@ -512,6 +536,9 @@ static int read_command_line(struct mockshim_session *s, struct cli *c, int argc
 		fprintf(stderr, "mockrun: --trace-format chrome needs --trace-file FILE and one program\n");
 		return FAILED;
 	}
+	/* at="NAME" is looked up in the program (program mode) */
+	if (!c->testing && optind < argc && ms_session_set_at_program(s, argv[optind]) < 0)
+		return FAILED;
 	for (int i = 0, e = 0; i < c->nsrcs; i++) {
 		char name[32];
 

@@ -26,6 +26,7 @@ struct mockshim_session *mockshim_session_create(void)
 	pthread_mutex_init(&s->live_lock, NULL);
 	s->spec.module_fn = ms_session_module_stmt;
 	s->spec.module_ctx = s;
+	ms_session_set_at_resolver(s, ms_session_at_unavailable, s);
 	s->chan.spec_fd = s->chan.state_fd = -1;
 	s->events_cap = DEFAULT_EVENTS;
 	return s;
@@ -73,9 +74,67 @@ void mockshim_session_destroy(struct mockshim_session *s)
 	free(s->cwd);
 	free(s->stdin_data);
 	free(s->control_at);
+	free(s->at_program);
 	pthread_mutex_destroy(&s->live_lock);
 	ms_spec_fini(&s->spec);
 	free(s);
+}
+
+void ms_session_set_at_resolver(struct mockshim_session *s, ms_at_resolver fn, void *ctx)
+{
+	ms_parse_set_at_resolver(&s->spec, fn, ctx);
+}
+
+/* Until the symbolizer is in: only at="OBJ+0xHEX" (which the parser
+ * reads itself). */
+int ms_session_at_unavailable(void *ctx, const char *text, struct ms_site_range *out, unsigned max,
+			      unsigned *n, char *msg, size_t msglen)
+{
+	(void)ctx, (void)text, (void)out, (void)max;
+	*n = 0;
+	snprintf(msg, msglen,
+		 "naming a function or FILE:LINE needs symbolization, which this mockrun does not "
+		 "have: write at=\"OBJ+0xHEX\" (--trace shows each call's site)");
+	return -1;
+}
+
+int ms_session_set_at_program(struct mockshim_session *s, const char *path)
+{
+	char *p = path ? strdup(path) : NULL;
+
+	if (path && !p)
+		return -ENOMEM;
+	free(s->at_program);
+	s->at_program = p;
+	return 0;
+}
+
+int ms_session_add_site_skip(struct mockshim_session *s, const char *glob)
+{
+	const char *old = s->spec.site_skip ? s->spec.pool + s->spec.site_skip : "";
+	size_t on = strlen(old), gn = strlen(glob);
+	char *buf;
+	uint32_t off;
+
+	if (!gn || gn >= 128 || strchr(glob, '\n') || strchr(glob, '/')) {
+		snprintf(s->error, sizeof(s->error),
+			 "--site-skip %s: a glob of an object's basename (\"libfoo.so*\"), "
+			 "under 128 bytes\n", glob);
+		return -EINVAL;
+	}
+	buf = malloc(on + gn + 2);
+	if (!buf)
+		return -ENOMEM;
+	memcpy(buf, old, on);
+	if (on)
+		buf[on++] = '\n';
+	memcpy(buf + on, glob, gn + 1);
+	off = ms_spec_str(&s->spec, buf, on + gn);
+	free(buf);
+	if (!off)
+		return -ENOMEM;
+	s->spec.site_skip = off;
+	return 0;
 }
 
 const char *mockshim_session_error(const struct mockshim_session *s)

@@ -17,6 +17,7 @@
 #include "mockshim/driver.h"
 #include "report/report.h"
 #include "channel/channel.h"
+#include "lang/lang.h"
 
 struct buffer {
 	char *data;
@@ -73,7 +74,25 @@ struct mockshim_session {
 	int stop_req;		/* ctl --stop: end the tree (atomic) */
 	uint32_t base[5];	/* the spec's counts before them: rules, outs, */
 				/* conds, pool, sources (restored after the run) */
+	/* at="NAME": the program the statements are for (program mode: its
+	 * argv[0]; a test: its first run's; NULL: not known), which the
+	 * resolver (spec.at_fn, its ctx the session) looks names up in */
+	char *at_program;
 };
+
+/* at="NAME" is resolved by fn (lang.h: ms_at_resolver) with ctx in what
+ * the session parses next; mockshim_session_create sets
+ * ms_session_at_unavailable (ctx: the session).  The symbolizer sets
+ * its own here. */
+void ms_session_set_at_resolver(struct mockshim_session *s, ms_at_resolver fn, void *ctx);
+int ms_session_at_unavailable(void *ctx, const char *text, struct ms_site_range *out, unsigned max,
+			      unsigned *n, char *msg, size_t msglen);
+/* The program at= names are looked up in (a copy; NULL: none): 0 or -ENOMEM. */
+int ms_session_set_at_program(struct mockshim_session *s, const char *path);
+/* --site-skip GLOB: frames of objects whose basename matches are passed
+ * over when finding a call's site, as the system libraries' are:
+ * 0, or -EINVAL / -ENOMEM with the error set. */
+int ms_session_add_site_skip(struct mockshim_session *s, const char *glob);
 
 /* Statements added to the running program (ctl -e, or
  * mockshim_session_add() from another thread), named src (NULL:

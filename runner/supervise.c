@@ -132,6 +132,14 @@ void ms_hook_caller(const void *caller, struct ms_event *e)
 	ms_copy_str(e->caller, MS_EV_CALLER, ms_d.exe_name);
 }
 
+int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
+{
+	/* a system call's site is another process's stack: not here (the
+	 * parser refuses at= on SYS_ statements) */
+	(void)caller, (void)obj, (void)cap, (void)off;
+	return -1;
+}
+
 void ms_hook_abort(void)
 {
 	/* --on-fail=abort: the caller, not mockrun */
@@ -184,7 +192,7 @@ static const struct ms_fn_meta *sys_row(unsigned id)
  * runs it after the reply (tracing->unseen).
  */
 void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
-			const char *passed_by)
+			const char *passed_by, const void *caller)
 {
 	const struct ms_fn_meta *m = sys_row(id);
 	struct ms_sup *s = tracing;
@@ -217,7 +225,7 @@ void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, co
 		ms_tl_put(&o, " = ? (continued)");
 	else
 		ms_tl_result(&o, m, ret, err);
-	ms_tl_end(&o, by, passed_by);
+	ms_tl_end(&o, by, passed_by, NULL);
 	w = write(s->trace_fd, o.buf, o.n);
 	if (w != (ssize_t)o.n)
 		ms_trace_lost(ms_d.st, w < 0 ? -errno : (long)w);
@@ -225,9 +233,9 @@ void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, co
 }
 
 void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a,
-			uint64_t ret, const char *by)
+			uint64_t ret, const char *by, const void *caller)
 {
-	(void)d, (void)pool, (void)a, (void)ret, (void)by;
+	(void)d, (void)pool, (void)a, (void)ret, (void)by, (void)caller;
 }
 
 void ms_hook_trace_exec(unsigned id, const uint64_t *a)
@@ -550,7 +558,7 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	if (k == 2) {
 		/* traced, and continued: the kernel's result is never seen */
 		s->unseen = 1;
-		ms_trace_after(id, a, 0);
+		ms_trace_after(id, a, 0, NULL);
 		s->unseen = 0;
 	}
 	if (k != 1)

@@ -20,6 +20,8 @@ struct testfile_opts {
 	char *const *modules;	/* -m: handler modules for every session */
 	int nmodules;
 	int shard_k, shard_n;	/* --shard K/N, n 0: all */
+	char *const *site_skip;	/* --site-skip globs for every session */
+	int nsite_skip;
 };
 
 /* Parses every file (125 on an error, before anything runs), runs the

@@ -150,6 +150,18 @@ struct mockshim_session *ms_tf_compile(const struct file *f, const struct block 
 			goto fail;
 		}
 	}
+	for (int k = 0; k < o->nsite_skip; k++) {
+		if (ms_session_add_site_skip(s, o->site_skip[k]) < 0) {
+			sb_printf(details ? details : &err, "--site-skip %s", mockshim_session_error(s));
+			goto fail;
+		}
+	}
+	/* at="NAME": the names of the program the block runs first */
+	if (b->nruns && b->runs[0].argv && b->runs[0].argv[0] &&
+	    ms_session_set_at_program(s, b->runs[0].argv[0]) < 0) {
+		sb_printf(details ? details : &err, "out of memory\n");
+		goto fail;
+	}
 	if ((b->kind == B_BACKGROUND && mockshim_session_set_control(s, 1, NULL) < 0) ||
 	    (global && f->global.stmts &&
 	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||

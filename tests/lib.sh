@@ -47,6 +47,12 @@ run() {
 	err=$(cat "$T/.err")
 }
 
+# Trace lines without their " at SITE" ending (for tests of the rest of
+# a line): nosite [-i] [FILE...], or a filter
+nosite() {
+	sed -E 's/ at [^ "]+\+0x[0-9a-f]+( \([^)]*\))?$//' "$@"
+}
+
 problem() {
 	tproblems+=("$1")
 }

@@ -34,6 +34,9 @@ mocked = [e for e in xs if e["cat"] == "mocked"]
 if not any(e["name"] == "geteuid" and e["args"].get("mocked_by") == "-e#1:1" and e["args"]["result"] == "4242"
            for e in mocked):
     problems.append("no mocked geteuid slice naming -e#1:1: %r" % mocked)
+import re
+if not any(e["name"] == "geteuid" and re.fullmatch(r"id\+0x[0-9a-f]+", e["args"].get("site", "")) for e in xs):
+    problems.append("no geteuid slice with its site (args.site id+0x...): %r" % [e for e in xs if e["name"] == "geteuid"])
 if not any(e["name"] == "getgid" for e in xs):
     problems.append("no getgid slice (id -g)")
 flows = {}
@@ -74,7 +77,7 @@ done_t
 t "--trace-format text is the line trace, as before"
 run "$M" -q --trace=geteuid --trace-file "$T/t.txt" --trace-format text -e 'will_return(geteuid, 7)' id -u
 want_rc 0
-grep -qE '^[0-9]+ id: geteuid\(\) = 7 \(mocked: -e#1:1\)$' "$T/t.txt" || problem "text trace: $(cat "$T/t.txt")"
+grep -qE '^[0-9]+ id: geteuid\(\) = 7 \(mocked: -e#1:1\) at id\+0x[0-9a-f]+$' "$T/t.txt" || problem "text trace: $(cat "$T/t.txt")"
 done_t
 
 t "lines a program's closed descriptor did not take are counted, the exec line too"
@@ -89,6 +92,7 @@ done_t
 t "each line carries the pid of the process that called: the parent, a fork child, a vfork child, the parent after"
 run "$M" -q --trace=getuid --trace-file "$T/pids.txt" "$PROBE" tracepids
 want_rc 0
+nosite -i "$T/pids.txt"
 self=$(sed -n 's/^self //p' <<<"$out"); fk=$(sed -n 's/^fork //p' <<<"$out"); vf=$(sed -n 's/^vfork //p' <<<"$out")
 got=$(sed -E 's/^([0-9]+) probe: getuid\(\) = [0-9]+$/\1/' "$T/pids.txt" | tr '\n' ' ')
 [ "$got" = "$self $fk $vf $self $self " ] ||
@@ -103,6 +107,7 @@ for v in (0, 9, 10, 99, 100, 1000, 123456789, -1, -10, -9223372036854775808, 922
     os.lseek(fd, v, 0)
 '
 want_rc 0
+nosite -i "$T/num.txt"
 fd=$(sed -nE 's/^[0-9]+ python3[.0-9]*: open(at)?\((AT_FDCWD, )?"\/dev\/null", O_RDONLY\|O_CLOEXEC\) = ([0-9]+)$/\3/p' "$T/num.txt")
 [ -n "$fd" ] || problem "no open line: $(cat "$T/num.txt")"
 got=$(sed -nE "s/^[0-9]+ python3[.0-9]*: lseek\($fd, (-?[0-9]+), 0\) = 0\$/\1/p" "$T/num.txt" | tr '\n' ' ')
@@ -114,6 +119,7 @@ t "a NULL from getenv shows no errno: getenv sets none, whatever errno holds is 
 # python's start-up asks getenv after calls that failed (errno ENOENT)
 run env -u PYTHONDEVMODE "$M" --trace=getenv /usr/bin/python3 -c pass
 want_rc 0
+err=$(nosite <<<"$err")
 want_err_has 'getenv("PYTHONDEVMODE") = NULL
 '
 want_err_lacks 'getenv("PYTHONDEVMODE") = NULL E'

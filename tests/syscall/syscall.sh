@@ -297,6 +297,7 @@ if [ -n "$DYN" ]; then
 t "--trace=read,SYS_read: both tiers in one trace file; the system call's line comes first"
 run "$M" --trace=read,SYS_read --trace-file tr.txt cat in.txt
 want_rc 0; want_out "$(cat in.txt)"
+nosite -i tr.txt
 # cat's read of the file, then the system call it made, on the line before
 lib=$(grep -E '^[0-9]+ cat: read\([0-9]+, 0x[0-9a-f]+, [0-9]+\) = 23$' tr.txt)
 call=${lib#* cat: read}; call=${call% = 23}

@@ -22,6 +22,16 @@ void ms_hook_caller(const void *caller, struct ms_event *e)
 	ms_copy_str(e->caller, MS_EV_CALLER, ms_d.exe_name);
 }
 
+/* A site for at=: "unit" and the caller's value as the offset (0: none). */
+int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
+{
+	if (!caller)
+		return -1;
+	ms_copy_str(obj, cap, "unit");
+	*off = (uint64_t)(uintptr_t)caller;
+	return 0;
+}
+
 void ms_hook_abort(void)
 {
 	hook_calls.abort++;
@@ -43,16 +53,16 @@ int64_t ms_hook_value(const struct ms_rule *r, const uint64_t *a, int64_t v)
 }
 
 void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, const char *by,
-		   const char *passed_by)
+		   const char *passed_by, const void *caller)
 {
-	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by;
+	(void)id, (void)a, (void)ret, (void)err, (void)by, (void)passed_by, (void)caller;
 	hook_calls.trace++;
 }
 
 void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uint64_t *a, uint64_t ret,
-		   const char *by)
+		   const char *by, const void *caller)
 {
-	(void)d, (void)pool, (void)a, (void)ret, (void)by;
+	(void)d, (void)pool, (void)a, (void)ret, (void)by, (void)caller;
 	hook_calls.trace++;
 }
 

@@ -199,7 +199,7 @@ static const char *whole(size_t at, const char *fn, const uint64_t *a, int64_t r
 	memset(o.buf, '.', sizeof(o.buf));
 	o.n = at;
 	ms_tl_line(&o, ms_catalog_get((unsigned)id), a, ret, err, fills);
-	ms_tl_end(&o, mocked_by, passed_by);
+	ms_tl_end(&o, mocked_by, passed_by, NULL);
 	assert_true(o.n < MS_TLINE);
 	o.buf[o.n] = '\0';
 	return o.buf + at;

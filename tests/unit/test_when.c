@@ -59,7 +59,7 @@ static void one_close(struct one *o)
 static int holds(const struct one *o, const uint64_t *a, struct ms_passby *why)
 {
 	memset(why, 0x5a, sizeof(*why));
-	return ms_conds_hold(o->h, o->s, a, why);
+	return ms_conds_hold(o->h, o->s, a, NULL, why);
 }
 
 /* ---- globs, by their shape ---- */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Call sites (DESIGN.md 7.1): a program with known places that call
+ * malloc, for at= and the trace's sites.
+ *   sites two     malloc from first_site(), then from second_site();
+ *                 prints "first ok|NULL", "second ok|NULL"
+ *   sites strdup  strdup (whose malloc is libc's call on the program's
+ *                 behalf), then a malloc of the program's own
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* noipa: two functions, never folded into one (-fipa-icf) nor inlined */
+__attribute__((noipa)) static void *first_site(size_t n)
+{
+	void *p = malloc(n);
+
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
+__attribute__((noipa)) static void *second_site(size_t n)
+{
+	char *p = malloc(n);
+
+	if (p)
+		p[0] = 'x';
+	__asm__ volatile("" ::: "memory");
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "two";
+
+	if (!strcmp(mode, "two")) {
+		void *a = first_site(100), *b = second_site(200);
+
+		printf("first %s\nsecond %s\n", a ? "ok" : "NULL", b ? "ok" : "NULL");
+		free(a);
+		free(b);
+		return 0;
+	}
+	if (!strcmp(mode, "strdup")) {
+		char *s = strdup(argc > 2 ? argv[2] : "a string");
+		void *p = first_site(300);
+
+		printf("strdup %s\nfirst %s\n", s ? "ok" : "NULL", p ? "ok" : "NULL");
+		free(s);
+		free(p);
+		return 0;
+	}
+	fprintf(stderr, "sites: unknown mode %s\n", mode);
+	return 2;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Call sites (DESIGN.md 7.1): the trace's "at SITE", at= on statements,
+# sites in the report.  The program is built optimised, without frame
+# pointers (as Debian builds); each site is checked against objdump.
+. "$(dirname "$0")/../lib.sh"
+
+M=$MOCKRUN
+S=$SITES
+SITE_RE='sites\+0x[0-9a-f]+'
+
+# the function called by the instruction just before offset $1 of $S
+# ("malloc@plt"), as objdump disassembles it
+called_before() {
+	local want=$(( $1 )) prev= line a
+	while IFS= read -r line; do
+		[[ $line =~ ^\ *([0-9a-f]+): ]] || continue
+		a=$(( 16#${BASH_REMATCH[1]} ))
+		if [ "$a" -eq "$want" ]; then
+			sed -nE 's/.*call +[0-9a-f]+ <([^>]+)>.*/\1/p' <<<"$prev"
+			return
+		fi
+		prev=$line
+	done < <(objdump -d --no-show-raw-insn "$S")
+}
+
+t "--trace: each line ends with the call's site, the return address's offset as objdump shows it"
+run "$M" -q --trace=malloc --trace-file "$T/two.txt" "$S" two
+want_rc 0
+mapfile -t sites < <(grep -E '^[0-9]+ sites: malloc\((100|200)\) = 0x[0-9a-f]+ at '"$SITE_RE"'$' "$T/two.txt" |
+	sed -E 's/.* at (.*)$/\1/')
+if [ "${#sites[@]}" != 2 ] || [ "${sites[0]}" = "${sites[1]}" ]; then
+	problem "want two malloc lines with two sites: $(cat "$T/two.txt")"
+elif command -v objdump >/dev/null; then
+	for s in "${sites[@]}"; do
+		fn=$(called_before "${s#sites+}")
+		[ "$fn" = "malloc@plt" ] || problem "site $s: the instruction before it calls '$fn', not malloc@plt"
+	done
+fi
+done_t
+site1=${sites[0]:-none} site2=${sites[1]:-none}
+
+t "at=\"OBJ+0xHEX\" fails the call from that site only; the other site's passes it by"
+run "$M" -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" two
+want_rc 0; want_out "first NULL
+second ok"
+run "$M" -e "will_fail(malloc, ENOMEM, at=\"$site2\")" "$S" two
+want_rc 0; want_out "first ok
+second NULL"
+done_t
+
+t "a call from a system library on the program's behalf has the site of the program's call: strdup's malloc"
+run "$M" -q --trace=malloc,strdup --trace-file "$T/dup.txt" "$S" strdup xyz
+want_rc 0
+dup=$(sed -nE 's/^[0-9]+ sites: strdup\("xyz"\) = 0x[0-9a-f]+ at ('"$SITE_RE"')$/\1/p' "$T/dup.txt")
+inner=$(sed -nE 's/^[0-9]+ sites: malloc\(4\) = 0x[0-9a-f]+ at ('"$SITE_RE"')$/\1/p' "$T/dup.txt")
+[ -n "$dup" ] && [ "$inner" = "$dup" ] || problem "strdup at [$dup], its malloc(4) at [$inner]: $(cat "$T/dup.txt")"
+if [ -n "$dup" ] && command -v objdump >/dev/null; then
+	fn=$(called_before "${dup#sites+}")
+	[ "$fn" = "strdup@plt" ] || problem "site $dup: the instruction before it calls '$fn', not strdup@plt"
+fi
+run "$M" -e "will_fail(malloc, ENOMEM, at=\"$dup\")" "$S" strdup xyz
+want_rc 0; want_out "strdup NULL
+first ok"
+done_t
+
+t "a site no call comes from: the statement is left over, and the report names the sites it passed by"
+run "$M" -e 'will_fail(malloc, ENOMEM, at="sites+0x1")' "$S" two
+want_rc 123; want_out "first ok
+second ok"
+want_err_has 'no call of malloc() had a site in {sites+0x1}; the closest of the calls it passed by had site "sites+0x'
+done_t
+
+t "a failed check names its call's site: text (called from) and JSON (\"site\")"
+run "$M" -o "$T/r.json" --report json -e "expect_value(malloc, size, 7, at=\"$site2\")" "$S" two
+want_rc 123
+python3 - "$T/r.json" "$site2" <<'PY' || problem "json: $(cat "$T/r.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+fs = d["failures"]
+assert len(fs) == 1 and fs[0].get("site") == sys.argv[2], fs
+PY
+run "$M" -e "expect_value(malloc, size, 7, at=\"$site2\")" "$S" two
+want_rc 123; want_err_has "called from $site2"
+done_t
+
+t "a reply's first turn in a process: the report says where (by sites[PID] at SITE)"
+run "$M" -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" two
+want_rc 0
+grep -qE "1 of 1 used, by sites\[[0-9]+\] at ${site1/+/\\+};" <<<"$err" || problem "no 'by sites[PID] at $site1': $err"
+done_t
+
+t "a malformed at= is 125 with a caret; a name needs the symbolizer"
+run "$M" -e 'will_fail(malloc, ENOMEM, at="sites+0xZZ")' "$S" two
+want_rc 125; want_err_has 'error: at="sites+0xZZ" is not a call site'
+want_err_has '                          ^'
+run "$M" -e 'will_fail(malloc, ENOMEM, at="sites+12")' "$S" two
+want_rc 125; want_err_has 'is not a call site'
+run "$M" -e 'will_fail(malloc, ENOMEM, at=12)' "$S" two
+want_rc 125; want_err_has 'at= needs a call site as a string'
+run "$M" -e 'will_fail(malloc, ENOMEM, at="first_site")' "$S" two
+want_rc 125; want_err_has 'at="first_site": naming a function or FILE:LINE needs symbolization'
+run "$M" -e 'will_fail(SYS_getpid, EPERM, at="sites+0x10")' "$S" two
+want_rc 125; want_err_has 'at= names the program'"'"'s code that makes a call'
+done_t
+
+t "at= in a test file aims its statement as on the command line"
+cat > "$T/at.mock" <<MOCK
+test "the first site fails" {
+	will_fail(malloc, ENOMEM, at="$site1")
+	run $S two
+	expect_stdout("first NULL\nsecond ok\n")
+}
+MOCK
+run "$M" -t "$T/at.mock"
+want_rc 0; want_out_has "ok 1 - $T/at.mock: the first site fails"
+done_t
+
+finish
