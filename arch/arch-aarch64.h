@@ -62,6 +62,9 @@ static inline void ms_cpu_relax(void)
 /* A system call of three arguments, inline (the kernel's ABI: the number
  * in x8, the arguments in x0-x2, the result in x0). */
 #define MS_ARCH_SYSCALL3 1
+
+/* The instruction a signal interrupted, from its ucontext_t (crash.c). */
+#define MS_ARCH_UC_PC(uc) ((uintptr_t)(uc)->uc_mcontext.pc)
 static inline long ms_arch_syscall3(long nr, long a, long b, long c)
 {
 	register long x8 __asm__("x8") = nr;

@@ -46,6 +46,9 @@ static inline void ms_cpu_relax(void)
 /* A system call of three arguments, inline (the kernel's ABI: the number
  * in rax, the arguments in rdi, rsi, rdx; rcx and r11 clobbered). */
 #define MS_ARCH_SYSCALL3 1
+
+/* The instruction a signal interrupted, from its ucontext_t (crash.c). */
+#define MS_ARCH_UC_PC(uc) ((uintptr_t)(uc)->uc_mcontext.gregs[REG_RIP])
 static inline long ms_arch_syscall3(long nr, long a, long b, long c)
 {
 	long r;

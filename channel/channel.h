@@ -690,7 +690,16 @@ enum ms_event_type {
 				 * argument in value or text */
 	MS_EV_TIME,		/* a process's first read of a fake_time clock:
 				 * rule: the fake_time's index, text: the executable */
+	MS_EV_CRASH,		/* a process dying of a fatal signal (crash.c):
+				 * rule UINT32_MAX, value the signal; kind
+				 * MS_CRASH_SITE: its site (caller, caller_off),
+				 * seq the frames recorded; MS_CRASH_FRAME: frame
+				 * param of its stack (0: the faulting
+				 * instruction, then return addresses) */
 };
+
+enum ms_crash_kind { MS_CRASH_SITE = 0, MS_CRASH_FRAME = 1 };
+#define MS_CRASH_FRAMES 8	/* frames of a crash's stack recorded */
 
 /*
  * Failure kinds.  "rule" indexes the table the kind names; the actual

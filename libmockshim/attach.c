@@ -413,6 +413,7 @@ static void attach(void)
 	ms_register_pid(ms_d.my_pid, 1);
 	ms_trace_open(ms_d.chan, ms_d.pool, ms_d.st);
 	ms_site_warm();
+	ms_crash_install();
 	__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
 	{
 		struct ms_event *e = ms_ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);

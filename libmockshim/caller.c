@@ -307,6 +307,39 @@ size_t ms_site_str(const void *caller, char *buf, size_t cap)
 	return (size_t)(p - buf);
 }
 
+/*
+ * The object and offset of ip, for a crash's frames: no rebuild of the
+ * table and no loader lock (the crash may have happened holding it):
+ * _dl_find_object where glibc has it (2.35+), else the table as it is.
+ * 0, or -1 when unknown.
+ */
+int ms_frame_site(uintptr_t ip, char *obj, size_t cap, uint64_t *off, int *sys)
+{
+	const struct seg *g;
+#ifdef DLFO_STRUCT_HAS_EH_DBASE
+	struct dl_find_object fo;
+
+	if (_dl_find_object((void *)ip, &fo) == 0 && fo.dlfo_link_map) {
+		const struct link_map *lm = fo.dlfo_link_map;
+		const char *name = lm->l_name && lm->l_name[0] ? basename_of(lm->l_name) : ms_d.exe_name;
+		struct dl_find_object me;
+
+		ms_copy_str(obj, cap, name);
+		*off = (uint64_t)(ip - (uintptr_t)lm->l_addr);
+		*sys = skipped_name(name) ||
+		       (_dl_find_object((void *)&seg_busy, &me) == 0 && me.dlfo_link_map == lm);
+		return 0;
+	}
+#endif
+	g = seg_lookup(__atomic_load_n(&segs, __ATOMIC_ACQUIRE), ip);
+	if (!g)
+		return -1;
+	ms_copy_str(obj, cap, g->name);
+	*off = (uint64_t)(ip - g->bias);
+	*sys = g->sys;
+	return 0;
+}
+
 /* One unwind through a system library's frame, outside any program's
  * call: libgcc's one-time set-up (its register table) happens here. */
 static __attribute__((noinline)) _Unwind_Reason_Code warm_frame(struct _Unwind_Context *ctx, void *arg)

@@ -667,6 +667,13 @@ MS_HIDDEN int64_t ms_trace_plain(unsigned id, const uint64_t *a, int64_t ret, co
 MS_HIDDEN size_t ms_site_str(const void *caller, char *buf, size_t cap);
 /* One unwind at attach, before any program call needs one (caller.c). */
 MS_HIDDEN void ms_site_warm(void);
+/* The object (a basename, cap bytes) and offset from its load bias of
+ * address ip, and whether it is a system library's (or the shim's):
+ * 0, or -1.  Lock-free, for a crash's frames (caller.c). */
+MS_HIDDEN int ms_frame_site(uintptr_t ip, char *obj, size_t cap, uint64_t *off, int *sys);
+/* The fatal-signal recorder, installed at attach where the program has
+ * no handler of its own (crash.c). */
+MS_HIDDEN void ms_crash_install(void);
 struct ms_event;
 /* MOCKSHIM_CHANNEL as this process attached by it (NULL: none), and
  * whether its LD_PRELOAD named the shim then. */

@@ -47,6 +47,11 @@ static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
 				      : e->kind == 2 && e->rule < h->norders;
 	case MS_EV_TIME:
 		return e->rule < h->nftimes;
+	case MS_EV_CRASH:
+		return e->rule == UINT32_MAX && e->fn == 0 && e->value > 0 && e->value < 65 &&
+		       (e->kind == MS_CRASH_SITE ? e->param == 0
+			: e->kind == MS_CRASH_FRAME && e->param < MS_CRASH_FRAMES) &&
+		       e->seq <= MS_CRASH_FRAMES;
 	case MS_EV_CONSUME:
 		return e->rule < h->nrules &&
 		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].stmt.fn == e->fn;

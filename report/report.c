@@ -475,6 +475,56 @@ const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t o
 	return buf;
 }
 
+int rp_crash_of(const struct ms_report_in *s, int32_t pid, struct rp_crash *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state != 1 || e->type != MS_EV_CRASH || e->pid != pid)
+			continue;
+		if (e->kind == MS_CRASH_SITE && !c->site) {
+			c->site = e;
+			c->sig = (int)e->value;
+		} else if (e->kind == MS_CRASH_FRAME && e->param < MS_CRASH_FRAMES &&
+			   !c->frame[e->param]) {
+			c->frame[e->param] = e;
+		}
+	}
+	while (c->nframes < MS_CRASH_FRAMES && c->frame[c->nframes])
+		c->nframes++;
+	return c->site ? 0 : -1;
+}
+
+unsigned rp_crashes(const struct ms_report_in *s, FILE *out, const char *prefix)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+		const char *sig;
+		struct rp_crash c;
+		char site[320];
+
+		if (e->state != 1 || e->type != MS_EV_CRASH || e->kind != MS_CRASH_SITE ||
+		    rp_crash_of(s, e->pid, &c) || c.site != e)
+			continue;
+		n++;
+		sig = ms_signal_abbrev(c.sig);
+		fprintf(out, "%s%s[%d] killed by SIG%s at %s\n", prefix, rp_exe_of(s, e->pid, i), e->pid,
+			sig ? sig : "?", rp_site(s, e->caller, e->caller_off, "", 0, site, sizeof(site)));
+		if (!c.nframes)
+			continue;
+		fprintf(out, "%s  stack:", prefix);
+		for (unsigned k = 0; k < c.nframes; k++)
+			fprintf(out, "%s %s", k ? "," : "",
+				rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 0, site,
+					sizeof(site)));
+		fputc('\n', out);
+	}
+	return n;
+}
+
 void rp_consumers(const struct ms_report_in *s, uint16_t type, uint32_t ri, char *buf,
 		  size_t cap)
 {

@@ -97,6 +97,27 @@ static const char *fail_kind_name(int kind)
 
 /* The JSON report (doc/report.schema.json): every key once; "failures"
  * holds each failed check and each leftover, "failure_count" counts them. */
+/* A process's crash: "signal":11,"crash":{"site":...,"stack":[...]}
+ * (raw sites: what a tool compares); nothing when it recorded none. */
+static void json_crash(FILE *out, struct ms_report_in *s, int32_t pid)
+{
+	struct rp_crash c;
+	char site[320];
+
+	if (rp_crash_of(s, pid, &c))
+		return;
+	fprintf(out, ",\"signal\":%d,\"crash\":{\"site\":", c.sig);
+	ms_json_text(out, rp_site(s, c.site->caller, c.site->caller_off, "", 1, site, sizeof(site)));
+	fputs(",\"stack\":[", out);
+	for (unsigned k = 0; k < c.nframes; k++) {
+		if (k)
+			fputc(',', out);
+		ms_json_text(out, rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 1, site,
+					  sizeof(site)));
+	}
+	fputs("]}", out);
+}
+
 /* The attach events (type MS_EV_ATTACH, rule any) or the processes that
  * read a fake clock (MS_EV_TIME, rule its index), as [{pid, exe}]. */
 static void json_processes(FILE *out, struct ms_report_in *s, uint16_t type, uint32_t rule)
@@ -111,6 +132,8 @@ static void json_processes(FILE *out, struct ms_report_in *s, uint16_t type, uin
 			continue;
 		fprintf(out, "%s{\"pid\":%d,\"exe\":", first ? "" : ",", e->pid);
 		ms_json_text(out, e->text);
+		if (type == MS_EV_ATTACH)
+			json_crash(out, s, e->pid);
 		fputc('}', out);
 		first = 0;
 	}
@@ -466,10 +489,17 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 			junit_problem(out, "failure", msg, c.nfail[c.n] - 1);
 		free(msg);
 	} else if (rp_program_failed(s, &c)) {
-		char text[200];
+		char *text = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&text, &len);
 
-		snprintf(text, sizeof(text), "%s %s", s->program, status);
-		junit_problem(out, "error", text, 0);
+		if (m) {
+			fprintf(m, "%s %s\n", s->program, status);
+			rp_crashes(s, m, "");
+			fclose(m);
+		}
+		junit_problem(out, "error", text ? text : s->program, 0);
+		free(text);
 	}
 	fprintf(out, "</testcase>\n  </testsuite>\n</testsuites>\n");
 	free(cls);

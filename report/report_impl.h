@@ -80,6 +80,19 @@ void rp_describe_status(const struct ms_report_in *s, char *buf, size_t n);
 void rp_processes(const struct ms_report_in *s, char *buf, size_t cap);
 const char *rp_escape_why(const struct ms_report_in *s, unsigned kind);
 void rp_escapes(const struct ms_report_in *s, FILE *out, const char *prefix);
+/* The crash a process recorded (MS_EV_CRASH): its site and its stack's
+ * frames in order; 0, or -1 when it recorded none. */
+struct rp_crash {
+	int sig;
+	const struct ms_event *site;
+	const struct ms_event *frame[MS_CRASH_FRAMES];
+	unsigned nframes;
+};
+int rp_crash_of(const struct ms_report_in *s, int32_t pid, struct rp_crash *c);
+/* "PREFIXjq[4242] killed by SIGSEGV at jq+0x3a1f0 (FUNC, FILE:LINE)" and
+ * "PREFIX  stack: SITE, SITE, ..." for every process that recorded a
+ * crash; the number of crashes. */
+unsigned rp_crashes(const struct ms_report_in *s, FILE *out, const char *prefix);
 void rp_put_escaped(FILE *f, const unsigned char *p, size_t n);
 void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_event *e,
 		     uint32_t i, const char *indent);

@@ -60,6 +60,7 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 	}
 	rp_unbound_declared(s, out, "mockshim: ");
 	rp_escapes(s, out, "mockshim: ");
+	rp_crashes(s, out, "mockshim: ");
 	for (uint32_t i = 0; (s->verbosity >= MOCKSHIM_NORMAL || failures) && i < h->nrules; i++)
 		if (rule_at(s, i)->prob) {
 			fprintf(out, "mockshim: seed %llu (replay with --seed %llu)\n",
@@ -305,6 +306,7 @@ void rp_report_tap(struct ms_report_in *s, FILE *out, int version)
 	fprintf(out, "1..%u\n", c.n + 1);
 	rp_unbound_declared(s, out, "# ");
 	rp_escapes(s, out, "# ");
+	rp_crashes(s, out, "# ");
 	for (uint32_t i = 0; i < c.n; i++) {
 		const struct item *it = &c.items[i];
 		int bad = rp_leftover(s, it) || c.nfail[i];

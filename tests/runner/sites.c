@@ -6,10 +6,17 @@
  *                 prints "first ok|NULL", "second ok|NULL"
  *   sites strdup  strdup (whose malloc is libc's call on the program's
  *                 behalf), then a malloc of the program's own
+ *   sites crash   an unchecked malloc (first_site) written through in
+ *                 unchecked_store(): a NULL dereference when it failed
+ *   sites handler the same, with a SIGSEGV handler of the program's own,
+ *                 which says "handler ran" and exits 3
+ *   sites abort   abort() from in_abort()
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* noipa: two functions, never folded into one (-fipa-icf) nor inlined */
 __attribute__((noipa)) static void *first_site(size_t n)
@@ -28,6 +35,28 @@ __attribute__((noipa)) static void *second_site(size_t n)
 		p[0] = 'x';
 	__asm__ volatile("" ::: "memory");
 	return p;
+}
+
+/* the crash site: the store through what malloc returned */
+__attribute__((noipa)) static void unchecked_store(char *p)
+{
+	p[8] = 'x';
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noipa)) static void in_abort(void)
+{
+	abort();
+}
+
+static void own_handler(int sig)
+{
+	static const char msg[] = "handler ran\n";
+
+	(void)sig;
+	if (write(1, msg, sizeof(msg) - 1) < 0)
+		_exit(4);
+	_exit(3);
 }
 
 int main(int argc, char **argv)
@@ -49,6 +78,21 @@ int main(int argc, char **argv)
 		printf("strdup %s\nfirst %s\n", s ? "ok" : "NULL", p ? "ok" : "NULL");
 		free(s);
 		free(p);
+		return 0;
+	}
+	if (!strcmp(mode, "crash") || !strcmp(mode, "handler")) {
+		char *p;
+
+		if (mode[0] == 'h')
+			signal(SIGSEGV, own_handler);
+		p = first_site(64);
+		unchecked_store(p);
+		printf("stored\n");
+		free(p);
+		return 0;
+	}
+	if (!strcmp(mode, "abort")) {
+		in_abort();
 		return 0;
 	}
 	fprintf(stderr, "sites: unknown mode %s\n", mode);

@@ -116,4 +116,85 @@ run "$M" -t "$T/at.mock"
 want_rc 0; want_out_has "ok 1 - $T/at.mock: the first site fails"
 done_t
 
+# the function of $S that holds offset $1 (nm), for a crash site
+function_at() {
+	local want=$(( $1 )) best= bestv=-1 v a type name
+	while read -r a type name; do
+		[[ $type == [tT] ]] || continue
+		v=$(( 16#$a ))
+		if [ "$v" -le "$want" ] && [ "$v" -gt "$bestv" ]; then
+			bestv=$v best=$name
+		fi
+	done < <(nm "$S")
+	printf '%s\n' "$best"
+}
+
+t "a NULL dereference after a failed malloc: the report names the crash site, in the function that crashed"
+if [ "$SANITIZE" != none ]; then
+	skip_t "$tname" "a sanitizer's own SIGSEGV handler reports the crash"
+else
+	run "$M" -o "$T/crash.json" --report json -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" crash
+	want_rc 139
+	want_json "$T/crash.json"
+	crash=$(python3 - "$T/crash.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ps = [p for p in d["processes"] if "crash" in p]
+assert len(ps) == 1 and ps[0]["signal"] == 11, ps
+c = ps[0]["crash"]
+assert c["stack"] and c["stack"][0] == c["site"], c
+print(c["site"])
+PY
+) || problem "json: $(cat "$T/crash.json")"
+	case $crash in
+	sites+0x*)
+		if command -v nm >/dev/null; then
+			fn=$(function_at "${crash#sites+}")
+			[ "$fn" = unchecked_store ] || problem "crash site $crash is in '$fn', not unchecked_store"
+		fi ;;
+	*) problem "crash site [$crash]" ;;
+	esac
+	run "$M" -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" crash
+	want_rc 139
+	grep -qE "^mockshim: sites\[[0-9]+\] killed by SIGSEGV at ${crash/+/\\+}\$" <<<"$err" ||
+		problem "no 'sites[PID] killed by SIGSEGV at $crash' line: $err"
+	want_err_has "mockshim:   stack: $crash, sites+0x"
+	run "$M" -o "$T/crash.xml" --report junit -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" crash
+	want_rc 139
+	grep -qE "killed by SIGSEGV at ${crash/+/\\+}" "$T/crash.xml" || problem "JUnit lacks the crash site: $(cat "$T/crash.xml")"
+	run "$M" -o "$T/crash.html" --report html -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" crash
+	want_rc 139
+	grep -qE "killed by SIGSEGV at ${crash/+/\\+}" "$T/crash.html" || problem "the HTML report lacks the crash site"
+fi
+done_t
+
+t "abort(): the crash site is the program's call, past libc's frames; the exit status stays 134"
+if [ "$SANITIZE" != none ]; then
+	skip_t "$tname" "a sanitizer's own handlers"
+else
+	run "$M" "$S" abort
+	want_rc 134
+	site=$(sed -nE 's/^mockshim: sites\[[0-9]+\] killed by SIGABRT at (sites\+0x[0-9a-f]+)$/\1/p' <<<"$err")
+	[ -n "$site" ] || problem "no SIGABRT site: $err"
+	# abort() does not return: its return address may be past the
+	# function's end, so the call is what holds the byte before it
+	if [ -n "$site" ] && command -v nm >/dev/null; then
+		fn=$(function_at $(( ${site#sites+} - 1 )))
+		[ "$fn" = in_abort ] || problem "site $site: the call before it is in '$fn', not in_abort"
+	fi
+fi
+done_t
+
+t "a program's own SIGSEGV handler keeps precedence: it runs, and nothing is recorded"
+run "$M" -o "$T/h.json" --report json -e 'will_fail(malloc, ENOMEM)' "$S" handler
+want_rc 3; want_out "handler ran"
+grep -q '"crash"' "$T/h.json" && problem "a crash recorded: $(cat "$T/h.json")"
+want_err_lacks "killed by"
+done_t
+
+t "under the recorder a crash is still the kernel's: the parent sees status 139 (signal 11)"
+run "$M" -e 'will_fail(malloc, ENOMEM, in="sites")' sh -c "\"$S\" crash; echo \$?"
+want_out 139
+done_t
+
 finish
