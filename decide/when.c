@@ -461,12 +461,19 @@ int ms_dec_passes(unsigned table, uint32_t i, unsigned id, const struct ms_stmt 
 	struct ms_passby why;
 	uint32_t *passed;
 	struct ms_event *e;
+	int logs;
 
-	if (ms_conds_hold(ms_d.chan, s, a, caller, &why))
+	passed = table == 0 ? &ms_d.rst[i].passed : table == 1 ? &ms_d.xst[i].passed : &ms_d.ost[i].passed;
+	/* what a call saw is written only for the first few pass-bys */
+	logs = __atomic_load_n(passed, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED;
+	why.text[0] = '\0';
+	why.param = 0;
+	why.value = 0;
+	why.is_text = 0;
+	if (ms_conds_hold(ms_d.chan, s, a, caller, logs ? &why : NULL))
 		return 1;
 	if (table == 0 && (ms_d.fns[id].flags & MS_FF_TRACED))
 		ms_t_passby = (uint64_t)id << 32 | (i + 1);
-	passed = table == 0 ? &ms_d.rst[i].passed : table == 1 ? &ms_d.xst[i].passed : &ms_d.ost[i].passed;
 	if (__atomic_fetch_add(passed, 1, __ATOMIC_RELAXED) < MS_PASSBY_LOGGED) {
 		int saved = errno;
 

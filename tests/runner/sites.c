@@ -11,6 +11,9 @@
  *   sites handler the same, with a SIGSEGV handler of the program's own,
  *                 which says "handler ran" and exits 3
  *   sites abort   abort() from in_abort()
+ *   sites alternate  strdup from two places of one function, in turn, at
+ *                 the same depth of the stack (the shim's cache of
+ *                 unwound sites must tell them apart)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -89,6 +92,19 @@ int main(int argc, char **argv)
 		unchecked_store(p);
 		printf("stored\n");
 		free(p);
+		return 0;
+	}
+	if (!strcmp(mode, "alternate")) {
+		for (int i = 0; i < 6; i++) {
+			char *s;
+
+			if (i % 2)
+				s = strdup("odd");
+			else
+				s = strdup("even");
+			__asm__ volatile("" ::: "memory");
+			free(s);
+		}
 		return 0;
 	}
 	if (!strcmp(mode, "abort")) {

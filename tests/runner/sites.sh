@@ -64,6 +64,26 @@ want_rc 0; want_out "strdup NULL
 first ok"
 done_t
 
+t "strdup from two places in turn: each malloc has its own strdup's site (the unwinder's cache tells them apart)"
+run "$M" -q --trace=malloc,strdup --trace-file "$T/alt.txt" "$S" alternate
+want_rc 0
+python3 - "$T/alt.txt" <<'PY' || problem "$(cat "$T/alt.txt")"
+import re, sys
+lines = [l for l in open(sys.argv[1]) if re.search(r": (malloc\(|strdup\()", l)]
+pairs, last = [], None
+for l in lines:
+    site = l.rsplit(" at ", 1)[1].strip()
+    if ": malloc(" in l:
+        last = site
+    elif last is not None:
+        pairs.append((last, site))
+        last = None
+assert len(pairs) == 6, pairs
+assert all(m == s for m, s in pairs), pairs
+assert len({s for _, s in pairs}) == 2, pairs
+PY
+done_t
+
 t "a site no call comes from: the statement is left over, and the report names the sites it passed by"
 run "$M" -e 'will_fail(malloc, ENOMEM, at="sites+0x1")' "$S" two
 want_rc 123; want_out "first ok
