@@ -194,6 +194,17 @@ LOOP(malloc,
 	}
 )
 
+/* strdup+free: the malloc inside is libc's call on the program's behalf
+ * (a call site at= finds by unwinding past libc) */
+LOOP(strdup,
+	for (long i = 0; i < n; i++) {
+		char *p = strdup("a string to copy");
+
+		sink = (long)(uintptr_t)p;
+		free(p);
+	}
+)
+
 LOOP(socket,
 	for (long i = 0; i < n; i++) {
 		int fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -291,7 +302,7 @@ struct op {
 #define OP(name) { #name, loop_##name, warm_##name }
 
 static const struct op ops[] = {
-	OP(read), OP(clock), OP(getpid), OP(getppid), OP(getuid), OP(malloc), OP(socket),
+	OP(read), OP(clock), OP(getpid), OP(getppid), OP(getuid), OP(malloc), OP(strdup), OP(socket),
 	OP(getaddrinfo), OP(decl), OP(decl_dbl), OP(floor_const), OP(floor_queue), OP(floor_int),
 	OP(floor_read), OP(floor_clock), OP(none),
 };
@@ -385,7 +396,7 @@ int main(int argc, char **argv)
 		if (strcmp(ops[i].name, argv[1]) == 0)
 			op = &ops[i];
 	if (!op)
-		die("unknown OP: read clock getpid getuid malloc socket getaddrinfo decl decl_dbl "
+		die("unknown OP: read clock getpid getuid malloc strdup socket getaddrinfo decl decl_dbl "
 		    "floor_const floor_queue floor_int floor_read floor_clock none");
 	n = atol(argv[2]);
 	if (argc >= 4)
