@@ -46,10 +46,11 @@ static const char spec_text[] =
 	"expect_memory(write, buf, \"abc\", 3)\n"
 	"expect_in_set(read, count, {1, 2, 3})\n"
 	"expect_value(close, fd, 3)\n"
-	"expect_function_call(read); expect_function_calls(close, 2); expect_no_call(unlink)\n";
+	"expect_function_call(read); expect_function_calls(close, 2); expect_no_call(unlink)\n"
+	"will_fail(malloc, ENOMEM, at=\"prog+0x1234\")\n";
 
 #define NFORMATS (MOCKSHIM_REPORT_HTML - MOCKSHIM_REPORT_TEXT + 1)
-#define VIEW_EVENTS 12	/* the events made below and two free slots */
+#define VIEW_EVENTS 14	/* the events made below and two free slots */
 
 static struct ms_spec spec;
 static void *chan;		/* the spec */
@@ -160,6 +161,17 @@ static void add(struct ms_state_hdr *st, uint16_t type, uint16_t kind, uint32_t 
 		count_failure(st, kind, rule);
 }
 
+/* a crash: its site and one frame (crash.c) */
+static void add_crash(struct ms_state_hdr *st, uint16_t kind)
+{
+	struct ms_event *e = event((unsigned char *)st, st->events_next);
+
+	add(st, MS_EV_CRASH, kind, UINT32_MAX, 0, "");
+	e->value = 11;
+	e->seq = 1;
+	e->caller_off = 0x1380;
+}
+
 static void make(void)
 {
 	struct ms_diag d;
@@ -194,6 +206,8 @@ static void make(void)
 	add(st, MS_EV_FAIL, MS_FAIL_NO_CALL, 2, MS_ID_unlink, "");
 	add(st, MS_EV_FAIL, MS_FAIL_OUTPUT_NULL, 0, MS_ID_read, "");
 	add(st, MS_EV_WARN, MS_ESC_STATIC, UINT32_MAX, MS_ID_execve, "/bin/busybox");
+	add_crash(st, MS_CRASH_SITE);
+	add_crash(st, MS_CRASH_FRAME);
 	/* one recorded read of "hello" */
 	r = (struct ms_rec *)(base + h->st_rec_off);
 	r->state = 1;
