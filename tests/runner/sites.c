@@ -11,6 +11,8 @@
  *   sites handler the same, with a SIGSEGV handler of the program's own,
  *                 which says "handler ran" and exits 3
  *   sites abort   abort() from in_abort()
+ *   sites wrapped (sites_wrapped only) malloc through libsitewrap.so's
+ *                 wrap_alloc, from main
  *   sites alternate  strdup from two places of one function, in turn, at
  *                 the same depth of the stack (the shim's cache of
  *                 unwound sites must tell them apart)
@@ -62,6 +64,10 @@ static void own_handler(int sig)
 	_exit(3);
 }
 
+#ifdef WRAPPED
+void *wrap_alloc(size_t n);
+#endif
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "two";
@@ -94,6 +100,15 @@ int main(int argc, char **argv)
 		free(p);
 		return 0;
 	}
+#ifdef WRAPPED
+	if (!strcmp(mode, "wrapped")) {
+		void *p = wrap_alloc(50);
+
+		printf("wrapped %s\n", p ? "ok" : "NULL");
+		free(p);
+		return 0;
+	}
+#endif
 	if (!strcmp(mode, "alternate")) {
 		for (int i = 0; i < 6; i++) {
 			char *s;

@@ -84,6 +84,26 @@ assert len({s for _, s in pairs}) == 2, pairs
 PY
 done_t
 
+t "--site-skip GLOB: a library's frames are passed over as the system libraries' are"
+W=$SITES_WRAPPED
+run "$M" -q --trace=malloc --trace-file "$T/w1.txt" "$W" wrapped
+want_rc 0
+grep -qE '^[0-9]+ sites_wrapped: malloc\(50\) = 0x[0-9a-f]+ at libsitewrap\.so\+0x[0-9a-f]+$' "$T/w1.txt" ||
+	problem "without --site-skip the site is the library's: $(cat "$T/w1.txt")"
+run "$M" -q --site-skip 'libsitewrap*' --trace=malloc --trace-file "$T/w2.txt" "$W" wrapped
+want_rc 0
+wsite=$(sed -nE 's/^[0-9]+ sites_wrapped: malloc\(50\) = 0x[0-9a-f]+ at (sites_wrapped\+0x[0-9a-f]+)$/\1/p' "$T/w2.txt")
+[ -n "$wsite" ] || problem "with --site-skip the site is not the program's: $(cat "$T/w2.txt")"
+if [ -n "$wsite" ] && command -v objdump >/dev/null; then
+	fn=$(S=$W; called_before "${wsite#sites_wrapped+}")
+	[ "$fn" = "wrap_alloc@plt" ] || problem "site $wsite: the instruction before it calls '$fn', not wrap_alloc@plt"
+fi
+run "$M" --site-skip 'libsitewrap*' -e "will_fail(malloc, ENOMEM, at=\"${wsite:-none}\")" "$W" wrapped
+want_rc 0; want_out "wrapped NULL"
+run "$M" --site-skip 'a/b' true
+want_rc 125; want_err_has "--site-skip a/b: a glob of an object's basename"
+done_t
+
 t "a site no call comes from: the statement is left over, and the report names the sites it passed by"
 run "$M" -e 'will_fail(malloc, ENOMEM, at="sites+0x1")' "$S" two
 want_rc 123; want_out "first ok
