@@ -483,10 +483,19 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 		rp_lost_text(s, text, sizeof(text));
 		junit_problem(out, "failure", text, 0);
 	} else if (c.nfail[c.n]) {
-		char *msg = rp_case_text(s, &c, c.n, "    ");
+		char *msg = rp_case_text(s, &c, c.n, "    "), *all = NULL;
+		size_t len = 0;
+		FILE *m = msg ? open_memstream(&all, &len) : NULL;
 
-		if (msg)
-			junit_problem(out, "failure", msg, c.nfail[c.n] - 1);
+		/* the crashes after the failures: where a process died */
+		if (m) {
+			fputs(msg, m);
+			rp_crashes(s, m, "");
+			fclose(m);
+		}
+		if (all || msg)
+			junit_problem(out, "failure", all ? all : msg, c.nfail[c.n] - 1);
+		free(all);
 		free(msg);
 	} else if (rp_program_failed(s, &c)) {
 		char *text = NULL;
