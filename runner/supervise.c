@@ -33,6 +33,7 @@
  * "= ?" for a result it did not see.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -186,6 +187,106 @@ static const struct ms_fn_meta *sys_row(unsigned id)
 }
 
 /*
+ * The site of a system call (\" at OBJ+0xOFF\" on its trace line): the
+ * object mapped at the calling process's instruction pointer
+ * (/proc/PID/maps) and the ELF vaddr there (the file's program headers:
+ * an ET_EXEC's is the address itself).  The syscall instruction, not
+ * the program's frame: the supervisor does not unwind another process's
+ * stack (a dynamic program's site is libc's; a static program's, its
+ * own).  A few answers are kept, by process, executable and mapping.
+ */
+#define SUP_SITES 8
+static struct {
+	int32_t pid;
+	uint64_t lo, hi;
+	int64_t delta;	/* offset = ip + delta */
+	char exe[64];
+	char name[64];
+} sup_sites[SUP_SITES];
+static unsigned sup_next;
+
+static int map_delta(const char *path, uint64_t lo, uint64_t pgoff, int64_t *delta)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf64_Ehdr eh;
+	int r = -1;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) == (ssize_t)sizeof(eh) &&
+	    memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0) {
+		if (eh.e_type == ET_EXEC) {
+			*delta = 0;
+			r = 0;
+		} else if (eh.e_ident[EI_CLASS] == ELFCLASS64 && eh.e_phentsize == sizeof(Elf64_Phdr)) {
+			for (unsigned i = 0; i < eh.e_phnum && r; i++) {
+				Elf64_Phdr ph;
+
+				if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + i * sizeof(ph))) !=
+				    (ssize_t)sizeof(ph))
+					break;
+				if (ph.p_type == PT_LOAD &&
+				    pgoff >= (ph.p_offset & ~(ph.p_align ? ph.p_align - 1 : (uint64_t)0xfff)) &&
+				    pgoff < ph.p_offset + ph.p_filesz) {
+					*delta = (int64_t)(pgoff - lo - ph.p_offset + ph.p_vaddr);
+					r = 0;
+				}
+			}
+		} else {
+			*delta = (int64_t)(pgoff - lo);
+			r = 0;
+		}
+	}
+	close(fd);
+	return r;
+}
+
+static int sup_site(int32_t pid, uint64_t ip, char *buf, size_t cap)
+{
+	char path[64], line[4200];
+	FILE *f;
+	int found = -1;
+
+	for (unsigned i = 0; i < SUP_SITES; i++)
+		if (sup_sites[i].pid == pid && ip >= sup_sites[i].lo && ip < sup_sites[i].hi &&
+		    strcmp(sup_sites[i].exe, ms_d.exe_name) == 0)
+			return snprintf(buf, cap, "%s+%#llx", sup_sites[i].name,
+					(unsigned long long)(ip + (uint64_t)sup_sites[i].delta));
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (found < 0 && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, pgoff;
+		int n = 0;
+		char *file, *base;
+		int64_t delta;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %n", &lo, &hi, &pgoff, &n) < 3 || !n ||
+		    ip < lo || ip >= hi)
+			continue;
+		file = line + n;
+		file[strcspn(file, "\n")] = '\0';
+		if (file[0] != '/' || map_delta(file, lo, pgoff, &delta))
+			break;
+		base = strrchr(file, '/') + 1;
+		{
+			unsigned k = sup_next++ % SUP_SITES;
+
+			sup_sites[k].pid = pid;
+			sup_sites[k].lo = lo;
+			sup_sites[k].hi = hi;
+			sup_sites[k].delta = delta;
+			snprintf(sup_sites[k].exe, sizeof(sup_sites[k].exe), "%s", ms_d.exe_name);
+			snprintf(sup_sites[k].name, sizeof(sup_sites[k].name), "%s", base);
+		}
+		found = snprintf(buf, cap, "%s+%#llx", base, (unsigned long long)(ip + (uint64_t)delta));
+	}
+	fclose(f);
+	return found;
+}
+
+/*
  * A traced system call's line, in the shim's format (its timed prefix for
  * --trace-format chrome, the calling process's pid and executable): its
  * result when a statement answered it, "= ? (continued)" when the kernel
@@ -225,7 +326,14 @@ void ms_hook_trace_call(unsigned id, const uint64_t *a, int64_t ret, int err, co
 		ms_tl_put(&o, " = ? (continued)");
 	else
 		ms_tl_result(&o, m, ret, err);
-	ms_tl_end(&o, by, passed_by, NULL);
+	{
+		char site[96];
+
+		ms_tl_end(&o, by, passed_by,
+			  caller && sup_site(s->last_tgid, (uint64_t)(uintptr_t)caller, site, sizeof(site)) > 0
+				  ? site
+				  : NULL);
+	}
 	w = write(s->trace_fd, o.buf, o.n);
 	if (w != (ssize_t)o.n)
 		ms_trace_lost(ms_d.st, w < 0 ? -errno : (long)w);
@@ -558,7 +666,7 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 	if (k == 2) {
 		/* traced, and continued: the kernel's result is never seen */
 		s->unseen = 1;
-		ms_trace_after(id, a, 0, NULL);
+		ms_trace_after(id, a, 0, (const void *)(uintptr_t)req->data.instruction_pointer);
 		s->unseen = 0;
 	}
 	if (k != 1)

@@ -267,14 +267,24 @@ want_out_has "the syscall tier ($(uname -m) system call "; done_t
 t "--trace=SYS_openat: a static program's openat, its path read from the caller, continued"
 run "$M" --trace=SYS_openat "$P" cat in.txt
 want_rc 0; want_out_has "first line"
-printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_openat\(AT_FDCWD, "in\.txt", O_RDONLY\) = \? \(continued\)$' ||
-	problem "no openat line with its path: [$err]"
+printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_openat\(AT_FDCWD, "in\.txt", O_RDONLY\) = \? \(continued\) at sysprobe\+0x[0-9a-f]+$' ||
+	problem "no openat line with its path and site: [$err]"
+# the site: the instruction after the system call's, as objdump shows it
+site=$(printf '%s\n' "$err" | sed -nE 's/.*SYS_openat\(AT_FDCWD, "in\.txt".* at sysprobe\+(0x[0-9a-f]+)$/\1/p' | head -1)
+if [ -n "$site" ] && command -v objdump >/dev/null; then
+	before=$(objdump -d --no-show-raw-insn "$P" --start-address=$((site - 4)) --stop-address=$((site)) |
+		grep -E '^ *[0-9a-f]+:' | tail -1)
+	case $before in
+	*syscall* | *svc*) ;;
+	*) problem "the instruction before sysprobe+$site is not a system call: [$before]" ;;
+	esac
+fi
 want_err_lacks "SYS_read("; done_t
 
 t "--trace=SYS_: a call a statement answered shows the reply, and which statement"
 run "$M" --trace=SYS_openat,SYS_read -e 'will_return(SYS_read, _, buf="mocked")' "$P" cat in.txt
 want_rc 0; want_out "6:mocked"
-printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_read\(3, 0x[0-9a-f]+, 64\) = 6 \(mocked: -e#1:1\)$' ||
+printf '%s\n' "$err" | nosite | grep -qE '^[0-9]+ sysprobe: SYS_read\(3, 0x[0-9a-f]+, 64\) = 6 \(mocked: -e#1:1\)$' ||
 	problem "no mocked read line: [$err]"
 run "$M" --trace=SYS_openat -e 'will_fail(SYS_openat, EACCES, when(pathname ~ "*in.txt"))' "$P" cat in.txt
 want_rc 1
