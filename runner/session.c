@@ -98,6 +98,12 @@ int ms_session_at_unavailable(void *ctx, const char *text, struct ms_site_range 
 	return -1;
 }
 
+void ms_session_set_report_symbolizer(struct mockshim_session *s, ms_report_symbolizer fn, void *ctx)
+{
+	s->symbolize = fn;
+	s->symbolize_ctx = ctx;
+}
+
 int ms_session_set_at_program(struct mockshim_session *s, const char *path)
 {
 	char *p = path ? strdup(path) : NULL;
@@ -474,6 +480,8 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.unattached_more = s->unattached_more,
 		.still_running = s->still_running,
 		.nstill_running = s->nstill_running,
+		.symbolize = s->symbolize,
+		.symbolize_ctx = s->symbolize_ctx,
 	};
 
 	return in;

@@ -78,6 +78,9 @@ struct mockshim_session {
 	 * argv[0]; a test: its first run's; NULL: not known), which the
 	 * resolver (spec.at_fn, its ctx the session) looks names up in */
 	char *at_program;
+	/* the reports' sites symbolized (report.h), NULL: raw */
+	ms_report_symbolizer symbolize;
+	void *symbolize_ctx;
 };
 
 /* at="NAME" is resolved by fn (lang.h: ms_at_resolver) with ctx in what
@@ -87,6 +90,10 @@ struct mockshim_session {
 void ms_session_set_at_resolver(struct mockshim_session *s, ms_at_resolver fn, void *ctx);
 int ms_session_at_unavailable(void *ctx, const char *text, struct ms_site_range *out, unsigned max,
 			      unsigned *n, char *msg, size_t msglen);
+/* Sites in the reports (failures, leftovers' "by", crashes) get what fn
+ * says of them (report.h: ms_report_symbolizer), in every report of the
+ * session from now on (ms_session_report_in); NULL: raw sites. */
+void ms_session_set_report_symbolizer(struct mockshim_session *s, ms_report_symbolizer fn, void *ctx);
 /* The program at= names are looked up in (a copy; NULL: none): 0 or -ENOMEM. */
 int ms_session_set_at_program(struct mockshim_session *s, const char *path);
 /* --site-skip GLOB: frames of objects whose basename matches are passed

@@ -342,6 +342,80 @@ static void test_outcomes_counted_twice(void **state)
 	assert_int_equal(failures, 0);
 }
 
+/* A process that attached, then died of SIGSEGV (crash.c's events):
+ * its site and two frames. */
+static void crashed(struct fixture *f, int64_t sig)
+{
+	struct ms_event *e = ms_state_at(f->st, f->h->st_events_off);
+
+	e[0].type = MS_EV_ATTACH;
+	e[0].pid = 100;
+	e[0].rule = UINT32_MAX;
+	strcpy(e[0].text, "prog");
+	for (int i = 1; i < 4; i++) {
+		e[i].type = MS_EV_CRASH;
+		e[i].pid = 100;
+		e[i].rule = UINT32_MAX;
+		e[i].value = sig;
+		e[i].kind = i == 3 ? MS_CRASH_SITE : MS_CRASH_FRAME;
+		e[i].param = (uint8_t)(i == 3 ? 0 : i - 1);
+		e[i].seq = 2;
+		e[i].caller_off = i == 2 ? 0x2000 : 0x1380;
+		strcpy(e[i].caller, i == 2 ? "libc.so.6" : "prog");
+	}
+	for (int i = 0; i < 4; i++)
+		e[i].state = 1;
+	f->st->events_next = 4;
+	f->st->attached = 1;
+}
+
+/* The report's symbolizer hook: prog's sites only. */
+static int symbolize(void *ctx, const char *object, uint64_t offset, char *out, size_t outlen)
+{
+	(void)ctx;
+	if (strcmp(object, "prog") || offset != 0x1380)
+		return 0;
+	return snprintf(out, outlen, " (crashing, crash.c:7)");
+}
+
+static void test_crash_reported(void **state)
+{
+	struct fixture *f = *state;
+	struct ms_report_in in;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	crashed(f, 11);
+	memset(&in, 0, sizeof(in));
+	in.spec = f->h;
+	in.program = "prog";
+	in.result.signal = 11;
+	in.symbolize = symbolize;
+	assert_int_equal(ms_report_take_state(&in, f->st, f->h->state_size, TOKEN), 0);
+	assert_null(in.tampered);
+	m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	assert_int_equal(ms_report_write(&in, m, MOCKSHIM_REPORT_TEXT), 0);
+	fclose(m);
+	assert_non_null(strstr(buf, "prog[100] killed by SIGSEGV at prog+0x1380 (crashing, crash.c:7)\n"));
+	assert_non_null(strstr(buf, "  stack: prog+0x1380 (crashing, crash.c:7), libc.so.6+0x2000\n"));
+	free(buf);
+	ms_report_release(&in);
+}
+
+static void test_crash_event_checked(void **state)
+{
+	struct fixture *f = *state;
+	const char *why;
+
+	crashed(f, 0); /* no signal 0 */
+	why = audit(f, 0);
+	assert_non_null(why);
+	assert_non_null(strstr(why, "is not one a shim writes"));
+	free((void *)why);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,6 +423,8 @@ int main(void)
 		T(test_clean_state),
 		T(test_torn_copy_of_a_running_tree),
 		T(test_running_still_catches_the_impossible),
+		T(test_crash_reported),
+		T(test_crash_event_checked),
 #undef T
 		cmocka_unit_test(test_sparse_log_past_the_end),
 		cmocka_unit_test(test_lane_settlement),
