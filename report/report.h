@@ -28,6 +28,16 @@ struct ms_state_hdr;
 typedef int (*ms_report_symbolizer)(void *ctx, const char *object, uint64_t offset, char *out,
 				    size_t outlen);
 
+/*
+ * Where a --trace line's site is (DESIGN.md 7.1): the line ends with
+ * " at SITE", SITE "OBJ+0xHEX" (maybe already followed by a symbolizer's
+ * " (FUNC, FILE:LINE)").  1 with SITE's first byte at line + *start and
+ * its "OBJ+0xHEX" *len bytes long (what a relay extends at line + *start
+ * + *len); 0 when the line has no site.  line: n bytes, the newline
+ * excluded.
+ */
+int ms_trace_site_span(const char *line, size_t n, size_t *start, size_t *len);
+
 struct ms_report_in {
 	const struct ms_chan_hdr *spec;	/* the spec: sealed, nobody could change it */
 	void *state;		/* a private copy of the state, audited */

@@ -42,11 +42,35 @@ static void free_calls(struct call *c, size_t n)
 	free(c);
 }
 
+int ms_trace_site_span(const char *line, size_t n, size_t *start, size_t *len)
+{
+	/* the last " at " whose word is OBJ+0xHEX and after which no '"'
+	 * comes (a string argument of the call may hold " at x+0x1") */
+	for (size_t i = n; i-- > 0;) {
+		size_t k, plus = 0;
+
+		if (line[i] == '"')
+			return 0;
+		if (i + 4 > n || memcmp(line + i, " at ", 4) != 0)
+			continue;
+		for (k = i + 4; k < n && line[k] != ' '; k++)
+			if (line[k] == '+' && !plus)
+				plus = k;
+		if (!plus || plus == i + 4 || k - plus < 4 || line[plus + 1] != '0' || line[plus + 2] != 'x')
+			continue;
+		*start = i + 4;
+		*len = k - (i + 4);
+		return 1;
+	}
+	return 0;
+}
+
 /* One line, or -1 when it is not a timed trace line. */
 static int parse(char *l, struct call *c)
 {
 	int used = 0;
 	char *exe, *colon, *call, *eq, *paren, *mk, *at;
+	size_t start, len;
 
 	memset(c, 0, sizeof(*c));
 	if (sscanf(l, "@%llu %llu %ld %ld %ld %n", &c->start, &c->end, &c->tid, &c->ppid, &c->pid,
@@ -59,11 +83,8 @@ static int parse(char *l, struct call *c)
 	*colon = '\0';
 	call = colon + 2;
 	/* " at SITE" ends the line (SITE: "OBJ+0xHEX", maybe symbolized) */
-	at = NULL;
-	for (char *p = strstr(call, " at "); p; p = strstr(p + 1, " at "))
-		if (strstr(p + 4, "+0x") && !strchr(p + 4, '"'))
-			at = p;
-	if (at) {
+	if (ms_trace_site_span(call, strlen(call), &start, &len)) {
+		at = call + start - 4;
 		c->site = strdup(at + 4);
 		*at = '\0';
 	}

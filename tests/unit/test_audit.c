@@ -416,6 +416,33 @@ static void test_crash_event_checked(void **state)
 	free((void *)why);
 }
 
+/* Where a trace line's site is, for a relay that symbolizes it. */
+static void test_trace_site_span(void **state)
+{
+	static const char *const lines[] = {
+		"42 cat: read(3, 0x7f, 131072) = 6 at cat+0x5d26",
+		"42 cat: read(3, 0x7f, 1) = -1 EIO (mocked: -e#1:1) at cat+0x5d26 (safe_read, safe-read.c:56)",
+		"42 cat: open(\"x at y+0x1\", O_RDONLY) = 3",
+		"42 cat: open(\"x\", O_RDONLY) = 3 at libc.so.6+0xf82ad",
+		"42 cat: getuid() = 0 at nowhere",
+	};
+	static const char *const want[] = { "cat+0x5d26", "cat+0x5d26", NULL, "libc.so.6+0xf82ad", NULL };
+	size_t start, len;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		int r = ms_trace_site_span(lines[i], strlen(lines[i]), &start, &len);
+
+		if (!want[i]) {
+			assert_int_equal(r, 0);
+			continue;
+		}
+		assert_int_equal(r, 1);
+		assert_int_equal(len, strlen(want[i]));
+		assert_memory_equal(lines[i] + start, want[i], len);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +456,7 @@ int main(void)
 		cmocka_unit_test(test_sparse_log_past_the_end),
 		cmocka_unit_test(test_lane_settlement),
 		cmocka_unit_test(test_outcomes_counted_twice),
+		cmocka_unit_test(test_trace_site_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
