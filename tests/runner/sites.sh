@@ -144,6 +144,20 @@ run "$M" -e 'will_fail(SYS_getpid, EPERM, at="sites+0x10")' "$S" two
 want_rc 125; want_err_has 'at= names the program'"'"'s code that makes a call'
 done_t
 
+t "mockrun ctl -e adds a statement with at= to a running program"
+site=$("$M" -q --trace=geteuid id -u 2>&1 >/dev/null | sed -nE 's/.* at (id\+0x[0-9a-f]+)$/\1/p' | head -1)
+C=$T/ctl.sock
+"$M" --control "$C" sh -c 'sleep 2; id -u' >"$T/ctl.out" 2>"$T/ctl.err" &
+pid=$!
+for _ in $(seq 100); do [ -S "$C" ] && break; sleep 0.05; done
+run "$M" ctl "$C" --timeout 10 -e "will_return_count(geteuid, 4242, 1, at=\"${site:-id+0x1}\")"
+want_rc 0
+run "$M" ctl "$C" --timeout 10 -e 'will_return(geteuid, 1, at="id+0xZZ")'
+want_rc 125; want_err_has 'is not a call site'
+wait "$pid"
+[ "$(cat "$T/ctl.out")" = 4242 ] || problem "id -u printed [$(cat "$T/ctl.out")]: $(cat "$T/ctl.err")"
+done_t
+
 t "at= in a test file aims its statement as on the command line"
 cat > "$T/at.mock" <<MOCK
 test "the first site fails" {
