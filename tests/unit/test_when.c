@@ -6,6 +6,7 @@
  * condition does not hold for saw (struct ms_passby, the report's). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -470,6 +471,122 @@ static void test_all_conditions(void **state)
 	tmp_remove(&t);
 }
 
+/* ---- at=: a call's site in one of the ranges ---- */
+
+/* A resolver as the symbolizer's: "fn" is two ranges of "unit" (a
+ * function split in two, the tier's hook gives "unit" and the caller's
+ * value as the site) and one of another object; "none" resolves to no
+ * range, with a warning; anything else is an error. */
+static int resolve(void *ctx, const char *text, struct ms_site_range *out, unsigned max,
+		   unsigned *n, char *msg, size_t msglen)
+{
+	(void)ctx;
+	assert_true(max >= 3);
+	*n = 0;
+	if (!strcmp(text, "fn")) {
+		out[0] = (struct ms_site_range){ "/usr/lib/unit", 0x100, 0x1ff };
+		out[1] = (struct ms_site_range){ "unit", 0x400, 0x400 };
+		out[2] = (struct ms_site_range){ "other.so", 0x300, 0x3ff };
+		*n = 3;
+		return 0;
+	}
+	if (!strcmp(text, "none")) {
+		snprintf(msg, msglen, "none is never called");
+		return 1;
+	}
+	snprintf(msg, msglen, "no function %s; closest: fn", text);
+	return -1;
+}
+
+static struct ms_chan_hdr *at_channel(struct ms_spec *spec, const char *text, struct ms_diag *d,
+				      int *rc)
+{
+	struct ms_chan_hdr *h;
+	uint64_t size;
+
+	ms_spec_init(spec, realloc, free);
+	ms_parse_set_at_resolver(spec, resolve, NULL);
+	*rc = ms_parse(spec, "spec", text, strlen(text), d);
+	if (*rc)
+		return NULL;
+	size = ms_channel_size(spec, 16);
+	h = calloc(1, size);
+	assert_non_null(h);
+	ms_channel_write(spec, h, size, 16, 0);
+	assert_null(ms_channel_validate(h, size));
+	return h;
+}
+
+static void test_at_ranges(void **state)
+{
+	static const struct {
+		uintptr_t site;
+		int holds;
+	} calls[] = {
+		{ 0xff, 0 }, { 0x100, 1 }, { 0x180, 1 }, { 0x1ff, 1 }, { 0x200, 0 },
+		{ 0x300, 0 }, /* other.so's range, but the call is unit's */
+		{ 0x400, 1 }, { 0x401, 0 },
+	};
+	struct ms_spec spec;
+	struct ms_diag d;
+	struct ms_passby why;
+	uint64_t a[MS_MAX_PARAMS] = { 0 };
+	struct ms_chan_hdr *h;
+	const struct ms_stmt *s;
+	int rc;
+
+	(void)state;
+	h = at_channel(&spec, "will_fail(read, EIO, at=\"fn\")", &d, &rc);
+	assert_int_equal(rc, 0);
+	s = &((const struct ms_rule *)ms_chan_at(h, h->rules_off))->stmt;
+	assert_int_equal(s->ncond, 1);
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		memset(&why, 0, sizeof(why));
+		assert_int_equal(ms_conds_hold(h, s, a, (const void *)calls[i].site, &why), calls[i].holds);
+		if (!calls[i].holds) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "unit+%#lx", (unsigned long)calls[i].site);
+			assert_int_equal(why.param, MS_SITE_PARAM);
+			assert_string_equal(why.text, want);
+		}
+	}
+	/* no site known (the hook says none): never */
+	assert_int_equal(ms_conds_hold(h, s, a, NULL, &why), 0);
+	assert_string_equal(why.text, "?");
+	ms_spec_fini(&spec);
+	free(h);
+
+	/* at= after when(): both hold */
+	h = at_channel(&spec, "will_fail(read, EIO, at=\"unit+0x10\", when(fd == 3))", &d, &rc);
+	assert_int_equal(rc, 0);
+	s = &((const struct ms_rule *)ms_chan_at(h, h->rules_off))->stmt;
+	assert_int_equal(s->ncond, 2);
+	a[0] = 3;
+	assert_int_equal(ms_conds_hold(h, s, a, (const void *)0x10, NULL), 1);
+	assert_int_equal(ms_conds_hold(h, s, a, (const void *)0x11, NULL), 0);
+	a[0] = 4;
+	assert_int_equal(ms_conds_hold(h, s, a, (const void *)0x10, NULL), 0);
+	ms_spec_fini(&spec);
+	free(h);
+
+	/* a warning: no range, the statement is for no call */
+	h = at_channel(&spec, "will_fail(read, EIO, at=\"none\")", &d, &rc);
+	assert_int_equal(rc, 0);
+	s = &((const struct ms_rule *)ms_chan_at(h, h->rules_off))->stmt;
+	assert_int_equal(ms_conds_hold(h, s, a, (const void *)0x100, NULL), 0);
+	ms_spec_fini(&spec);
+	free(h);
+
+	/* the resolver's error, at the value */
+	h = at_channel(&spec, "will_fail(read, EIO, at=\"fm\")", &d, &rc);
+	assert_null(h);
+	assert_int_equal(rc, -EINVAL);
+	assert_non_null(strstr(d.msg, "at=\"fm\": no function fm; closest: fn"));
+	assert_int_equal(d.col, 25);
+	ms_spec_fini(&spec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -482,6 +599,7 @@ int main(void)
 		cmocka_unit_test(test_sets),
 		cmocka_unit_test(test_comparisons),
 		cmocka_unit_test(test_all_conditions),
+		cmocka_unit_test(test_at_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
