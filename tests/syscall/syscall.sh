@@ -272,7 +272,9 @@ printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_openat\(AT_FDCWD, "in\.tx
 # the site: the instruction after the system call's, as objdump shows it
 site=$(printf '%s\n' "$err" | sed -nE 's/.*SYS_openat\(AT_FDCWD, "in\.txt".* at sysprobe\+(0x[0-9a-f]+)$/\1/p' | head -1)
 if [ -n "$site" ] && command -v objdump >/dev/null; then
-	before=$(objdump -d --no-show-raw-insn "$P" --start-address=$((site - 4)) --stop-address=$((site)) |
+	# syscall is 2 bytes, svc 4
+	len=2; [ "$(uname -m)" = aarch64 ] && len=4
+	before=$(objdump -d --no-show-raw-insn "$P" --start-address=$((site - len)) --stop-address=$((site)) |
 		grep -E '^ *[0-9a-f]+:' | tail -1)
 	case $before in
 	*syscall* | *svc*) ;;
