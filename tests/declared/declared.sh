@@ -311,6 +311,17 @@ run "$M" -q -e "$SCALE" --trace=decl_scale decl_lazy scale
 want_rc 0; want_err_has "decl_scale(1.5, 2, 0.25) = 3.25"
 run "$M" -q -e 'mock const char *decl_name(int id)' --trace=decl_name decl_lazy name
 want_rc 0; want_err_has 'decl_name(1) = "real-name"'
+# the site: the program's call (a non-PIE's offset is the address itself)
+for prog in decl_lazy decl_nopie; do
+	run "$M" -q -e "$ADD" --trace=decl_add "$prog" add
+	site=$(sed -nE "s/.*decl_add\(2, 3\) = 5 at $prog\+(0x[0-9a-f]+)\$/\1/p" <<<"$err")
+	[ -n "$site" ] || problem "$prog: no decl_add line with its site: $err"
+	if [ -n "$site" ] && command -v objdump >/dev/null; then
+		objdump -d --no-show-raw-insn "$(command -v "$prog")" | grep -B1 -E "^ *${site#0x}:" | head -1 |
+			grep -qE '(call|bl) +[0-9a-f]+ <decl_add@plt>' ||
+			problem "$prog+$site does not follow a call of decl_add@plt"
+	fi
+done
 run "$M" -q --trace=decl_nosuch true
 want_rc 125; want_err_has "'decl_nosuch' is not in the catalog (see mockrun --list) nor declared with mock"
 done_t
