@@ -335,7 +335,10 @@ static __attribute__((noinline)) int site_of(const void *caller, struct seg *g, 
 		*g = w.g;
 		*ip = w.ip;
 #ifdef __x86_64__
-		if (w.cfa)
+		/* a slot near this frame, on the stack in use (a program's
+		 * own stacks, coroutines', may come and go elsewhere) */
+		if (w.cfa && w.cfa - 8 > (uintptr_t)__builtin_frame_address(0) &&
+		    w.cfa - 8 - (uintptr_t)__builtin_frame_address(0) < 64 * 1024)
 			site_keep((uintptr_t)caller, (uintptr_t)__builtin_frame_address(0), w.cfa - 8, g,
 				  w.ip);
 #endif
