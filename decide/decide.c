@@ -477,7 +477,7 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 		ms_hook_exec_check(id, a);
 	/* an exec that succeeds never comes back to be traced */
 	if (k == 2 && (f->flags & MS_FF_TRACED) && is_exec(id))
-		ms_hook_trace_exec(id, a);
+		ms_hook_trace_exec(id, a, caller);
 	return k;
 }
 

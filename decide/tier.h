@@ -156,7 +156,7 @@ MS_DEC_HIDDEN void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *p
 				      const void *caller);
 /* --trace: the line of an exec, written before it (a successful one
  * never returns).  Shim: trace.c. */
-MS_DEC_HIDDEN void ms_hook_trace_exec(unsigned id, const uint64_t *a);
+MS_DEC_HIDDEN void ms_hook_trace_exec(unsigned id, const uint64_t *a, const void *caller);
 /* --record: a real call of recorded function id, its result and what it
  * wrote.  err is the errno it left.  Shim: record.c. */
 MS_DEC_HIDDEN void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st,

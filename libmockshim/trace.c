@@ -391,18 +391,19 @@ void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uin
  * before, as strace does, ending in " ..."; a failed exec then gets its
  * own line with the result.
  */
-void ms_hook_trace_exec(unsigned id, const uint64_t *a)
+void ms_hook_trace_exec(unsigned id, const uint64_t *a, const void *caller)
 {
 	const struct ms_fn_meta *m = ms_catalog_get(id);
 	struct ms_tline o;
 	int saved = errno;
+	char site[96];
 
 	if (trace_fd < 0 || !m)
 		return;
 	put_head(&o);
 	ms_tl_call(&o, m, a, 0);
 	ms_tl_put(&o, " ...");
-	o.buf[o.n++] = '\n';
+	ms_tl_end(&o, NULL, NULL, ms_site_str(caller, site, sizeof(site)) ? site : NULL);
 	trace_write(&o);
 	errno = saved;
 }

@@ -346,9 +346,9 @@ void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uin
 	(void)d, (void)pool, (void)a, (void)ret, (void)by, (void)caller;
 }
 
-void ms_hook_trace_exec(unsigned id, const uint64_t *a)
+void ms_hook_trace_exec(unsigned id, const uint64_t *a, const void *caller)
 {
-	(void)id, (void)a;
+	(void)id, (void)a, (void)caller;
 }
 
 void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st, unsigned id,

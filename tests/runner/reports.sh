@@ -235,7 +235,7 @@ done_t
 
 t "--trace: an exec is logged before it runs; flags, clocks and structs as values"
 run "$M" -q --trace=execvp env true
-want_rc 0; want_err_has ': execvp("true", ["true"]) ...'
+want_rc 0; want_err_has ': execvp("true", ["true"]) ... at env+0x'
 run "$M" -q --trace=execvp env /nonexistent/x
 want_err_has 'execvp("/nonexistent/x", ["/nonexistent/x"]) = -1 ENOENT'
 run "$M" -q --trace=statx,fstatat,stat,lstat ls -ld /

@@ -66,9 +66,9 @@ void ms_hook_trace_decl(const struct ms_chan_dyn *d, const char *pool, const uin
 	hook_calls.trace++;
 }
 
-void ms_hook_trace_exec(unsigned id, const uint64_t *a)
+void ms_hook_trace_exec(unsigned id, const uint64_t *a, const void *caller)
 {
-	(void)id, (void)a;
+	(void)id, (void)a, (void)caller;
 	hook_calls.trace++;
 }
 
