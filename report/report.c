@@ -496,6 +496,22 @@ int rp_crash_of(const struct ms_report_in *s, int32_t pid, struct rp_crash *c)
 	return c->site ? 0 : -1;
 }
 
+unsigned rp_crash_faults(const struct ms_report_in *s, int32_t pid, const struct ms_event **out,
+			 unsigned max)
+{
+	unsigned n = 0;
+
+	for (uint32_t i = nevents(s); i-- > 0 && n < max;) {
+		const struct ms_event *e = event_at(s, i);
+
+		if (e->state != 1 || e->type != MS_EV_CONSUME || e->pid != pid ||
+		    e->rule >= hdr(s)->nrules || rule_at(s, e->rule)->kind == MS_R_REAL)
+			continue;
+		out[n++] = e;
+	}
+	return n;
+}
+
 unsigned rp_crashes(const struct ms_report_in *s, FILE *out, const char *prefix)
 {
 	unsigned n = 0;
@@ -521,6 +537,26 @@ unsigned rp_crashes(const struct ms_report_in *s, FILE *out, const char *prefix)
 				rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 0, site,
 					sizeof(site)));
 		fputc('\n', out);
+		{
+			const struct ms_event *f[RP_CRASH_FAULTS];
+			unsigned nf = rp_crash_faults(s, e->pid, f, RP_CRASH_FAULTS);
+
+			for (unsigned k = 0; k < nf; k++) {
+				const struct ms_rule *r = rule_at(s, f[k]->rule);
+
+				if (!k)
+					fprintf(out, "%s  replies before it, most recent first:", prefix);
+				fprintf(out, "%s %s() by %s:%u:%u", k ? ";" : "", rp_fn_name(s, f[k]->fn),
+					str(s, r->stmt.src), r->stmt.line, r->stmt.col);
+				if (f[k]->call)
+					fprintf(out, " (call %u)", f[k]->call);
+				if (f[k]->caller[0])
+					fprintf(out, " at %s", rp_site(s, f[k]->caller, f[k]->caller_off, "",
+								      0, site, sizeof(site)));
+			}
+			if (nf)
+				fputc('\n', out);
+		}
 	}
 	return n;
 }

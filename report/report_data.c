@@ -115,6 +115,28 @@ static void json_crash(FILE *out, struct ms_report_in *s, int32_t pid)
 		ms_json_text(out, rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 1, site,
 					  sizeof(site)));
 	}
+	fputs("],\"replies_before\":[", out);
+	{
+		const struct ms_event *f[RP_CRASH_FAULTS];
+		unsigned nf = rp_crash_faults(s, pid, f, RP_CRASH_FAULTS);
+
+		for (unsigned k = 0; k < nf; k++) {
+			const struct ms_rule *r = rule_at(s, f[k]->rule);
+
+			fprintf(out, "%s{\"function\":", k ? "," : "");
+			ms_json_text(out, rp_fn_name(s, f[k]->fn));
+			fprintf(out, ",\"source\":");
+			ms_json_text(out, str(s, r->stmt.src));
+			fprintf(out, ",\"line\":%u,\"col\":%u,\"call\":%u", r->stmt.line, r->stmt.col,
+				f[k]->call);
+			if (f[k]->caller[0]) {
+				fprintf(out, ",\"site\":");
+				ms_json_text(out, rp_site(s, f[k]->caller, f[k]->caller_off, "", 1, site,
+							  sizeof(site)));
+			}
+			fputc('}', out);
+		}
+	}
 	fputs("]}", out);
 }
 

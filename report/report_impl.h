@@ -89,6 +89,13 @@ struct rp_crash {
 	unsigned nframes;
 };
 int rp_crash_of(const struct ms_report_in *s, int32_t pid, struct rp_crash *c);
+/* The replies that failed or answered a call of process pid before its
+ * crash (DESIGN.md 7.6), most recent first, into out (at most max):
+ * their MS_EV_CONSUME events, which are each statement's first reply in
+ * the process (every one under -v); the number found. */
+#define RP_CRASH_FAULTS 8
+unsigned rp_crash_faults(const struct ms_report_in *s, int32_t pid, const struct ms_event **out,
+			 unsigned max);
 /* "PREFIXjq[4242] killed by SIGSEGV at jq+0x3a1f0 (FUNC, FILE:LINE)" and
  * "PREFIX  stack: SITE, SITE, ..." for every process that recorded a
  * crash; the number of crashes. */

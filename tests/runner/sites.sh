@@ -190,13 +190,15 @@ else
 	run "$M" -o "$T/crash.json" --report json -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" crash
 	want_rc 139
 	want_json "$T/crash.json"
-	crash=$(python3 - "$T/crash.json" <<'PY'
+	crash=$(python3 - "$T/crash.json" "$site1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 ps = [p for p in d["processes"] if "crash" in p]
 assert len(ps) == 1 and ps[0]["signal"] == 11, ps
 c = ps[0]["crash"]
 assert c["stack"] and c["stack"][0] == c["site"], c
+rb = c["replies_before"]
+assert len(rb) == 1 and rb[0]["function"] == "malloc" and rb[0]["site"] == sys.argv[2], rb
 print(c["site"])
 PY
 ) || problem "json: $(cat "$T/crash.json")"
@@ -213,6 +215,7 @@ PY
 	grep -qE "^mockshim: sites\[[0-9]+\] killed by SIGSEGV at ${crash/+/\\+}\$" <<<"$err" ||
 		problem "no 'sites[PID] killed by SIGSEGV at $crash' line: $err"
 	want_err_has "mockshim:   stack: $crash"
+	want_err_has "mockshim:   replies before it, most recent first: malloc() by -e#1:1:1 at $site1"
 	run "$M" -o "$T/crash.xml" --report junit -e "will_fail(malloc, ENOMEM, at=\"$site1\")" "$S" crash
 	want_rc 139
 	grep -qE "killed by SIGSEGV at ${crash/+/\\+}" "$T/crash.xml" || problem "JUnit lacks the crash site: $(cat "$T/crash.xml")"
