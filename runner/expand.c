@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Expansion in test files (issue 21): ${DIR} (the directory of the .mock
- * file), ${TMP} (the test's own temporary directory) and $NAME or ${NAME}
- * of a variable set with env(), in run words, stdin_file, env and cwd.
- * Nothing else is expanded and no shell runs: any other $ reaches the
- * program as it is (sh -c '... $1', $$, $HOME), so files written before
- * expansion existed mean what they meant.  In run words a $ the reader
- * marked literal (in single quotes, or after a backslash) is not
- * expanded either: MS_EXPAND_LITERAL.
+ * Expansion in test files (issues 21, 47): ${DIR} (the directory of the
+ * .mock file), ${TMP} (the test's own temporary directory) and $NAME or
+ * ${NAME} of a variable set with env(), of MOCKSHIM_SUITE_DIR or of the
+ * environment mockrun was started in, in run words, stdin_file, env and
+ * cwd; $$ is one $.  No shell runs: a $ before a name that is not defined
+ * reaches the program as it is (sh -c "... $1", $UNSET), so files written
+ * before expansion existed mostly mean what they meant.  In run words a $
+ * the reader marked literal (in single quotes, or after a backslash) is
+ * not expanded either: MS_EXPAND_LITERAL.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,7 +30,7 @@ static void put(FILE *out, const char *s, const char *dir, const char *tmp, ms_v
 	while (*s) {
 		const char *name, *val = NULL;
 		size_t n = 0;
-		int braced;
+		int braced, literal = 0;
 
 		if (*s == MS_EXPAND_LITERAL && s[1]) {
 			fputc(s[1], out);
@@ -38,6 +39,11 @@ static void put(FILE *out, const char *s, const char *dir, const char *tmp, ms_v
 		}
 		if (*s != '$') {
 			fputc(*s++, out);
+			continue;
+		}
+		if (s[1] == '$') {
+			fputc('$', out);
+			s += 2;
 			continue;
 		}
 		braced = s[1] == '{';
@@ -51,12 +57,12 @@ static void put(FILE *out, const char *s, const char *dir, const char *tmp, ms_v
 		else if (n == 3 && braced && memcmp(name, "TMP", 3) == 0)
 			val = tmp ? tmp : "";
 		else if (n && var)
-			val = var(ctx, name, n);
+			val = var(ctx, name, n, &literal);
 		if (!val) {
 			fputc(*s++, out);
 			continue;
 		}
-		if (depth < 8)
+		if (depth < 8 && !literal)
 			put(out, val, dir, tmp, var, ctx, depth + 1);
 		else
 			fputs(val, out);

@@ -10,12 +10,13 @@
  * variable. */
 #define MS_EXPAND_LITERAL '\001'
 
-/* The value of variable NAME (n bytes), or NULL: not a variable. */
-typedef const char *(*ms_var_fn)(void *ctx, const char *name, size_t n);
+/* The value of variable NAME (n bytes), or NULL: not a variable.  It sets
+ * *literal to 1 for a value not to be expanded in turn (the environment's). */
+typedef const char *(*ms_var_fn)(void *ctx, const char *name, size_t n, int *literal);
 
-/* A new string: s with ${DIR} as dir, ${TMP} as tmp, and $NAME or ${NAME}
- * as var() says (values expanded in turn, 8 deep); any other $ as it is.
- * NULL when out of memory. */
+/* A new string: s with ${DIR} as dir, ${TMP} as tmp, $$ as $, and $NAME or
+ * ${NAME} as var() says (values expanded in turn, 8 deep, unless literal);
+ * any other $ as it is.  NULL when out of memory. */
 char *ms_expand(const char *s, const char *dir, const char *tmp, ms_var_fn var, void *ctx);
 
 /* The whole file at path, in a new buffer: 0, or -errno. */

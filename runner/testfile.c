@@ -102,6 +102,7 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 	}
 	made_dir = 1;
 	ms_tf_cur_tmp = tmpl;
+	ms_tf_cur_suite_dir = suite_dir;
 	if (t->cwd) {
 		char *cwd = ms_tf_expand(f, &f->global, t, t->cwd);
 

@@ -191,6 +191,8 @@ void ms_tf_free(struct file *f);
 
 /* The running test's (or suite's) directory: ${TMP} (testfile.c sets it). */
 extern const char *ms_tf_cur_tmp;
+/* the directory of the file's setup_all, $MOCKSHIM_SUITE_DIR, or NULL */
+extern const char *ms_tf_cur_suite_dir;
 /* The signal that stops mockrun -t, set by ms_tf_on_stop(), testfile.c's
  * handler, and by a run that a signal reached: no run starts after it. */
 extern volatile sig_atomic_t ms_tf_stop_sig;

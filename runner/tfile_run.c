@@ -55,13 +55,15 @@ void ms_tf_on_stop(int sig)
 		ms_tf_stop_sig = sig;
 }
 
-/* ${DIR}, ${TMP} and env() variables (expand.c) */
+/* ${DIR}, ${TMP}, env() variables, MOCKSHIM_SUITE_DIR and mockrun's own
+ * environment (expand.c) */
+const char *ms_tf_cur_suite_dir;
 
 struct layers {
 	const struct block *b, *global;
 };
 
-static const char *env_var(void *ctx, const char *name, size_t n)
+static const char *env_var(void *ctx, const char *name, size_t n, int *literal)
 {
 	const struct layers *ls = ctx;
 	const struct block *layer[2] = { ls->b, ls->global };
@@ -74,6 +76,12 @@ static const char *env_var(void *ctx, const char *name, size_t n)
 				return kv + n + 1;
 		}
 	}
+	*literal = 1;
+	if (n == 18 && memcmp(name, "MOCKSHIM_SUITE_DIR", n) == 0 && ms_tf_cur_suite_dir)
+		return ms_tf_cur_suite_dir;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
 	return NULL;
 }
 
@@ -93,11 +101,11 @@ char *ms_tf_expand(const struct file *f, const struct block *global, const struc
 static char **make_env(const struct file *f, const struct block *global, const struct block *b,
 		       const char *suite_dir)
 {
-	extern char **environ;
 	char **env = NULL;
 	size_t n = 0;
 	const struct block *layers[2] = { global, b };
 
+	ms_tf_cur_suite_dir = suite_dir;
 	for (char **e = environ; *e; e++)
 		PUSH(env, n, *e);
 	if (suite_dir) {

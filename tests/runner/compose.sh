@@ -12,6 +12,11 @@ run "$M" -t "$D/expand.mock"
 want_rc 0; want_out_has "1..8"
 [ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 8 ] || problem "not 8 oks: $out"; done_t
 
+t "run words expand \${MOCKSHIM_SUITE_DIR} and mockrun's environment, \$\$ is one \$"
+MS_FROM_CALLER=from-ctest MS_DOLLAR_VALUE='a$HOME' run "$M" -t "$D/expand_env.mock"
+want_rc 0; want_out_has "1..4"
+[ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 4 ] || problem "not 4 oks: $out"; done_t
+
 t "a missing stdin_file and a wrong \${DIR} fail, with where and why"
 run "$M" -t "$D/expand_fail.mock"
 want_rc 1
