@@ -251,7 +251,7 @@ static const char *conds_ok(const struct ms_chan_hdr *h, const struct ms_stmt *s
 			}
 			continue;
 		}
-		if (!k->op || k->op > MS_C_NOTNULL || k->arg > MS_CA_ADDR || k->param >= np ||
+		if (!k->op || k->op > MS_C_NOTNULL || k->arg > MS_CA_FILE || k->param >= np ||
 		    !pool_ok(h, k->str))
 			return "bad condition";
 		if (str_op != (k->arg != MS_CA_INT) &&

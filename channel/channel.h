@@ -570,6 +570,7 @@ enum ms_cond_arg {
 	MS_CA_SITE,		/* at=: the call's site (op MS_C_IN, param
 				 * MS_SITE_PARAM): in one of nset struct
 				 * ms_site_rng at set in the pool */
+	MS_CA_FILE,		/* the path of a FILE *'s fd, read from the FILE */
 };
 
 /* at="SITE": a call's site is the calling object's basename and the

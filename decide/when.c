@@ -3,7 +3,7 @@
  * Whether a statement is for a call (when.h): in= and probability=
  * here, from= by the tier's hook, and when(COND, ...): whether a call's
  * arguments satisfy a statement's conditions.  A string is read fault-safely (ms_read_user), an fd's
- * path from /proc/self/fd/N (/proc/PID/fd/N for a supervised process's
+ * (or a FILE *'s, through its fd) path from /proc/self/fd/N (/proc/PID/fd/N for a supervised process's
  * system call), a socket address formatted the way the
  * language writes one ("10.0.0.1:443", "[::1]:53", a unix socket's path).
  *
@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -86,6 +87,28 @@ static int fd_path(int fd, char *buf)
 		return -1;
 	buf[n] = '\0';
 	return 0;
+}
+
+/*
+ * A FILE *'s path, through the fd glibc keeps in it (_fileno), read as
+ * the caller's memory: no stdio function runs (fileno() may be
+ * interposed, and the supervisor's side has no FILE of the program), so
+ * a stream being closed elsewhere reads as a path or as nothing.
+ */
+static int file_path(const void *stream, char *buf)
+{
+#ifdef __GLIBC__
+	int fd;
+
+	if (ms_read_user(&fd, (const char *)stream + offsetof(FILE, _fileno), sizeof(fd)) !=
+	    sizeof(fd))
+		return -1;
+	return fd_path(fd, buf);
+#else
+	(void)stream;
+	(void)buf;
+	return -1;
+#endif
 }
 
 /* ---- a socket address as the language writes it ---- */
@@ -165,6 +188,8 @@ static int cond_text(const struct ms_cond *c, uint64_t arg, char *buf)
 	switch (c->arg) {
 	case MS_CA_FD:
 		return fd_path((int)(int32_t)arg, buf) == 0 ? 1 : -1;
+	case MS_CA_FILE:
+		return arg && file_path((const void *)(uintptr_t)arg, buf) == 0 ? 1 : -1;
 	case MS_CA_ADDR:
 		if (!arg)
 			return 0;

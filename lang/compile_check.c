@@ -20,7 +20,7 @@ struct cond_in {
 	const struct ms_val *v;
 	const char *op;
 	const struct ms_param *p;
-	int isint, isstr, isfd, isaddr, out;
+	int isint, isstr, isfd, isaddr, isfile, out;
 };
 
 /* An integer parameter that holds a file descriptor: ~ matches its path. */
@@ -86,23 +86,24 @@ static int cond_order(struct ms_parser *ps, const struct cond_in *k, struct ms_c
 	return 0;
 }
 
-/* ~ and !~: strings, an fd's path, a socket address. */
+/* ~ and !~: strings, an fd's path (a FILE *'s through its fd), a socket
+ * address. */
 static int cond_glob(struct ms_parser *ps, const struct cond_in *k, struct ms_cond *c)
 {
 	const struct ms_val *v = k->v;
 	const struct ms_param *p = k->p;
 
-	if (!k->isstr && !k->isfd && !k->isaddr)
+	if (!k->isstr && !k->isfd && !k->isaddr && !k->isfile)
 		return ms_fail_at(&ps->lx, k->cs->op_line, k->cs->op_col,
-				  "'%s' matches strings, fd parameters by their path and socket "
-				  "addresses; '%s' is %s%s",
+				  "'%s' matches strings, fd and FILE * parameters by their path and "
+				  "socket addresses; '%s' is %s%s",
 				  k->op, p->name, p->type.text,
 				  k->out ? ", an output of the call" : k->isint ? ", not an fd" : "");
 	if (v->kind != V_STR)
 		return ms_fail_at(&ps->lx, v->line, v->col, "'%s' takes a glob string, not %s", k->op,
 				  ms_val_kind_name(v->kind));
 	c->op = k->op[0] == '~' ? MS_C_GLOB : MS_C_NOGLOB;
-	c->arg = k->isstr ? MS_CA_STR : k->isfd ? MS_CA_FD : MS_CA_ADDR;
+	c->arg = k->isstr ? MS_CA_STR : k->isfd ? MS_CA_FD : k->isfile ? MS_CA_FILE : MS_CA_ADDR;
 	c->str = v->str;
 	c->gform = (uint8_t)ms_glob_form(ps->spec->pool + v->str, &c->glen);
 	return 0;
@@ -169,6 +170,7 @@ static int compile_cond(struct ms_parser *ps, const struct ms_cond_src *cs, cons
 	k.isstr = p->type.tclass == MS_T_STR && !k.out;
 	k.isfd = k.isint && is_fd_param(p);
 	k.isaddr = p->type.tclass == MS_T_PTR && !k.out && strstr(p->type.text, "sockaddr");
+	k.isfile = p->type.tclass == MS_T_PTR && !k.out && !strcmp(p->type.text, "FILE *");
 	c->param = (uint8_t)pi;
 	c->psize = k.isint && (p->type.size == 1 || p->type.size == 2 || p->type.size == 4)
 			   ? p->type.size : 8;

@@ -68,6 +68,16 @@ else
 	skip_t "a log file's writes fail (perl)" "no perl"
 fi
 
+t "a FILE * stream matches by its fd's path: sed's w file fails, its stdout goes on"
+printf 'a\nb\n' > in.txt
+run "$M" -e 'will_fail_count(fwrite, EIO, -1, when(stream ~ "*/key.pub"))' sed -n 'p;w '"$T"'/key.pub' in.txt
+want_rc 4; want_err_has "couldn't write 1 item to $T/key.pub: Input/output error"
+want_err_has "used 1 time (always), by sed["; want_err_has "calls passed it by"
+run "$M" -e 'will_fail_count(fwrite, EIO, -1, when(stream !~ "*/key.pub"))' sed -n 'w '"$T"'/key.pub' in.txt
+want_rc 123; want_err_has "the closest of the calls it passed by had stream \"$T/key.pub\""
+[ "$(cat key.pub)" = "a
+b" ] || problem "the file's writes were failed: $(cat key.pub)"; done_t
+
 t "pipes match \"pipe:*\""
 # (sh's error message goes to /dev/null: the one pipe written is echo's)
 run "$M" -e 'will_fail_count(write, EPIPE, -1, when(fd ~ "pipe:*"))' sh -c 'exec 2>/dev/null; echo x | cat; echo done > out.txt'
@@ -152,9 +162,9 @@ bad() {
 
 t "malformed when(): each refused before the program runs, with its caret"
 bad 'will_fail(open, EIO, when(path ~ "x"))' 27 "open() has no parameter 'path'"
-bad 'will_fail(read, EIO, when(count ~ "x"))' 33 "'~' matches strings, fd parameters by their path and socket addresses; 'count' is size_t, not an fd"
+bad 'will_fail(read, EIO, when(count ~ "x"))' 33 "'~' matches strings, fd and FILE * parameters by their path and socket addresses; 'count' is size_t, not an fd"
 bad 'will_fail(open, EIO, when(pathname < 3))' 36 "'<' compares integers; 'pathname' is const char *"
-bad 'will_fail(read, EIO, when(buf ~ "x"))' 31 "'~' matches strings, fd parameters by their path and socket addresses; 'buf' is void *, an output of the call"
+bad 'will_fail(read, EIO, when(buf ~ "x"))' 31 "'~' matches strings, fd and FILE * parameters by their path and socket addresses; 'buf' is void *, an output of the call"
 bad 'will_fail(open, EIO, when(pathname))' 35 "expected an operator"
 bad 'will_fail(open, EIO, when(flags & "x"))' 35 "'&' takes flags, not a string"
 bad 'will_fail(open, EIO, when(flags in 3))' 36 "'in' takes a set"
