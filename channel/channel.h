@@ -524,7 +524,8 @@ struct ms_expect {
 	uint8_t param;		/* argument index */
 	uint8_t psize;		/* bytes of an integer parameter (4 or 8) */
 	uint8_t psigned;
-	uint32_t reserved0;
+	uint32_t delay_us;	/* delay=: a call this expectation checks waits
+				 * this long before it goes on (0: none) */
 	int64_t lo, hi;		/* VALUE: lo; RANGE: lo..hi */
 	uint32_t data, len;	/* STRING/MEMORY: pool bytes; SET: len int64s */
 };

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog/catalog.h"
@@ -156,6 +157,15 @@ static int check_one(const struct ms_expect *x, uint64_t arg, struct ms_failure 
 	}
 }
 
+/* delay=: the call an expectation took waits before it goes on */
+static void expect_delay(const struct ms_expect *x)
+{
+	struct timespec ts = { (time_t)(x->delay_us / 1000000u), (long)(x->delay_us % 1000000u) * 1000 };
+
+	while (syscall(SYS_nanosleep, &ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 /*
  * CMocka's rule: once a parameter has expectations, every call (in their
  * scope) takes the next one, in declaration order; none left is a failure.
@@ -200,6 +210,8 @@ void ms_check_param(unsigned id, uint8_t param, uint64_t value, const uint64_t *
 	if (taken != UINT32_MAX) {
 		const struct ms_expect *x = &ms_d.expects[taken];
 
+		if (x->delay_us)
+			expect_delay(x);
 		if (x->kind == MS_X_VALUE && norm(value, x) == norm((uint64_t)x->lo, x)) {
 			/* the common case, with no failure to set up */
 			__atomic_fetch_add(&ms_d.xst[taken].ok, 1, __ATOMIC_RELAXED);
@@ -245,6 +257,8 @@ static void check_params(unsigned id, const uint64_t *a, uint32_t call, const vo
 			continue;
 		}
 		done |= bit;
+		if (y->delay_us)
+			expect_delay(y);
 		if (y->kind != MS_X_VALUE || norm(a[y->param], y) != norm((uint64_t)y->lo, y))
 			ms_check_taken(id, xi, y->param, a[y->param], call, caller);
 		else

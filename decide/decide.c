@@ -458,7 +458,7 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 	 * Most common: one expect_value for any caller, and nothing else */
 	if (!f->flags && f->nexpects == 1 &&
 	    (y = &ms_d.expects[f->first_expect], !(y->stmt.in_glob | y->stmt.from_glob | y->stmt.ncond)) &&
-	    y->kind == MS_X_VALUE) {
+	    y->kind == MS_X_VALUE && !y->delay_us) {
 		if (!ms_claim_turn(&ms_d.xst[f->first_expect].consumed, y->stmt.count))
 			ms_check_param(id, y->param, a[y->param], a, call, caller);
 		else if (norm(a[y->param], y) != norm((uint64_t)y->lo, y))

@@ -236,9 +236,19 @@ static int compile_keyed(struct ms_parser *ps, struct ms_compiling *c, const str
 		c->at = a;
 		return 0;
 	}
+	if (c->sk->type == ST_EXPECT && key_is(a, "delay")) {
+		/* the call the expectation checks waits, whatever answers it */
+		if (compile_reply_option(ps, c, a))
+			return -1;
+		if (c->r.delay_ns / 1000 > UINT32_MAX)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+					  "an expectation's delay= is at most 4294s");
+		return 0;
+	}
 	if (c->sk->type != ST_RULE && (key_is(a, "errno") || key_is(a, "delay")))
-		/* an expectation checks a call and answers nothing: what it
-		 * would set or wait for belongs to the reply */
+		/* an expectation checks a call and answers nothing: the errno
+		 * it would set belongs to the reply; a call-order entry
+		 * checks no one call it could hold */
 		return ms_fail_at(&ps->lx, a->line, a->col,
 				  "%.*s takes no '%.*s=': an expectation checks the call and does not "
 				  "answer it; put %.*s= on the will_* statement that replies "

@@ -492,6 +492,7 @@ int ms_compile_expect(struct ms_parser *ps, const struct ms_compiling *c)
 	x.param = (uint8_t)pi;
 	x.psize = p->type.size == 4 || p->type.size == 2 || p->type.size == 1 ? p->type.size : 8;
 	x.psigned = p->type.tclass == MS_T_INT;
+	x.delay_us = (uint32_t)(c->r.delay_ns / 1000);
 	if (sk->count == 0 && ms_parse_count(ps, &c->pos[c->npos - 1]->v, 1, &x.stmt.count))
 		return -1;
 	if (p->type.tclass == MS_T_DOUBLE && sk->kind != MS_X_VALUE && sk->kind != MS_X_NOT_VALUE &&

@@ -493,7 +493,7 @@ static void fast_fill_expect(struct ms_fast *s, const struct ms_chan_fn *f, unsi
 {
 	const struct ms_expect *y = &ms_d.expects[f->first_expect];
 
-	if (y->kind != MS_X_VALUE || y->stmt.from_glob || y->stmt.ncond ||
+	if (y->kind != MS_X_VALUE || y->delay_us || y->stmt.from_glob || y->stmt.ncond ||
 	    !ms_in_here(y->stmt.in_glob) || y->stmt.count == 0)
 		return;
 	s->count = y->stmt.count;

@@ -53,6 +53,13 @@ elapsed=$((($(date +%s%N) - start) / 1000000))
 want_rc 0; want_out "1"
 [ "$elapsed" -ge 290 ] || problem "took ${elapsed}ms, expected at least 300ms"; done_t
 
+t "delay= on an expectation holds the call it checks, which then goes on"
+start=$(date +%s%N)
+run "$M" -e 'expect_value_count(read, fd, 0, 2, delay=150ms)' sh -c 'printf x | cat'
+elapsed=$((($(date +%s%N) - start) / 1000000))
+want_rc 0; want_out "x"; want_err_has "2 of 2 checked"
+[ "$elapsed" -ge 290 ] || problem "took ${elapsed}ms, expected at least 2 x 150ms"; done_t
+
 t "-v lists every consumed value with pid and thread"
 run "$M" -v -e 'will_return(getuid, 1)' "$PROBE" getuid 1
 want_rc 0; want_err_has "getuid() call 1 in probe["; want_err_has "returned 1"; done_t

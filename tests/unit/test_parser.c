@@ -130,6 +130,18 @@ static void test_options(void **state)
 	assert_int_equal(rule(state, 2)->delay_ns, 10000);
 }
 
+static const struct ms_expect *expect(void **state, uint32_t i);
+
+/* delay= on an expectation: the checked call waits (issue 47) */
+static void test_expect_delay(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(parse(f, "expect_value(read, fd, 0, delay=250ms); expect_any(read, count)"), 0);
+	assert_int_equal(expect(state, 0)->delay_us, 250000);
+	assert_int_equal(expect(state, 1)->delay_us, 0);
+}
+
 static void test_buffer_output(void **state)
 {
 	struct fixture *f = *state;
@@ -381,6 +393,8 @@ static void test_errors(void **state)
 	expect_error(state, "will_return(read, 0, delay=-1s)", 1, 29, "a duration cannot be negative: -1s");
 	expect_error(state, "expect_value(read, fd, 3, errno=EIO)", 1, 27,
 		     "expect_value takes no 'errno=': an expectation checks the call");
+	expect_error(state, "expect_function_call(read, delay=1s)", 1, 28,
+		     "expect_function_call takes no 'delay='");
 	expect_error(state, "will_return(getenv, \"abc)", 1, 21, "unterminated string");
 	expect_error(state, "will_return(getenv, \"\\q\")", 1, 22, "unknown escape");
 	expect_error(state, "frobnicate(read)", 1, 1, "unknown statement 'frobnicate'");
@@ -708,6 +722,7 @@ int main(void)
 		T(test_will_fail),
 		T(test_call_real),
 		T(test_options),
+		T(test_expect_delay),
 		T(test_buffer_output),
 		T(test_struct_output),
 		T(test_addrinfo_output),
