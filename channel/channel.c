@@ -471,7 +471,7 @@ static const char *expect_ok(const struct ms_chan_hdr *h, const struct ms_expect
 
 	if (bad)
 		return bad;
-	if (x->kind < MS_X_VALUE || x->kind > MS_X_ANY || x->param >= nparams_of(h, x->stmt.fn) ||
+	if (x->kind < MS_X_VALUE || x->kind > MS_X_CHECK || x->param >= nparams_of(h, x->stmt.fn) ||
 	    (x->psize != 1 && x->psize != 2 && x->psize != 4 && x->psize != 8))
 		return "bad expectation";
 	if (x->stmt.count == 0 || x->stmt.count < MS_COUNT_MAYBE)
@@ -482,6 +482,10 @@ static const char *expect_ok(const struct ms_chan_hdr *h, const struct ms_expect
 		return "expectation data out of bounds";
 	if ((x->kind == MS_X_STRING || x->kind == MS_X_NOT_STRING) && x->len >= MS_STRING_BOUND)
 		return "expected string too long";
+	if (x->kind == MS_X_CHECK &&
+	    (x->len < 2 || ((const char *)h + h->pool_off)[x->data + x->len - 1] != '\0' ||
+	     (x->hi == 1 && !pool_ok(h, (uint32_t)x->lo))))
+		return "bad expect_check";
 	return NULL;
 }
 

@@ -515,6 +515,9 @@ enum ms_expect_kind {
 	MS_X_SET,
 	MS_X_NOT_SET,
 	MS_X_ANY,
+	MS_X_CHECK,	/* expect_check: data = the check function's name (pool,
+			 * len bytes with its NUL), lo = its data (hi = 1: lo is
+			 * the pool offset of a string, passed as a pointer) */
 };
 
 /* expect_*(FN, PARAM, ...): checked against every call of FN. */

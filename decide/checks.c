@@ -152,6 +152,11 @@ static int check_one(const struct ms_expect *x, uint64_t arg, struct ms_failure 
 		/* NULL or unreadable is not "different": it fails too */
 		in = check_bytes(x, (const char *)(uintptr_t)arg, f, shown);
 		return !in && !(f->flags & (MS_EVF_NULL | MS_EVF_FAULT));
+	case MS_X_CHECK:
+		in = ms_hook_check_fn(x, arg);
+		if (in < 0)
+			f->flags |= MS_EVF_FAULT;
+		return in > 0;
 	default:
 		return 1;
 	}

@@ -161,6 +161,10 @@ MS_DEC_HIDDEN void ms_hook_trace_exec(unsigned id, const uint64_t *a, const void
  * wrote.  err is the errno it left.  Shim: record.c. */
 MS_DEC_HIDDEN void ms_hook_record_call(const struct ms_chan_hdr *h, struct ms_state_hdr *st,
 				       unsigned id, const uint64_t *a, int64_t ret, int err);
+/* expect_check: what check function x names (in its process) says of
+ * value: 1 passes, 0 fails, -1 no such function.  Shim: handler.c; the
+ * supervisor: -1 (the parser refuses expect_check on SYS_ functions). */
+MS_DEC_HIDDEN int ms_hook_check_fn(const struct ms_expect *x, uint64_t value);
 /* Before an exec or spawn that goes to the real function: warns of a
  * program that will run unmocked, and why.  Shim: escape.c. */
 MS_DEC_HIDDEN void ms_hook_exec_check(unsigned id, const uint64_t *a);

@@ -48,6 +48,12 @@ static const struct ms_stmt_kind stmt_kinds[] = {
 	 * shim see only the kind; the report quotes the statement as the
 	 * user wrote it.  doc/mockrun.1 has the table ("CMocka's names").
 	 */
+	/* a check function of a handler module: int NAME(uintmax_t value,
+	 * uintmax_t data), non-zero when the parameter passes */
+	{ K("expect_check"), ST_EXPECT, MS_X_CHECK, 1, 2, 3, "expect_check(FN, PARAM, CHECKFN [, DATA])" },
+	{ K("expect_check_count"), ST_EXPECT, MS_X_CHECK, 0, 4, 4, "expect_check_count(FN, PARAM, CHECKFN, DATA, COUNT)" },
+	{ K("expect_check_data"), ST_EXPECT, MS_X_CHECK, 1, 3, 3, "expect_check_data(FN, PARAM, CHECKFN, DATA)" },
+	{ K("expect_check_data_count"), ST_EXPECT, MS_X_CHECK, 0, 4, 4, "expect_check_data_count(FN, PARAM, CHECKFN, DATA, COUNT)" },
 	{ K("expect_any_always"), ST_EXPECT, MS_X_ANY, MS_COUNT_ALWAYS, 1, 1, "expect_any_always(FN, PARAM)" },
 	/* one or more calls, at its place in the sequence */
 	{ K("expect_function_call_any"), ST_ORDER, MS_ORD_CALL, MS_COUNT_ALWAYS, 0, 0, "expect_function_call_any(FN)" },
@@ -88,10 +94,6 @@ static const struct {
 			      "double bit for bit: expect_not_value" },
 	{ "expect_not_double", "CMocka 2.0 compares within an epsilon; mockshim compares a "
 			       "double bit for bit: expect_not_value" },
-	/* (expect_check_count, 2.0's expect_check_data too) */
-	{ "expect_check", "CMocka's check function lives in the test program: check the "
-			  "parameter in a handler module (-m), or with expect_value, "
-			  "expect_in_range, expect_string" },
 	{ "will_set_parameter", "CMocka 2.0's output of a handler: give the output on the reply, "
 				"will_return(FN, VALUE, PARAM=...)" },
 	{ "will_set_errno", "CMocka 2.0's: give errno=E on will_return, or will_fail(FN, E)" },
@@ -282,7 +284,8 @@ static int compile_args(struct ms_parser *ps, struct ms_compiling *c)
 	for (unsigned i = 1; i < st->nargs; i++) {
 		const struct ms_val *v = &st->args[i].v;
 
-		if (v->kind == V_IDENT && !(c->sk->type == ST_EXPECT && i == 1 && !st->args[i].key))
+		if (v->kind == V_IDENT && !(c->sk->type == ST_EXPECT && !st->args[i].key &&
+					    (i == 1 || (i == 2 && c->sk->kind == MS_X_CHECK))))
 			return ms_unknown_name(ps, v);
 		for (unsigned k = 0; v->kind == V_STRUCT && k < v->nfields; k++)
 			if (v->fields[k].v->kind == V_IDENT)

@@ -382,6 +382,44 @@ static int expect_value(struct ms_parser *ps, const struct ms_param *p, const st
 	return 0;
 }
 
+/* expect_check: a check function of a handler module, by its name, and
+ * its data (an integer, or a string passed as a pointer). */
+static int expect_check(struct ms_parser *ps, const struct ms_compiling *c, struct ms_expect *x)
+{
+	const struct ms_val *fv = &c->pos[1]->v;
+	const struct ms_val *dv = c->npos > 2 && !(c->sk->count == 0 && c->npos == 3) ? &c->pos[2]->v
+										       : NULL;
+	char name[128];
+
+	if (c->m->syscall)
+		return ms_fail_tok(&ps->lx, &c->st->name,
+				   "%.*s runs a check function of a handler module in the process; "
+				   "a system call is checked by mockrun's supervisor, which has none",
+				   (int)c->st->name.n, c->st->name.s);
+	if (fv->kind != V_IDENT || fv->name_n >= sizeof(name))
+		return ms_fail_at(&ps->lx, fv->line, fv->col,
+				  "expected the name of a check function a handler module exports "
+				  "(int NAME(uintmax_t value, uintmax_t data)), not %s",
+				  ms_val_kind_name(fv->kind));
+	memcpy(name, fv->name, fv->name_n);
+	name[fv->name_n] = '\0';
+	x->len = (uint32_t)fv->name_n + 1;
+	if (ms_pool_store(ps, name, x->len, &x->data))
+		return -1;
+	if (!dv || dv->kind == V_NULL)
+		x->lo = 0;
+	else if (dv->kind == V_INT || dv->kind == V_BOOL)
+		x->lo = dv->i;
+	else if (dv->kind == V_STR) {
+		x->lo = dv->str;
+		x->hi = 1;
+	} else
+		return ms_fail_at(&ps->lx, dv->line, dv->col,
+				  "the check function's data is an integer or a string, not %s",
+				  ms_val_kind_name(dv->kind));
+	return 0;
+}
+
 /* expect_string, expect_memory and their nots: the bytes (and SIZE). */
 static int expect_bytes(struct ms_parser *ps, const struct ms_compiling *c, const struct ms_param *p,
 			struct ms_expect *x)
@@ -496,7 +534,7 @@ int ms_compile_expect(struct ms_parser *ps, const struct ms_compiling *c)
 	if (sk->count == 0 && ms_parse_count(ps, &c->pos[c->npos - 1]->v, 1, &x.stmt.count))
 		return -1;
 	if (p->type.tclass == MS_T_DOUBLE && sk->kind != MS_X_VALUE && sk->kind != MS_X_NOT_VALUE &&
-	    sk->kind != MS_X_ANY)
+	    sk->kind != MS_X_ANY && sk->kind != MS_X_CHECK)
 		return ms_fail_at(&ps->lx, pv->line, pv->col,
 				  "'%s' is a double: expect_value, expect_not_value and expect_any "
 				  "take it",
@@ -509,6 +547,8 @@ int ms_compile_expect(struct ms_parser *ps, const struct ms_compiling *c)
 		r = expect_range(ps, c, p, &x);
 	else if (sk->kind == MS_X_SET || sk->kind == MS_X_NOT_SET)
 		r = expect_set(ps, p, v, &x);
+	else if (sk->kind == MS_X_CHECK)
+		r = expect_check(ps, c, &x);
 	if (r)
 		return -1;
 	return ms_append(ps, (void **)&spec->expects, &spec->nexpects, &spec->cap_expects, &x,

@@ -183,3 +183,43 @@ MS_EXPORT void mockshim_function_called(const char *func)
 	ms_check_order((unsigned)id, NULL, 0, MS_CALLER);
 	errno = saved;
 }
+
+/* ---- expect_check: a check function of a handler module ---- */
+
+#define MAX_CHECKS 256
+#define CHECK_MISSING ((void *)1)
+
+/* by expectation index: the function, CHECK_MISSING, or NULL (not looked up yet) */
+static void *checks[MAX_CHECKS];
+
+/*
+ * The first call an expect_check takes looks its function up (any loaded
+ * object: a handler module is preloaded after the shim), under the
+ * guard: dlsym may allocate.  The check runs under the guard too, so the
+ * calls it makes go to the real functions, as CMocka's run in the test.
+ */
+int ms_hook_check_fn(const struct ms_expect *x, uint64_t value)
+{
+	size_t xi = (size_t)(x - ms_d.expects);
+	void *fn = xi < MAX_CHECKS ? __atomic_load_n(&checks[xi], __ATOMIC_ACQUIRE) : NULL;
+	int (*check)(uintmax_t, uintmax_t);
+	uintmax_t data = x->hi == 1 ? (uintmax_t)(uintptr_t)(ms_d.pool + x->lo) : (uintmax_t)x->lo;
+	int ok;
+
+	if (!fn) {
+		ms_guard += MS_GUARD;
+		fn = dlsym(RTLD_DEFAULT, ms_d.pool + x->data);
+		ms_guard -= MS_GUARD;
+		if (!fn)
+			fn = CHECK_MISSING;
+		if (xi < MAX_CHECKS)
+			__atomic_store_n(&checks[xi], fn, __ATOMIC_RELEASE);
+	}
+	if (fn == CHECK_MISSING)
+		return -1;
+	memcpy(&check, &fn, sizeof(check));
+	ms_guard += MS_GUARD;
+	ok = check((uintmax_t)value, data) != 0;
+	ms_guard -= MS_GUARD;
+	return ok;
+}

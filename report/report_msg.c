@@ -293,6 +293,15 @@ static void check_message(FILE *f, const struct ms_report_in *s, const struct ms
 		put_actual_bytes(f, e, 0);
 		break;
 	}
+	case MS_X_CHECK:
+		if (e->flags & MS_EVF_FAULT)
+			fprintf(f, "check function %s: no object of the process defines it (load the "
+				   "handler module that exports it with -m)", (const char *)want);
+		else {
+			fprintf(f, "check function %s rejected ", (const char *)want);
+			put_int(f, s, e->value, x);
+		}
+		break;
 	default:
 		break;
 	}

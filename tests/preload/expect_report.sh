@@ -18,6 +18,20 @@ t "a module function with no statement runs the real one"
 run "$M" -q -m "$SCALE_MOCK" -e 'will_return_maybe(getuid, 0)' "$SCALE" 7
 want_rc 0; want_out "7"; done_t
 
+t "expect_check: a handler module's check function, on its own function and a catalog one"
+run "$M" -m "$SCALE_MOCK" -e 'expect_check(ms_test_scale, x, ms_test_divides, 2); will_return(ms_test_scale, 1)
+expect_check_count(read, fd, ms_test_divides, 3, 1)' sh -c "\"$SCALE\" 4; \"$P\" read /dev/zero 1"
+want_rc 0; want_err_has "expect_check(ms_test_scale, x, ms_test_divides, 2): 1 of 1 checked"
+want_err_has "expect_check_count(read, fd, ms_test_divides, 3, 1): 1 of 1 checked"; done_t
+
+t "expect_check: a rejected value and a function no object defines are failures that say so"
+run "$M" -m "$SCALE_MOCK" -e 'expect_check(ms_test_scale, x, ms_test_divides, 2); will_return(ms_test_scale, 1)' "$SCALE" 7
+want_rc 123; want_err_has "parameter x: check function ms_test_divides rejected 7"
+run "$M" -e 'expect_check(read, fd, no_such_check)' "$P" read /dev/zero 1
+want_rc 123; want_err_has "check function no_such_check: no object of the process defines it"
+run "$M" -e 'expect_check(SYS_read, fd, ms_test_divides, 3)' true
+want_rc 125; want_err_has "a system call is checked by mockrun's supervisor"; done_t
+
 # ---- reports ----
 
 t "failures beyond the event log: N more failures not shown"

@@ -626,9 +626,22 @@ static void test_cmocka_names(void **state)
 		     "unknown statement 'will_set_parameter' (CMocka 2.0's output of a handler");
 	expect_error(state, "will_set_errno_always(read, EIO)", 1, 1,
 		     "unknown statement 'will_set_errno_always' (CMocka 2.0's: give errno=E");
-	expect_error(state, "expect_check_data(read, fd, f, 1)", 1, 1, "in a handler module (-m)");
-	expect_error(state, "expect_check(read, fd, f, 1)", 1, 1,
-		     "unknown statement 'expect_check' (CMocka's check function lives in the test program");
+	/* expect_check: a handler module's check function, by name */
+	{
+		uint32_t b = f->spec.nexpects;
+
+		assert_int_equal(parse(f, "expect_check(read, fd, is_ok); expect_check_data(read, count, at_most, 4)\n"
+					  "expect_check_count(read, fd, is_ok, \"x\", 2)"),
+				 0);
+		assert_int_equal(expect(state, b)->kind, MS_X_CHECK);
+		assert_string_equal(pool(state, expect(state, b)->data), "is_ok");
+		assert_int_equal(expect(state, b + 1)->lo, 4);
+		assert_int_equal(expect(state, b + 2)->stmt.count, 2);
+		assert_int_equal(expect(state, b + 2)->hi, 1);
+		assert_string_equal(pool(state, (uint32_t)expect(state, b + 2)->lo), "x");
+	}
+	expect_error(state, "expect_check(read, fd, 3)", 1, 24, "expected the name of a check function");
+	expect_error(state, "expect_check(SYS_read, fd, f)", 1, 1, "a system call is checked by mockrun's supervisor");
 	expect_error(state, "expect_assert_failure(read)", 1, 1, "a program run whole has none");
 	/* a name that is still unknown: the same error as any other */
 	expect_error(state, "expect_any_sometimes(open, pathname)", 1, 1,
