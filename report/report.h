@@ -52,6 +52,7 @@ struct ms_report_in {
 	struct mockshim_result result;
 	int verbosity;		/* enum mockshim_verbosity */
 	int done_before_timeout;	/* the program itself had exited when it expired */
+	int go_program;		/* it is a Go program: a fake_time cannot reach its clock */
 	int running;		/* mockrun ctl --report: the tree is still running (the
 				 * audit allows a copy torn between its counts) */
 	char **unattached;	/* "name[pid]": orphans the driver reaped that never attached */

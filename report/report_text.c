@@ -133,6 +133,10 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 		if (ts->moves)
 			fprintf(out, "; moved %u time%s by mockrun ctl", ts->moves,
 				ts->moves == 1 ? "" : "s");
+		if (!ts->reads && s->go_program)
+			fprintf(out, "; %s is a Go program, which reads the clock from the vDSO "
+				     "itself: no fake_time reaches it (mockrun(1), fake_time)",
+				s->program ? s->program : "the program");
 		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < nevents(s); i++) {

@@ -132,8 +132,32 @@ static int sys_admin(void)
 	return (eff >> 21) & 1; /* CAP_SYS_ADMIN */
 }
 
-int ms_check_program(const char *program, char *const envp[], int syscalls, char *buf, size_t cap)
+int ms_session_check_flags(const struct mockshim_session *s)
 {
+	return (ms_session_has_syscalls(s) ? MS_CHECK_SYSCALLS : 0) |
+	       (s->spec.nftimes ? MS_CHECK_FTIME : 0);
+}
+
+int ms_is_go_program(const char *program, char *const envp[])
+{
+	extern char **environ;
+	char pathbuf[PATH_MAX];
+	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
+
+	return p && is_go(p);
+}
+
+/* Go's clock: what a fake_time cannot reach, and what can */
+#define GO_CLOCK                                                                                     \
+	"%s %s a Go program: its runtime reads the clock from the vDSO itself, neither through "     \
+	"libc nor by a system call, so fake_time does not reach it, and SYS_clock_gettime "           \
+	"does not either; give the program its time from outside (a flag, an environment "            \
+	"variable), or run it in a time namespace (unshare --time: the monotonic and boot "           \
+	"clocks only)\n"
+
+int ms_check_program(const char *program, char *const envp[], int flags, char *buf, size_t cap)
+{
+	int syscalls = flags & MS_CHECK_SYSCALLS;
 	extern char **environ;
 	char pathbuf[PATH_MAX];
 	const char *p = find_program(program, envp ? envp : environ, pathbuf, sizeof(pathbuf));
@@ -171,6 +195,11 @@ int ms_check_program(const char *program, char *const envp[], int syscalls, char
 						   "cannot reach it, nothing in it can be mocked "
 						   "(SYS_ statements can)\n",
 					p);
+		n++;
+	}
+	if ((flags & MS_CHECK_FTIME) && is_go(p)) {
+		off += (size_t)snprintf(buf + off, off < cap ? cap - off : 0, "warning: fake_time: " GO_CLOCK, p,
+					"is");
 		n++;
 	}
 	return n;
@@ -383,7 +412,7 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 	char *libs[128];
 	size_t nlibs;
 	const char *kind;
-	int problems = ms_check_program(program, envp, ms_session_has_syscalls(s), warn, sizeof(warn));
+	int problems = ms_check_program(program, envp, ms_session_check_flags(s), warn, sizeof(warn));
 
 	fputs(warn, out);
 	if (!p) {

@@ -885,7 +885,7 @@ static void warn_program(void *arg)
 	const struct warn_at *w = arg;
 	char warn[2048];
 
-	if (ms_check_program(w->program, NULL, ms_session_has_syscalls(w->s), warn, sizeof(warn)) <= 0)
+	if (ms_check_program(w->program, NULL, ms_session_check_flags(w->s), warn, sizeof(warn)) <= 0)
 		return;
 	/* -q: the warnings only (a note says the SYS_ statements reach it) */
 	for (char *line = warn, *nl; *line; line = nl) {

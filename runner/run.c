@@ -615,6 +615,8 @@ static int run_begin(struct mockshim_session *s, char *const argv[], struct time
 	s->program = strdup(argv[0]);
 	if (!s->program)
 		return -ENOMEM;
+	/* the report says why a fake_time read no clock (the env's PATH) */
+	s->go_program = s->spec.nftimes && ms_is_go_program(argv[0], NULL);
 	if (!s->shim_path) {
 		s->shim_path = find_shim();
 		if (!s->shim_path) {

@@ -148,9 +148,33 @@ const char *mockshim_session_error(const struct mockshim_session *s)
 	return s->error;
 }
 
+/*
+ * A fake_time that freezes a monotonic clock (rate=0 with clocks= naming
+ * one): a program waiting for a deadline on it waits forever (asyncio's
+ * sleep, a condition variable's timed wait, poll's timeout reckoned on
+ * CLOCK_MONOTONIC).  Said once, when the statement is read.
+ */
+static void warn_frozen(const struct mockshim_session *s, uint32_t first)
+{
+	const uint32_t mono = (1u << MS_TC_MONOTONIC) | (1u << MS_TC_MONO_RAW) | (1u << MS_TC_BOOTTIME);
+
+	for (uint32_t i = first; i < s->spec.nftimes; i++) {
+		const struct ms_ftime *t = &s->spec.ftimes[i];
+
+		if (t->rate == 0 && (t->clocks & mono))
+			fprintf(stderr,
+				"%s:%u:%u: warning: rate=0 freezes a monotonic clock: a program that "
+				"waits for a deadline on it (asyncio.sleep, a timed wait, a timeout "
+				"reckoned on CLOCK_MONOTONIC) never reaches it and hangs; freeze the "
+				"wall clock only (clocks=wall, the default) or give a rate\n",
+				s->spec.pool + t->src, t->line, t->col);
+	}
+}
+
 int mockshim_session_add(struct mockshim_session *s, const char *src, const char *text,
 			 size_t len)
 {
+	uint32_t nft = s->spec.nftimes;
 	struct ms_diag diag;
 	int r;
 
@@ -170,6 +194,8 @@ int mockshim_session_add(struct mockshim_session *s, const char *src, const char
 		ms_format_diag(s->error, sizeof(s->error), src, text, len, &diag);
 	} else if (r < 0) {
 		snprintf(s->error, sizeof(s->error), "%s: %s\n", src, strerror(-r));
+	} else {
+		warn_frozen(s, nft);
 	}
 	return r;
 }
@@ -475,6 +501,7 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.result = s->result,
 		.verbosity = s->verbosity,
 		.done_before_timeout = s->done_before_timeout,
+		.go_program = s->go_program,
 		.unattached = s->unattached,
 		.nunattached = s->nunattached,
 		.unattached_more = s->unattached_more,

@@ -53,6 +53,7 @@ struct mockshim_session {
 	struct ms_report_in view;	/* the spec and an audited copy of the state */
 	struct buffer out[2];	/* captured stdout, stderr */
 	int done_before_timeout;	/* the program had exited when the timeout expired */
+	int go_program;		/* the program is a Go program (set when a fake_time is) */
 	char **unattached;	/* "name[pid]": orphans reaped that never attached */
 	size_t nunattached, unattached_more;
 	char **still_running;	/* "name[pid]" at timeout */
@@ -161,6 +162,13 @@ int ms_session_trace_open_errno(const struct mockshim_session *s);
 int ms_session_has_syscalls(const struct mockshim_session *s);
 /* mockshim_check_program(), knowing whether SYS_ statements reach the
  * program's system calls. */
-int ms_check_program(const char *program, char *const envp[], int syscalls, char *buf, size_t cap);
+/* flags: MS_CHECK_SYSCALLS (SYS_ statements act), MS_CHECK_FTIME (a fake_time) */
+#define MS_CHECK_SYSCALLS 1
+#define MS_CHECK_FTIME 2
+int ms_check_program(const char *program, char *const envp[], int flags, char *buf, size_t cap);
+/* MS_CHECK_SYSCALLS | MS_CHECK_FTIME as the session's statements need */
+int ms_session_check_flags(const struct mockshim_session *s);
+/* Whether program (found as exec would) is a Go program */
+int ms_is_go_program(const char *program, char *const envp[]);
 
 #endif

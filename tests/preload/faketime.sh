@@ -84,6 +84,15 @@ want_out "1700000000.000000000
 1700000000.000000000"
 lt 0.45 "$took" || problem "sleep 0.5 took $took s"; done_t
 
+t "rate=0 on a monotonic clock: a warning when read, with where; the wall clock alone: none"
+run "$M" -q -e 'fake_time("@1700000000", rate=0, clocks=all)' true
+want_rc 0
+want_err_has "-e#1:1:1: warning: rate=0 freezes a monotonic clock: a program that waits for a deadline on it (asyncio.sleep"
+run "$M" -q -e 'fake_time("@1700000000", rate=0, clocks={CLOCK_BOOTTIME})' true
+want_err_has "warning: rate=0 freezes a monotonic clock"
+run "$M" -q -e 'fake_time("@1700000000", rate=0); fake_time("+1d", clocks=all, in="x")' true
+want_rc 0; want_err_lacks "warning"; done_t
+
 t "a TIMER_ABSTIME deadline on CLOCK_REALTIME under +1d does not wait a day"
 for how in abstime cond sem timerfd; do
 	run timeout 20 "$M" -q -e 'fake_time("+1d")' "$P" $how 0.3

@@ -170,6 +170,52 @@ GO
 	done_t
 fi
 
+t "fake_time on a Go program: the run and --check say that Go reads the clock from the vDSO, and what works"
+if ! command -v go >/dev/null || ! command -v cc >/dev/null; then
+	skip_t "$tname" "go or a C compiler is not installed (Debian: golang-go, gcc)"
+else
+	# cgo makes it a dynamic program: the shim loads, and still no clock is read
+	mkdir -p godyn && cat > godyn/main.go <<'GO'
+package main
+
+/*
+#include <unistd.h>
+*/
+import "C"
+
+import (
+	"fmt"
+	"os"
+	"time"
+)
+
+func main() {
+	_ = C.getpid()
+	if len(os.Args) > 1 {
+		data, err := os.ReadFile(os.Args[1])
+		if err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		fmt.Print(string(data))
+	}
+	fmt.Println(time.Now().Year())
+}
+GO
+	if ! (cd godyn && HOME=${HOME:-$T} GOFLAGS= CGO_ENABLED=1 go build -o ../dyngo main.go) \
+		2>"$T/.go"; then
+		problem "go build failed: $(head -5 "$T/.go")"
+	fi
+	run "$M" -e 'fake_time("2001-01-01")' ./dyngo
+	want_rc 0; want_out_lacks "2001"
+	want_err_has "mockrun: warning: fake_time: ./dyngo is a Go program: its runtime reads the clock from the vDSO itself"
+	want_err_has "SYS_clock_gettime does not either; give the program its time from outside"
+	want_err_has 'fake_time("2001-01-01"): clocks read 0 times; ./dyngo is a Go program, which reads the clock from the vDSO itself'
+	run "$M" --check -e 'fake_time("2001-01-01")' ./dyngo
+	want_err_has "warning: fake_time: ./dyngo is a Go program"
+	done_t
+fi
+
 if [ -n "$DYN" ]; then
 t "stdio inside libc: tee, sort -o and python's print to a file fail with ENOSPC via SYS_write"
 run "$M" -e 'will_fail(SYS_write, ENOSPC, when(fd ~ "*/out.txt"))' tee out.txt <<<"hello"
