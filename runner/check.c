@@ -434,12 +434,19 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 	kind = has_interp(p) == 0 ? "static binary" : is_go(p) ? "a Go program: its runtime makes "
 								 "system calls itself" : NULL;
 	if (kind) {
+		/* a dynamic Go program (cgo) imports what its C code calls:
+		 * those are said below; the rest reach the kernel from Go's
+		 * runtime, never through libc, one line each */
+		int go_dyn = has_interp(p) != 0;
+
+		if (go_dyn)
+			each_import(p, note_import, &sc);
 		/* nothing reaches a preload: the syscall tier does */
 		for (unsigned id = 0; id < MS_FN_COUNT; id++) {
 			const char *name = ms_catalog_get(id)->name, *sys = NULL;
 			char sysname[64];
 
-			if (!used[id])
+			if (!used[id] || hit[id])
 				continue;
 			for (size_t i = 0; i < sizeof(instead) / sizeof(instead[0]); i++)
 				if (strcmp(instead[i].fn, name) == 0)
@@ -456,9 +463,12 @@ int mockshim_session_check(const struct mockshim_session *s, const char *program
 					     "name reaches it\n",
 					name, kind);
 			problems++;
+			used[id] = 0; /* said: not again below */
 		}
-		if (has_interp(p) == 0)
+		if (!go_dyn)
 			return problems;
+		memset(hit, 0, sizeof(hit));
+		memset(as, 0, sizeof(as));
 	}
 	if (each_import(p, note_import, &sc) == 0) {
 		for (unsigned id = 0; id < MS_FN_COUNT; id++) {

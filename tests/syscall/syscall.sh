@@ -216,6 +216,19 @@ GO
 	done_t
 fi
 
+t "--check on a dynamic Go program: one line per function, the Go runtime's way in; cgo's imports as imports"
+if [ ! -x dyngo ]; then
+	skip_t "$tname" "no dynamic Go program was built (above)"
+else
+	run "$M" --check -e 'will_fail_count(read, EIO, -2); will_return_maybe(getpid, 1)' ./dyngo
+	want_err_has "check: read() is not imported (a Go program: its runtime makes system calls itself); SYS_read reaches it"
+	n=$(printf '%s\n' "$err" | grep -c 'read()\|SYS_read')
+	[ "$n" = 1 ] || problem "$n lines about read(), not 1: $err"
+	want_err_lacks "libc's own calls"
+	want_err_has "check: getpid() is imported by ./dyngo"
+	done_t
+fi
+
 if [ -n "$DYN" ]; then
 t "stdio inside libc: tee, sort -o and python's print to a file fail with ENOSPC via SYS_write"
 run "$M" -e 'will_fail(SYS_write, ENOSPC, when(fd ~ "*/out.txt"))' tee out.txt <<<"hello"
