@@ -27,18 +27,28 @@ done_t
 t "mockshim's own tests, benchmarks and valgrind setup are not the parent's"
 run "$MESON" test -C "$EX/b" --list
 want_rc 0
-[ "$(printf '%s\n' "$out" | grep -v '^ninja' | grep -c .)" -eq 1 ] || problem "tests: $out"
-want_out_has greet
+[ "$(printf '%s\n' "$out" | grep -v '^ninja' | grep -c .)" -eq 2 ] || problem "tests: $out"
+want_out_has greet; want_out_has greet-plain
 run "$MESON" introspect "$EX/b" --benchmarks
 want_rc 0; want_out "[]"
 run "$MESON" test -C "$EX/b" --setup mockshim:valgrind --list
 [ "$rc" -ne 0 ] || problem "a mockshim:valgrind test setup exists"
 done_t
 
+t "the plain way first, no handler module: meson test builds mockrun and with it the shim"
+# issue 47: `meson test` builds only what the tests name; without a
+# handler module nothing built libmockshim.so ("cannot find libmockshim.so")
+run "$MESON" test -C "$EX/b" --print-errorlogs greet-plain
+want_rc 0
+want_out_has "Ok:                 1"
+want_out_lacks "cannot find libmockshim.so"
+[ ! -e "$(find "$EX/b" -name 'greet_mock.so' | head -1)" ] || problem "the handler module was built: the test proves nothing"
+done_t
+
 t "the example's handler module links with -Wl,--no-undefined and its tests pass"
 run "$MESON" test -C "$EX/b" --print-errorlogs
 want_rc 0
-want_out_has "Ok:                 1"
+want_out_has "Ok:                 2"
 done_t
 
 t "meson install to a prefix, and the installed mockrun runs the installed tests"
