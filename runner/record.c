@@ -49,6 +49,60 @@ static const char *not_recordable(const struct ms_fn_meta *m)
 	return NULL;
 }
 
+/*
+ * --record-fns @GROUP: the recordable functions of a catalog group, by
+ * the names mockrun explore gives them (DESIGN 7.2) or the catalog's own
+ * (mockrun --list).  Those that cannot be recorded are left out.
+ */
+static const struct {
+	const char *name, *group;
+} groups[] = {
+	{ "net", "network" }, { "file", "file" }, { "stdio", "stdio" }, { "time", "time" },
+	{ "process", "process" }, { "alloc", "memory" }, { "network", "network" },
+	{ "memory", "memory" }, { "identity", "identity" }, { "env", "env" }, { "misc", "misc" },
+};
+
+#define GROUPS_HELP "@net, @file, @stdio, @time, @process, @identity, @env, @misc"
+
+/* Functions that make a descriptor: replayed, the program would get a
+ * number no real file or socket stands behind, and its next real call on
+ * it fails (EBADF).  A group leaves them out: the replay makes the real
+ * socket, and the recorded calls on it answer as in the recorded run. */
+static int makes_fd(const char *name)
+{
+	static const char *const fds[] = { "socket", "socketpair", "accept", "accept4", "open",
+					   "openat", "creat", "dup", "dup2", "dup3", "pipe", "pipe2",
+					   "epoll_create", "epoll_create1", "eventfd", "timerfd_create",
+					   "signalfd", "memfd_create", "inotify_init", "inotify_init1",
+					   "fcntl", "close" };
+
+	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (strcmp(fds[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+static int record_group(struct mockshim_session *s, const char *g, size_t n)
+{
+	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+		if (strlen(groups[i].name) != n || strncmp(groups[i].name, g, n) != 0)
+			continue;
+		for (unsigned id = 0; id < MS_FN_COUNT; id++) {
+			const struct ms_fn_meta *m = ms_catalog_get(id);
+
+			/* a void function has nothing to give back: replayed, it would
+			 * do nothing (freeaddrinfo, endhostent) */
+			if (m->group && strcmp(m->group, groups[i].group) == 0 &&
+			    m->ret.tclass != MS_T_VOID && !makes_fd(m->name) && !not_recordable(m))
+				s->spec.recorded[id] = 1;
+		}
+		return 0;
+	}
+	snprintf(s->error, sizeof(s->error), "--record-fns: no group '@%.*s' (groups: " GROUPS_HELP ")\n",
+		 (int)n, g);
+	return -EINVAL;
+}
+
 int mockshim_session_set_record(struct mockshim_session *s, const char *fns)
 {
 	s->error[0] = '\0';
@@ -56,14 +110,23 @@ int mockshim_session_set_record(struct mockshim_session *s, const char *fns)
 	s->spec.record_cap = 0;
 	if (!fns || !*fns) {
 		snprintf(s->error, sizeof(s->error),
-			 "--record needs --record-fns FN,...: the functions whose results to record\n");
+			 "--record needs --record-fns FN,...: the functions whose results to record, "
+			 "by name or by group (" GROUPS_HELP "); for a network client, "
+			 "--record-fns @net,@time: its sockets, name lookups, waits on them "
+			 "(poll, select, epoll) and the clock\n");
 		return -EINVAL;
 	}
 	for (const char *p = fns; *p;) {
 		size_t n = strcspn(p, ",");
-		int id = ms_catalog_find(p, n);
+		int id = *p == '@' ? -1 : ms_catalog_find(p, n);
 		const char *why;
 
+		if (*p == '@') {
+			if (record_group(s, p + 1, n - 1) < 0)
+				return -EINVAL;
+			p += n + (p[n] == ',');
+			continue;
+		}
 		if (id < 0) {
 			snprintf(s->error, sizeof(s->error),
 				 "--record-fns: '%.*s' is not in the catalog (see mockrun --list)\n",
@@ -305,6 +368,43 @@ int mockshim_session_write_record(struct mockshim_session *s, FILE *f)
 	return ms_record_write(s->view.spec, s->view.state, s->program, f);
 }
 
+/*
+ * A replay likely to stall: a non-blocking connect() recorded (-1,
+ * EINPROGRESS) while what the program then waits with (poll, select,
+ * epoll_wait) and asks the result by (getsockopt SO_ERROR) went
+ * unrecorded.  Replayed, the connect "is in progress" on a socket that
+ * never connects: the wait runs real and waits for it.  Said in the file
+ * and on stderr.
+ */
+static void stall_warning(const struct ms_chan_hdr *h, const struct ms_rec *const *recs, size_t n,
+			  FILE *f)
+{
+	const struct ms_chan_fn *fns = (const struct ms_chan_fn *)((const char *)h + h->fns_off);
+	int pending = 0, waits, asks;
+	const char *missing;
+
+	for (size_t i = 0; i < n && !pending; i++)
+		pending = recs[i]->fn == MS_ID_connect && recs[i]->ret < 0 && recs[i]->err == EINPROGRESS;
+	if (!pending)
+		return;
+	waits = (fns[MS_ID_poll].flags | fns[MS_ID_ppoll].flags | fns[MS_ID_select].flags |
+		 fns[MS_ID_epoll_wait].flags) & MS_FF_RECORD;
+	asks = fns[MS_ID_getsockopt].flags & MS_FF_RECORD;
+	if (waits && asks)
+		return;
+	missing = !waits && !asks ? "a wait (poll, ppoll, select, epoll_wait) nor getsockopt"
+		  : !waits	  ? "a wait (poll, ppoll, select, epoll_wait)"
+				  : "getsockopt";
+	fprintf(f, "# warning: a non-blocking connect() was recorded (EINPROGRESS) but not %s: "
+		   "the replay may wait forever on a socket that never connects; record them too "
+		   "(--record-fns @net)\n",
+		missing);
+	fprintf(stderr, "mockrun: warning: --record: a non-blocking connect() was recorded "
+			"(EINPROGRESS) but not %s: the replay may wait forever on a socket that never "
+			"connects; record them too (--record-fns @net)\n",
+		missing);
+}
+
 int ms_record_write(const struct ms_chan_hdr *h, const struct ms_state_hdr *st, const char *program,
 		    FILE *f)
 {
@@ -375,6 +475,7 @@ int ms_record_write(const struct ms_chan_hdr *h, const struct ms_state_hdr *st, 
 			fprintf(f, ", in=\"%s\"", exe);
 		fputs(")\n", f);
 	}
+	stall_warning(h, recs, n, f);
 	free(recs);
 	return ferror(f) ? -EIO : 0;
 }

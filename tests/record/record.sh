@@ -87,8 +87,42 @@ done_t
 t "--record with no --record-fns: 125, nothing run, no file"
 run "$M" --record "$T/none.mock" nondet
 want_rc 125; want_err_has "--record needs --record-fns FN,..."; want_out ""
+want_err_has "by name or by group (@net, @file,"; want_err_has "for a network client, --record-fns @net,@time"
 [ -e "$T/none.mock" ] && problem "a file was left"
 done_t
+
+if [ -x /usr/bin/python3 ]; then
+	cat > "$T/nb.py" <<'PY'
+import socket, select
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(1)
+c = socket.socket(); c.setblocking(False)
+c.connect_ex(l.getsockname())
+select.select([], [c], [], 5)
+print("error", c.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR))
+PY
+	t "--record-fns @net records a group; a non-blocking connect without its wait is a warning"
+	run "$M" -q --record "$T/nb1.mock" --record-fns connect /usr/bin/python3 -I "$T/nb.py"
+	want_rc 0; want_out "error 0"
+	want_err_has "warning: --record: a non-blocking connect() was recorded (EINPROGRESS) but not a wait (poll, ppoll, select, epoll_wait) nor getsockopt"
+	grep -q '^# warning: a non-blocking connect() was recorded' "$T/nb1.mock" || problem "no warning in the file: $(cat "$T/nb1.mock")"
+	run "$M" -q --record "$T/nb2.mock" --record-fns connect,select /usr/bin/python3 -I "$T/nb.py"
+	want_err_has "but not getsockopt:"
+	run "$M" -q --record "$T/nb3.mock" --record-fns @net /usr/bin/python3 -I "$T/nb.py"
+	want_rc 0; want_err_lacks "warning"
+	for fn in connect select getsockopt; do
+		grep -q "^will_return($fn, " "$T/nb3.mock" || problem "@net did not record $fn: $(cat "$T/nb3.mock")"
+	done
+	# a replayed socket() would be a number with no socket behind it
+	grep -q "^will_return(socket, " "$T/nb3.mock" && problem "@net recorded socket()"
+	grep -q "freeaddrinfo\|endhostent" "$T/nb3.mock" && problem "a void function was recorded"
+	run "$M" -q -f "$T/nb3.mock" /usr/bin/python3 -I "$T/nb.py"
+	want_rc 0; want_out "error 0"
+	run "$M" --record "$T/x.mock" --record-fns @nope true
+	want_rc 125; want_err_has "--record-fns: no group '@nope' (groups: @net,"
+	done_t
+else
+	skip_t "--record-fns @net and the stall warning" "no /usr/bin/python3"
+fi
 
 t "--record-fns: unknown functions and pointer results are refused"
 run "$M" --record "$T/x.mock" --record-fns read,bogus nondet
