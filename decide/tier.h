@@ -61,6 +61,11 @@ struct ms_dec {
 	 * (process_vm_readv/writev, /proc/PID/fd): the reply then needs
 	 * SECCOMP_IOCTL_NOTIF_ID_VALID first */
 	uint32_t touched;
+	/* probability=: the shim's own stream, a hash of its program's
+	 * executable and arguments (the fork's position in a child), with a
+	 * count of draws per rule (ndraw of them); the supervisor: none */
+	uint64_t draw_key;
+	uint32_t *draw_tries, ndraw;
 	char exe_name[64];	/* the calling executable's basename (in=) */
 	/* the basename of the caller's argv[0], "" when it is exe_name
 	 * (in= matches either: users write what they typed, "python3" for

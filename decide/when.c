@@ -518,14 +518,25 @@ int ms_dec_passes(unsigned table, uint32_t i, unsigned id, const struct ms_stmt 
 }
 
 /*
- * probability=P: the k-th call that reaches rule ri takes it when a hash
- * of (seed, ri, k) falls under P.  The same seed gives the same outcome
- * to the k-th call in every run, whatever the threads and processes.
+ * probability=P: the k-th call of a process that reaches rule ri takes it
+ * when a hash of (seed, the process's key, ri, k) falls under P: each
+ * process draws from a stream of its own (its program and arguments, a
+ * forked child its place among its parent's forks), so processes running
+ * side by side do not shift each other's draws.  The same seed gives the
+ * same outcome to a process's k-th call in every run.  The supervisor's
+ * calls (SYS_ statements) and rules beyond the process's table draw
+ * from one stream of the tree: the k-th call that reaches the rule.
  */
 int ms_dec_draw(uint32_t ri)
 {
-	uint64_t k = __atomic_fetch_add(&ms_d.rst[ri].tries, 1, __ATOMIC_RELAXED);
-	uint64_t z = ms_d.chan->seed ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
+	uint64_t k = __atomic_fetch_add(&ms_d.rst[ri].tries, 1, __ATOMIC_RELAXED), key = 0;
+	uint64_t z;
+
+	if (!ms_d.remote && ri < ms_d.ndraw && ms_d.draw_tries) {
+		k = __atomic_fetch_add(&ms_d.draw_tries[ri], 1, __ATOMIC_RELAXED);
+		key = ms_d.draw_key;
+	}
+	z = ms_d.chan->seed ^ key ^ ((uint64_t)ri << 32 | k) * 0x9e3779b97f4a7c15ull;
 
 	/* splitmix64's finaliser */
 	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

@@ -145,6 +145,46 @@ static void read_arg0_name(void)
 	memcpy(ms_d.arg0_name, base, n + 1);
 }
 
+/* probability=: this process's draws (decide/when.c:ms_dec_draw) */
+#define DRAW_RULES 1024
+static uint32_t draw_tries[DRAW_RULES];
+static uint32_t forks_made;
+
+static uint64_t draw_mix(uint64_t h, const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull; /* FNV-1a */
+	return h;
+}
+
+/* The key of a process's stream: its executable and arguments, read once
+ * per process (at attach: again after each exec). */
+static void read_draw_key(void)
+{
+	char buf[4096];
+	long n = 0, k;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	uint64_t h = draw_mix(0xcbf29ce484222325ull, (const unsigned char *)ms_d.exe_name,
+			      ms_slen(ms_d.exe_name) + 1);
+
+	if (fd >= 0) {
+		while (n < (long)sizeof(buf) &&
+		       (k = syscall(SYS_read, fd, buf + n, sizeof(buf) - (size_t)n)) > 0)
+			n += k;
+		syscall(SYS_close, fd);
+		/* argv[0] as typed varies (a path, a name): the arguments after it */
+		for (k = 0; k < n && buf[k]; k++)
+			;
+		if (k < n)
+			h = draw_mix(h, (const unsigned char *)buf + k, (size_t)(n - k));
+	}
+	ms_d.draw_key = h;
+	ms_d.draw_tries = draw_tries;
+	ms_d.ndraw = DRAW_RULES;
+	memset(draw_tries, 0, sizeof(draw_tries));
+	forks_made = 0;
+}
+
 static void read_exe_name(void)
 {
 	char path[4096];
@@ -171,6 +211,7 @@ static void read_exe_name(void)
 	memcpy(ms_d.exe_name, base, (size_t)n);
 	ms_d.exe_name[n] = '\0';
 	read_arg0_name();
+	read_draw_key();
 }
 
 
@@ -750,9 +791,22 @@ void ms_rearm(void)
 	}
 }
 
+/* the parent, before each fork: the child's place among its forks */
+static void forking(void)
+{
+	__atomic_fetch_add(&forks_made, 1, __ATOMIC_RELAXED);
+}
+
 static void forked(void)
 {
 	int32_t pid = (int32_t)syscall(SYS_getpid);
+	uint32_t nth = __atomic_load_n(&forks_made, __ATOMIC_RELAXED);
+
+	/* a stream of its own: its parent's key and its place, counts anew */
+	ms_d.draw_key = draw_mix(ms_d.draw_key ^ 0x9e3779b97f4a7c15ull, (const unsigned char *)&nth,
+				 sizeof(nth));
+	memset(draw_tries, 0, sizeof(draw_tries));
+	forks_made = 0;
 
 	/* announced in the pid table at once: mockrun, reaping an orphan,
 	 * tells the processes that ran unmocked by it */
@@ -799,7 +853,7 @@ static void forked(void)
 __attribute__((constructor)) static void shim_init(void)
 {
 	ms_symbols_init();
-	pthread_atfork(NULL, NULL, forked);
+	pthread_atfork(forking, NULL, forked);
 	attach();
 }
 

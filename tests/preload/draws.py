@@ -1,5 +1,6 @@
 import os, sys, threading
-n = int(sys.argv[1]); t = int(sys.argv[2])
+# the threads: argv[2], or DRAWS_THREADS (the arguments key the stream: seed.sh)
+n = int(sys.argv[1]); t = int(os.environ.get("DRAWS_THREADS", sys.argv[2]))
 out = []
 def work(k):
     out.append("".join("x" if os.getuid() == 7 else "." for _ in range(k)))
