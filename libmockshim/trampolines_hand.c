@@ -700,79 +700,117 @@ pid_t ms_bind_vfork(void)
 	return -1;
 }
 
-/* ---- functions glibc exports in two versions ---- */
+/* ---- functions glibc exports in more than one version ---- */
 
 /*
- * realpath@GLIBC_2.2.5 refuses a NULL buffer where realpath@@GLIBC_2.3
- * allocates one; posix_spawn@GLIBC_2.2.5 returns 0 when the exec fails
- * where @@GLIBC_2.15 returns the error.  The shim's one unversioned
- * definition takes a program's call whatever version the program was
- * linked against (the anonymous version script), so it is mocked either
- * way; an unmocked call must then reach the version the caller's object
- * bound (its .gnu.version_r: ms_bound_version), dlvsym's old one or
- * the default.  The answer is kept per call site, in one word: the
- * return address, and the top bit (above any user address) for "old".
+ * Where glibc's versions of a function differ (objdump -T: two
+ * addresses), an unmocked call must reach the version the caller's
+ * object bound: realpath@GLIBC_2.2.5 refuses a NULL buffer where
+ * realpath@@GLIBC_2.3 allocates one; posix_spawn@GLIBC_2.2.5 returns 0
+ * when the exec fails where @@GLIBC_2.15 returns the error;
+ * pthread_cond_timedwait@GLIBC_2.2.5 works on the old condition
+ * variables; sched_getaffinity@GLIBC_2.3.3 takes another size;
+ * timer_create@GLIBC_2.2.5 hands out the old timer ids, which only the
+ * @GLIBC_2.2.5 timer_settime, timer_gettime and timer_delete know.
+ * tests/preload/versions.sh derives the list from libc.so.6 and checks
+ * it against these.  The shim's one unversioned definition takes a
+ * program's call whatever version the program was linked against (the
+ * anonymous version script), so it is mocked either way; the real call
+ * goes to dlvsym's function of the version the caller's object bound
+ * (its .gnu.version_r: ms_bound_version), or the default.  The answer is
+ * kept per call site, in one word: the return address, and in the top
+ * bits (above any user address) the slot of the version, 0: the default.
  */
+#define VSLOTS 3
+
 struct versioned {
-	const char *name, *old;	/* the function, its older version */
-	void *old_real;		/* dlvsym(RTLD_NEXT, name, old), once */
-	uint64_t site[8];	/* caller | OLD_BIT when old */
+	const char *name;
+	const char *ver[VSLOTS];	/* a bound version other than the default */
+	void *real[VSLOTS];		/* dlvsym(RTLD_NEXT, name, ver[i]), once */
+	uint64_t site[8];		/* caller | slot << VSHIFT */
 };
 
-#define OLD_BIT (1ull << 63)
+#define VSHIFT 60
+#define VMASK ((1ull << VSHIFT) - 1)
+
+/* The slot of version bound (1 + i), 0 for the default or none left. */
+static unsigned version_slot(struct versioned *v, const char *bound, void *dflt)
+{
+	void *p;
+
+	if (!bound)
+		return 0;
+	for (unsigned i = 0; i < VSLOTS; i++) {
+		const char *w = NULL;
+
+		/* a free slot takes bound; a taken one is compared */
+		if (!__atomic_compare_exchange_n(&v->ver[i], &w, bound, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE) &&
+		    strcmp(w, bound) != 0)
+			continue;
+		p = __atomic_load_n(&v->real[i], __ATOMIC_ACQUIRE);
+		if (!p) {
+			p = dlvsym(RTLD_NEXT, v->name, bound);
+			/* the default version, by its own address (dflt may still
+			 * be the binding stub) */
+			if (!p || p == dlsym(RTLD_NEXT, v->name))
+				p = dflt;
+			__atomic_store_n(&v->real[i], p, __ATOMIC_RELEASE);
+		}
+		return p == dflt ? 0 : i + 1;
+	}
+	return 0;
+}
 
 static void *pick_version(struct versioned *v, void *dflt, const void *caller)
 {
 	uint64_t c = (uint64_t)(uintptr_t)caller, e;
-	unsigned h = (unsigned)(c >> 3) & 7;
+	unsigned h = (unsigned)(c >> 3) & 7, slot;
 	void *p;
 
 	e = __atomic_load_n(&v->site[h], __ATOMIC_RELAXED);
-	if ((e & ~OLD_BIT) != c) {
-		const char *bound;
+	if ((e & VMASK) != c) {
+		int saved = errno;
 
 		/* the loader's lock and maybe its allocations: the shim's own */
 		ms_guard += MS_GUARD;
 		ms_binding++;
-		bound = ms_bound_version(caller, v->name);
-		ms_binding--;
-		ms_guard -= MS_GUARD;
-		e = c | (bound && strcmp(bound, v->old) == 0 ? OLD_BIT : 0);
-		__atomic_store_n(&v->site[h], e, __ATOMIC_RELAXED);
-	}
-	if (!(e & OLD_BIT))
-		return dflt;
-	p = __atomic_load_n(&v->old_real, __ATOMIC_RELAXED);
-	if (ms_unlikely(!p)) {
-		int saved = errno;
-
-		ms_guard += MS_GUARD;
-		ms_binding++;
-		p = dlvsym(RTLD_NEXT, v->name, v->old);
+		slot = version_slot(v, ms_bound_version(caller, v->name), dflt);
 		ms_binding--;
 		ms_guard -= MS_GUARD;
 		errno = saved;
-		if (!p)
-			p = dflt;
-		__atomic_store_n(&v->old_real, p, __ATOMIC_RELAXED);
+		e = c | (uint64_t)slot << VSHIFT;
+		__atomic_store_n(&v->site[h], e, __ATOMIC_RELAXED);
 	}
-	return p;
+	slot = (unsigned)(e >> VSHIFT);
+	if (!slot)
+		return dflt;
+	p = __atomic_load_n(&v->real[slot - 1], __ATOMIC_ACQUIRE);
+	return p ? p : dflt;
 }
 
-#define VERSIONED(ret, name, old_version, proto, args, n)                                \
-	static struct versioned name##_versions = { #name, old_version, NULL, { 0 } };   \
+/* A versioned function; timed: fake_time may arm it (MS_TIMED_FNS), and
+ * a call of the default version then goes through ms_time_call (a call
+ * bound to an old version reaches it unconverted). */
+#define VERSIONED_T(ret, name, timed, proto, args, n)                                    \
+	static struct versioned name##_versions = { #name, { 0 }, { 0 }, { 0 } };        \
 	typedef ret(*name##_fn) proto;                                                   \
-	static __attribute__((noinline, cold)) ret name##_armed(name##_fn f,             \
+	static __attribute__((noinline, cold)) ret name##_armed(name##_fn f, int dflt_,  \
 								 const void *caller,     \
 								 MS_STRIP proto)         \
 	{                                                                                \
 		uint64_t a_[] = { MS_ARR(n, args) };                                     \
 		int64_t v_;                                                              \
-		int k_ = ms_consult(MS_ID_##name, a_, &v_, caller);                      \
+		unsigned arm_ = __atomic_load_n(&ms_armed[MS_ID_##name], __ATOMIC_RELAXED); \
+		int k_ = !(timed) || (arm_ & MS_ARM_RULES)                               \
+				 ? ms_consult(MS_ID_##name, a_, &v_, caller) : 0;        \
 		ret r_;                                                                  \
 		if (k_ == 1)                                                             \
 			return (ret)(uintptr_t)v_;                                       \
-		r_ = f args;                                                             \
+		if ((timed) && (arm_ & MS_ARM_TIME) && dflt_)                           \
+			r_ = (ret)(uintptr_t)ms_time_call(MS_ID_##name, a_);             \
+		else                                                                     \
+			r_ = f args;                                                     \
 		if (k_ == 2)                                                             \
 			ms_trace_after(MS_ID_##name, a_, (int64_t)(uintptr_t)r_, caller); \
 		return r_;                                                               \
@@ -784,7 +822,7 @@ static void *pick_version(struct versioned *v, void *dflt, const void *caller)
 		name##_fn f;                                                             \
 		memcpy(&f, &p, sizeof(f));                                               \
 		if (ms_unlikely(ms_armed[MS_ID_##name]))                                 \
-			return name##_armed(f, caller, MS_STRIP args);                   \
+			return name##_armed(f, p == ms_real.name.ptr, caller, MS_STRIP args); \
 		return f args;                                                           \
 	}                                                                                \
 	ret ms_bind_##name proto                                                         \
@@ -792,14 +830,30 @@ static void *pick_version(struct versioned *v, void *dflt, const void *caller)
 		ms_real.name.ptr = ms_lookup(#name);                                     \
 		return ms_real.name.fn args;                                             \
 	}
+#define VERSIONED(ret, name, proto, args, n) VERSIONED_T(ret, name, 0, proto, args, n)
 
-VERSIONED(char *, realpath, "GLIBC_2.2.5", (const char *path, char *resolved_path),
-	  (path, resolved_path), 2)
-VERSIONED(int, posix_spawn, "GLIBC_2.2.5",
+VERSIONED(char *, realpath, (const char *path, char *resolved_path), (path, resolved_path), 2)
+VERSIONED(int, posix_spawn,
 	  (pid_t *pid, const char *path, const posix_spawn_file_actions_t *file_actions,
 	   const posix_spawnattr_t *attrp, char *const *argv, char *const *envp),
 	  (pid, path, file_actions, attrp, argv, envp), 6)
-VERSIONED(int, posix_spawnp, "GLIBC_2.2.5",
+VERSIONED(int, posix_spawnp,
 	  (pid_t *pid, const char *file, const posix_spawn_file_actions_t *file_actions,
 	   const posix_spawnattr_t *attrp, char *const *argv, char *const *envp),
 	  (pid, file, file_actions, attrp, argv, envp), 6)
+VERSIONED_T(int, pthread_cond_timedwait, 1,
+	    (pthread_cond_t *cond, pthread_mutex_t *mutex, const struct timespec *abstime),
+	    (cond, mutex, abstime), 3)
+VERSIONED(int, sched_getaffinity, (pid_t pid, size_t cpusetsize, cpu_set_t *mask),
+	  (pid, cpusetsize, mask), 3)
+VERSIONED(int, sched_setaffinity, (pid_t pid, size_t cpusetsize, const cpu_set_t *mask),
+	  (pid, cpusetsize, mask), 3)
+VERSIONED(int, timer_create, (clockid_t clockid, struct sigevent *sevp, timer_t *timerid),
+	  (clockid, sevp, timerid), 3)
+VERSIONED(int, timer_settime,
+	  (timer_t timerid, int flags, const struct itimerspec *new_value,
+	   struct itimerspec *old_value),
+	  (timerid, flags, new_value, old_value), 4)
+VERSIONED(int, timer_gettime, (timer_t timerid, struct itimerspec *curr_value),
+	  (timerid, curr_value), 2)
+VERSIONED(int, timer_delete, (timer_t timerid), (timerid), 1)
