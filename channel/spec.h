@@ -47,6 +47,10 @@ struct ms_spec {
 	 * declares its functions (ms_spec_declare); 0, or -1 with msg set */
 	int (*module_fn)(void *ctx, const char *src, const char *path, char *msg, size_t cap);
 	void *module_ctx;
+	/* a warning at src:line:col (a declaration the catalog answers), or
+	 * NULL: none said */
+	void (*warn_fn)(void *ctx, const char *src, uint32_t line, uint32_t col, const char *msg);
+	void *warn_ctx;
 	uint32_t nsources;
 	uint8_t traced[MS_FN_COUNT];	/* --trace */
 	uint8_t recorded[MS_FN_COUNT];	/* --record-fns */

@@ -326,11 +326,15 @@ int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, 
 	if (ret.t.tclass == MS_T_VOID && ret.depth == 0)
 		ret.t.size = 0;
 	id = ms_spec_find(spec, name, name_n);
-	if (id >= 0 && id < (int)MS_FN_COUNT)
-		return dfail(&d, name,
-			     "%.*s() is in the catalog already: its rules need no declaration "
-			     "(mockrun --list %.*s)",
-			     (int)name_n, name, (int)name_n, name);
+	/* a spec written before the catalog had it (renameat2): the catalog's
+	 * row is used, a warning says so (MS_DECL_CATALOG) */
+	if (id >= 0 && id < (int)MS_FN_COUNT) {
+		dfail(&d, name,
+		      "%.*s() is in the catalog now: its row is used and this declaration "
+		      "is ignored (mockrun --list %.*s); remove it",
+		      (int)name_n, name, (int)name_n, name);
+		return MS_DECL_CATALOG;
+	}
 	if (id >= 0 && spec->dyn[id - MS_FN_COUNT]->handler)
 		return dfail(&d, name, "%.*s() comes from a handler module already", (int)name_n,
 			     name);

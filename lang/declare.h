@@ -28,8 +28,11 @@ int ms_spec_syscall(struct ms_spec *spec, const char *name, size_t len);
 /*
  * `mock RET NAME(PARAMS)`: the text after `mock` (len bytes), declared
  * for the shim's generic stubs.  0, -ENOMEM, or -EINVAL with msg set and
- * *at the offset in text it is about.
+ * *at the offset in text it is about; MS_DECL_CATALOG, msg and *at set
+ * the same way, for a function the catalog has: nothing declared, the
+ * catalog's row answers (a warning, not an error).
  */
+#define MS_DECL_CATALOG 1
 int ms_spec_mock(struct ms_spec *spec, const char *text, size_t len, char *msg, size_t cap,
 		 size_t *at);
 /* `struct NAME { TYPE FIELD; ... }`: the text after `struct`, the same way. */

@@ -75,6 +75,21 @@ static int parse_decl(struct ms_parser *ps, int is_struct)
 		return -1;
 	}
 fail:
+	if (r == MS_DECL_CATALOG) {
+		/* a warning at its place, then on to the end */
+		uint32_t line = ps->lx.line;
+		const char *ls = ps->lx.line_start;
+
+		for (const char *c = s; c < s + off; c++)
+			if (*c == '\n') {
+				line++;
+				ls = c + 1;
+			}
+		if (ps->spec->warn_fn)
+			ps->spec->warn_fn(ps->spec->warn_ctx, ps->src, line, (uint32_t)(s + off - ls) + 1,
+					  msg);
+		r = 0;
+	}
 	/* lines and columns: of the error, then of the end */
 	at = r ? s + off : q;
 	for (const char *c = s; c < at; c++)

@@ -16,6 +16,14 @@
 /* --control: rules mockrun ctl may add in a run */
 #define LIVE_STATEMENTS 64
 
+/* A warning of the statements (a declaration the catalog answers), at
+ * once, where it was written. */
+static void spec_warning(void *ctx, const char *src, uint32_t line, uint32_t col, const char *msg)
+{
+	(void)ctx;
+	fprintf(stderr, "%s:%u:%u: warning: %s\n", src ? src : "?", line, col, msg);
+}
+
 struct mockshim_session *mockshim_session_create(void)
 {
 	struct mockshim_session *s = calloc(1, sizeof(*s));
@@ -25,6 +33,7 @@ struct mockshim_session *mockshim_session_create(void)
 	ms_spec_init(&s->spec, realloc, free);
 	pthread_mutex_init(&s->live_lock, NULL);
 	s->spec.module_fn = ms_session_module_stmt;
+	s->spec.warn_fn = spec_warning;
 	s->spec.module_ctx = s;
 	ms_session_set_at_resolver(s, ms_session_at_unavailable, s);
 	s->chan.spec_fd = s->chan.state_fd = -1;
