@@ -124,7 +124,7 @@ in_root() { chroot "$dir" /usr/bin/env -i HOME=/root LC_ALL=C.UTF-8 TERM=dumb \
 t0=$SECONDS
 pkgs=(meson ninja-build gcc g++ libc6-dev pkg-config libcmocka-dev python3
 	binutils coreutils procps libc-bin util-linux bsdutils busybox-static
-	groff-base man-db perl libxml2-utils jq strace file python3-pytest git)
+	groff-base man-db perl libxml2-utils jq strace file python3-pytest git libdw-dev)
 # valgrind runs on an architecture it supports, not inside qemu-user;
 # the Go test is the syscall tier's, which qemu-user cannot run; musl
 # links mockrun in a native build only (runner/meson.build)
