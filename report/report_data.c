@@ -259,6 +259,9 @@ static void json_failures(FILE *out, struct ms_report_in *s, const struct cases 
 
 			fprintf(out, ",\"site\":");
 			ms_json_text(out, rp_site(s, e->caller, e->caller_off, e->sym, 1, site, sizeof(site)));
+			/* and as the text shows it: symbolized where it can be */
+			fprintf(out, ",\"site_text\":");
+			ms_json_text(out, rp_site(s, e->caller, e->caller_off, e->sym, 0, site, sizeof(site)));
 		}
 		fprintf(out, ",\"message\":");
 		ms_json_text(out, msg);

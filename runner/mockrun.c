@@ -17,6 +17,8 @@
 #include "outfile.h"
 #include "session.h"
 #include "jobs.h"
+#include "sites/sites.h"
+#include "symbols.h"
 #include "testfile.h"
 
 #define EXIT_MOCKRUN 125
@@ -55,8 +57,10 @@ static void usage(FILE *out)
 	      "                            the first failed check (for a core dump or debugger)\n"
 	      "      --trace[=FN,...]      a line per call of FN (default: the catalog but\n"
 	      "                            the allocator, and declared functions), with\n"
-	      "                            arguments and result; SYS_NAME: a system call\n"
-	      "                            (its result only when a statement answered it)\n"
+	      "                            arguments, result and call site (symbolized:\n"
+	      "                            \"jq+0x2b7c4 (jv_mem_alloc, jv_alloc.c:41)\");\n"
+	      "                            SYS_NAME: a system call (its result only when\n"
+	      "                            a statement answered it)\n"
 	      "      --site-skip GLOB      a call's site (at=, the trace's \"at SITE\", the\n"
 	      "                            report) passes over frames of objects matching\n"
 	      "                            GLOB too, as it does the system libraries'\n"
@@ -78,7 +82,7 @@ static void usage(FILE *out)
 	      "  -q, --quiet               report failures only\n"
 	      "  -v, --verbose             report every consumed value\n"
 	      "  -h, --help                this text\n"
-	      "      --version             the version\n"
+	      "      --version             the version, and the call sites' symbolizer\n"
 	      "\n"
 	      "Exit status: the program's own when every check passed; 123 (or N) when a\n"
 	      "check failed; 124 on timeout; 125 for mockrun's own errors; 126 when the\n"
@@ -464,9 +468,15 @@ static int one_option(struct mockshim_session *s, struct cli *c, int opt, int ar
 	case 'h':
 		usage(stdout);
 		return DONE;
-	case OPT_VERSION:
-		printf("mockrun (mockshim) %s\n", MS_VERSION);
+	case OPT_VERSION: {
+		/* and the call sites' symbolizer it would start, or why none */
+		char *helper = ms_sym_find_helper();
+
+		printf("mockrun (mockshim) %s\nsymbolizer: %s\n", MS_VERSION,
+		       helper ? helper : "none (call sites are shown as OBJECT+0xOFFSET)");
+		free(helper);
 		return DONE;
+	}
 	case OPT_FILTER:
 		c->topts.filter = optarg;
 		return GO_ON;
@@ -540,6 +550,8 @@ static int read_command_line(struct mockshim_session *s, struct cli *c, int argc
 	/* at="NAME" is looked up in the program (program mode) */
 	if (!c->testing && optind < argc && ms_session_set_at_program(s, argv[optind]) < 0)
 		return FAILED;
+	/* ...by the call sites' symbolizer, which shows the report's sites */
+	ms_symbols_session(s);
 	for (int i = 0, e = 0; i < c->nsrcs; i++) {
 		char name[32];
 
@@ -667,8 +679,17 @@ static int open_outputs(struct mockshim_session *s, const struct cli *c, struct 
 		out_error(&o->record, -r);
 		return FAILED;
 	}
-	if (!c->trace_file)
+	if (!c->trace_file) {
+		char relay[64];
+
+		/* on stderr, through mockrun, which adds each site's symbols */
+		if (c->trace && ms_symbols_relay_start(relay, sizeof(relay)) == 0 &&
+		    mockshim_session_set_trace(s, c->trace_fns, relay) < 0) {
+			fprintf(stderr, "mockrun: --trace: %s\n", strerror(ENOMEM));
+			return FAILED;
+		}
 		return GO_ON;
+	}
 	/* the shims append to it by name, unless mockrun writes it (chrome) */
 	o->trace.shared = !c->chrome;
 	if ((r = ms_out_open(&o->trace, "--trace-file", c->trace_file)) < 0) {
@@ -854,9 +875,17 @@ out:
 static int write_outputs(struct mockshim_session *s, const struct cli *c, struct outputs *o, int rc)
 {
 	struct report_arg ra = { s, c->format };
+	int r;
 
 	if (o->trace.fd >= 0 && trace_incomplete(s, o))
 		rc = EXIT_MOCKRUN;
+	else if (o->trace.fd >= 0 && !c->chrome && (o->trace.tmp || o->trace.unnamed) &&
+		 (r = ms_symbols_rewrite_trace(o->trace.fd)) < 0) {
+		/* each site symbolized, in the new file before it is renamed */
+		out_error(&o->trace, -r);
+		ms_out_close(&o->trace, 0);
+		rc = EXIT_MOCKRUN;
+	}
 	else if (o->trace.fd >= 0 && c->chrome)
 		rc = write_output(&o->trace, fill_chrome, o->trace_raw, rc);
 	else if (o->trace.fd >= 0 && ms_out_close(&o->trace, 1) < 0) {
@@ -913,6 +942,8 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 	    check_program_options(c) != GO_ON)
 		return EXIT_MOCKRUN;
 	mockshim_session_set_verbosity(s, c->verbosity);
+	/* the objects its sites can name */
+	ms_symbols_program(argv[optind]);
 	if (open_outputs(s, c, &o) != GO_ON) {
 		drop_outputs(&o);
 		return EXIT_MOCKRUN;
@@ -933,6 +964,7 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 	/* mockrun's handlers are signalfd reads and SIG_IGN (run.c) */
 	ms_session_set_no_handlers(s);
 	r = mockshim_session_run(s, argv + optind, NULL, &res);
+	ms_symbols_relay_stop();
 	if (r < 0) {
 		fprintf(stderr, "mockrun: %s%s", mockshim_session_error(s)[0] ? "" : strerror(-r),
 			mockshim_session_error(s)[0] ? mockshim_session_error(s) : "\n");

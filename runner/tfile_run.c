@@ -25,6 +25,7 @@
 #include "testfile.h"
 
 #include "tfile.h"
+#include "symbols.h"
 
 static int rm_entry(const char *p, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -165,11 +166,22 @@ struct mockshim_session *ms_tf_compile(const struct file *f, const struct block 
 		}
 	}
 	/* at="NAME": the names of the program the block runs first */
-	if (b->nruns && b->runs[0].argv && b->runs[0].argv[0] &&
-	    ms_session_set_at_program(s, b->runs[0].argv[0]) < 0) {
-		sb_printf(details ? details : &err, "out of memory\n");
-		goto fail;
+	if (b->nruns && b->runs[0].argv && b->runs[0].argv[0]) {
+		/* as it will run: ${DIR}/prog is the file's directory's */
+		const struct block *g = b->kind == B_TEST || b->kind == B_SETUP || b->kind == B_TEARDOWN ||
+						b->kind == B_BACKGROUND
+						? &f->global : NULL;
+		char *prog = ms_tf_expand(f, g, b, b->runs[0].argv[0]);
+		int r = ms_session_set_at_program(s, prog);
+
+		free(prog);
+		if (r < 0) {
+			sb_printf(details ? details : &err, "out of memory\n");
+			goto fail;
+		}
 	}
+	/* ...by the call sites' symbolizer, which shows the report's sites */
+	ms_symbols_session(s);
 	if ((b->kind == B_BACKGROUND && mockshim_session_set_control(s, 1, NULL) < 0) ||
 	    (global && f->global.stmts &&
 	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||
@@ -265,6 +277,18 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 		for (size_t i = 0; i < nw; i++)
 			argv[i] = ms_tf_expand(f, g, b, r->argv[i]);
 		argv[nw] = NULL;
+		/* the objects the test's sites can name: its program, found
+		 * from its working directory */
+		if (argv[0][0] != '/' && strchr(argv[0], '/')) {
+			char *prog;
+
+			if (asprintf(&prog, "%s/%s", dir, argv[0]) >= 0) {
+				ms_symbols_program(prog);
+				free(prog);
+			}
+		} else {
+			ms_symbols_program(argv[0]);
+		}
 		rc = mockshim_session_run(s, argv, env, res);
 		if (rc == 0 && res->driver_signal)
 			ms_tf_on_stop(res->driver_signal);

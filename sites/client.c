@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -228,7 +229,7 @@ int ms_sym_add_program(struct ms_sym *s, const char *program)
  * subreaper) it would otherwise join. */
 int ms_sym_start(struct ms_sym *s)
 {
-	int sv[2], st;
+	int sv[2], st, subreaper = 0;
 	pid_t pid;
 	char ans[256], want[64];
 
@@ -244,6 +245,12 @@ int ms_sym_start(struct ms_sym *s)
 	}
 	if (s->state)
 		return s->state == 1 ? 0 : -1;
+	/* a run's subreaper (mockrun while the tree runs, ctl --report)
+	 * would have the helper in the tree it waits for: not now */
+	if (prctl(PR_GET_CHILD_SUBREAPER, &subreaper) == 0 && subreaper) {
+		snprintf(s->err, sizeof(s->err), "%s is not started while a run is going on", s->helper);
+		return -1;
+	}
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0) {
 		gone(s, strerror(errno));
 		return -1;
@@ -345,14 +352,14 @@ int ms_sym_at(struct ms_sym *s, const char *text, struct ms_sym_range *out, unsi
 	if (msglen)
 		*msg = '\0';
 	if (!s || strchr(text, '\n')) {
-		snprintf(msg, msglen, "at=\"%s\": not a function's name nor FILE:LINE", text);
+		snprintf(msg, msglen, "not a function's name nor FILE:LINE");
 		return -1;
 	}
 	if (ms_sym_start(s) < 0) {
 		snprintf(msg, msglen,
-			 "at=\"%s\": a function's name or FILE:LINE needs the symbolizer, and %s; "
+			 "a function's name or FILE:LINE needs the call sites' symbolizer, and %s; "
 			 "at=\"OBJECT+0xOFFSET\" needs nothing",
-			 text, s->err);
+			 s->err);
 		return -1;
 	}
 	if (send_line(s, "at %s", text) < 0)
@@ -378,7 +385,7 @@ int ms_sym_at(struct ms_sym *s, const char *text, struct ms_sym_range *out, unsi
 		return v;
 	}
 lost:
-	snprintf(msg, msglen, "at=\"%s\": the symbolizer failed: %s", text, s->err);
+	snprintf(msg, msglen, "the call sites' symbolizer failed: %s", s->err);
 	return -1;
 }
 

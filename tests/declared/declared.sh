@@ -314,7 +314,8 @@ want_rc 0; want_err_has 'decl_name(1) = "real-name"'
 # the site: the program's call (a non-PIE's offset is the address itself)
 for prog in decl_lazy decl_nopie; do
 	run "$M" -q -e "$ADD" --trace=decl_add "$prog" add
-	site=$(sed -nE "s/.*decl_add\(2, 3\) = 5 at $prog\+(0x[0-9a-f]+)\$/\1/p" <<<"$err")
+	# (then its function and line, " (run, prog.c:36)", where mockrun symbolizes)
+	site=$(sed -nE "s/.*decl_add\(2, 3\) = 5 at $prog\+(0x[0-9a-f]+)( \([^)]*\))?\$/\1/p" <<<"$err")
 	[ -n "$site" ] || problem "$prog: no decl_add line with its site: $err"
 	if [ -n "$site" ] && command -v objdump >/dev/null; then
 		objdump -d --no-show-raw-insn "$(command -v "$prog")" | grep -B1 -E "^ *${site#0x}:" | head -1 |

@@ -9,7 +9,9 @@ t "--help and --version"
 run "$M" --help
 want_rc 0; want_out_has "usage: mockrun"
 run "$M" --version
-want_rc 0; want_out_has "mockrun (mockshim)"; done_t
+want_rc 0; want_out_has "mockrun (mockshim)"
+want_out_has "
+symbolizer: "; done_t
 
 t "a bad statement: 125 with file:line:col, the line and a caret; program not run"
 run "$M" -e 'will_return(getuid, 0)' -e 'will_fail(nosuch, EIO)' sh -c "touch $T/started"

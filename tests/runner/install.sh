@@ -23,6 +23,20 @@ t "the installed mockrun finds the installed shim and mocks"
 run "$D$prefix/bin/mockrun" -q -e 'will_return(geteuid, 4242)' id -u
 want_rc 0; want_out "4242"; done_t
 
+t "the installed mockrun finds the installed call sites' symbolizer"
+libexecdir=$("$MESON" introspect "$BUILD_ROOT" --buildoptions | python3 -c \
+	'import json, sys; print({o["name"]: o["value"] for o in json.load(sys.stdin)}["libexecdir"])')
+helper=$(find "$D$prefix" -name mockshim-symbolize -print -quit)
+if [ -z "$helper" ] && [ "$SYMBOLIZE" = yes ]; then
+	problem "no mockshim-symbolize under $prefix"
+elif [ -n "$helper" ]; then
+	[ "$helper" = "$D$prefix/$libexecdir/mockshim-symbolize" ] ||
+		problem "mockshim-symbolize in ${helper#"$D"}, not $prefix/$libexecdir"
+	run env -u MOCKSHIM_SYMBOLIZER "$D$prefix/bin/mockrun" --version
+	want_rc 0; want_out_has "symbolizer: $helper"
+fi
+done_t
+
 t "LD_PRELOAD names the installed shim by its real path, no '..' in it, also through a link to mockrun"
 shim=$(realpath "$(find "$D$prefix" -path '*/lib*/libmockshim.so' -print -quit)")
 ln -s "$D$prefix/bin/mockrun" "$T/mockrun-link"

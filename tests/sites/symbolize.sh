@@ -184,4 +184,4 @@ else
 	in_ranges "$(printf %x $((0x$addr + 9)))" "$(basename "$lib")" || problem "not in [$out]"
 	done_t
 fi
-[ "$tap_failed" -eq 0 ]
+finish

@@ -326,7 +326,7 @@ want_out_has "the syscall tier ($(uname -m) system call "; done_t
 t "--trace=SYS_openat: a static program's openat, its path read from the caller, continued"
 run "$M" --trace=SYS_openat "$P" cat in.txt
 want_rc 0; want_out_has "first line"
-printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_openat\(AT_FDCWD, "in\.txt", O_RDONLY\) = \? \(continued\) at sysprobe\+0x[0-9a-f]+$' ||
+printf '%s\n' "$err" | grep -qE '^[0-9]+ sysprobe: SYS_openat\(AT_FDCWD, "in\.txt", O_RDONLY\) = \? \(continued\) at sysprobe\+0x[0-9a-f]+( \([^)]*\))?$' ||
 	problem "no openat line with its path and site: [$err]"
 # the site: the instruction after the system call's, as objdump shows it
 site=$(printf '%s\n' "$err" | sed -nE 's/.*SYS_openat\(AT_FDCWD, "in\.txt".* at sysprobe\+(0x[0-9a-f]+)$/\1/p' | head -1)
