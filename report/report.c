@@ -456,9 +456,10 @@ int64_t rp_clock_end(const struct ms_report_in *s, uint32_t i)
 /* "cat[12], sh[11]": the distinct processes with an event of type
  * (MS_EV_CONSUME: that consumed rule ri; MS_EV_TIME: that read fake_time
  * ri's clock). */
-const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t off, const char *sym,
-		    int raw, char *buf, size_t cap)
+static const char *site_text(const struct ms_report_in *s, const char *object, uint64_t off,
+			     const char *sym, int raw, int pc, char *buf, size_t cap)
 {
+	ms_report_symbolizer fn = pc && s->symbolize_pc ? s->symbolize_pc : s->symbolize;
 	char more[256];
 	int n;
 
@@ -466,13 +467,25 @@ const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t o
 	if (raw || n < 0 || (size_t)n >= cap)
 		return buf;
 	more[0] = '\0';
-	if (s->symbolize && s->symbolize(s->symbolize_ctx, object, off, more, sizeof(more)) > 0) {
+	if (fn && fn(s->symbolize_ctx, object, off, more, sizeof(more)) > 0) {
 		more[sizeof(more) - 1] = '\0';
 		snprintf(buf + n, cap - (size_t)n, "%s", rp_safe(more));
 	} else if (sym && sym[0]) {
 		snprintf(buf + n, cap - (size_t)n, " (%s)", rp_safe(sym));
 	}
 	return buf;
+}
+
+const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t off, const char *sym,
+		    int raw, char *buf, size_t cap)
+{
+	return site_text(s, object, off, sym, raw, 0, buf, cap);
+}
+
+const char *rp_site_pc(const struct ms_report_in *s, const char *object, uint64_t off, int raw, char *buf,
+		       size_t cap)
+{
+	return site_text(s, object, off, "", raw, 1, buf, cap);
 }
 
 int rp_crash_of(const struct ms_report_in *s, int32_t pid, struct rp_crash *c)
@@ -512,6 +525,12 @@ unsigned rp_crash_faults(const struct ms_report_in *s, int32_t pid, const struct
 	return n;
 }
 
+int rp_crash_is_pc(const struct rp_crash *c, const struct ms_event *e)
+{
+	return c->nframes && c->frame[0]->caller_off == e->caller_off &&
+	       strcmp(c->frame[0]->caller, e->caller) == 0;
+}
+
 unsigned rp_crashes(const struct ms_report_in *s, FILE *out, const char *prefix)
 {
 	unsigned n = 0;
@@ -527,15 +546,20 @@ unsigned rp_crashes(const struct ms_report_in *s, FILE *out, const char *prefix)
 			continue;
 		n++;
 		sig = ms_signal_abbrev(c.sig);
+		/* frame 0 is the faulting instruction, the others return addresses */
 		fprintf(out, "%s%s[%d] killed by SIG%s at %s\n", prefix, rp_exe_of(s, e->pid, i), e->pid,
-			sig ? sig : "?", rp_site(s, e->caller, e->caller_off, "", 0, site, sizeof(site)));
+			sig ? sig : "?",
+			rp_crash_is_pc(&c, e) ? rp_site_pc(s, e->caller, e->caller_off, 0, site, sizeof(site))
+					      : rp_site(s, e->caller, e->caller_off, "", 0, site, sizeof(site)));
 		if (!c.nframes)
 			continue;
 		fprintf(out, "%s  stack:", prefix);
 		for (unsigned k = 0; k < c.nframes; k++)
 			fprintf(out, "%s %s", k ? "," : "",
-				rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 0, site,
-					sizeof(site)));
+				k == 0 ? rp_site_pc(s, c.frame[k]->caller, c.frame[k]->caller_off, 0, site,
+						    sizeof(site))
+				       : rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 0, site,
+						 sizeof(site)));
 		fputc('\n', out);
 		{
 			const struct ms_event *f[RP_CRASH_FAULTS];

@@ -61,6 +61,10 @@ struct ms_report_in {
 	size_t nstill_running;
 	ms_report_symbolizer symbolize;	/* NULL: sites are shown raw */
 	void *symbolize_ctx;
+	/* the same for an instruction's own address (a crash's faulting
+	 * instruction), where symbolize takes a return address (whose
+	 * call is the instruction before it); NULL: symbolize's */
+	ms_report_symbolizer symbolize_pc;
 };
 
 /*

@@ -115,6 +115,20 @@ static void json_crash(FILE *out, struct ms_report_in *s, int32_t pid)
 		ms_json_text(out, rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 1, site,
 					  sizeof(site)));
 	}
+	/* and as the text shows them: symbolized where they can be */
+	fputs("],\"site_text\":", out);
+	ms_json_text(out, rp_crash_is_pc(&c, c.site)
+				  ? rp_site_pc(s, c.site->caller, c.site->caller_off, 0, site, sizeof(site))
+				  : rp_site(s, c.site->caller, c.site->caller_off, "", 0, site, sizeof(site)));
+	fputs(",\"stack_text\":[", out);
+	for (unsigned k = 0; k < c.nframes; k++) {
+		if (k)
+			fputc(',', out);
+		ms_json_text(out, k == 0 ? rp_site_pc(s, c.frame[k]->caller, c.frame[k]->caller_off, 0, site,
+						      sizeof(site))
+					 : rp_site(s, c.frame[k]->caller, c.frame[k]->caller_off, "", 0, site,
+						   sizeof(site)));
+	}
 	fputs("],\"replies_before\":[", out);
 	{
 		const struct ms_event *f[RP_CRASH_FAULTS];

@@ -56,6 +56,9 @@ const char *rp_safe(const char *text);
  * bytes), which it returns.  raw: "OBJ+0xOFF" only (JSON's "site"). */
 const char *rp_site(const struct ms_report_in *s, const char *object, uint64_t off, const char *sym,
 		    int raw, char *buf, size_t cap);
+/* rp_site for an instruction's own address (a crash's faulting one) */
+const char *rp_site_pc(const struct ms_report_in *s, const char *object, uint64_t off, int raw, char *buf,
+		       size_t cap);
 const char *rp_stmt_text(const struct ms_report_in *s, uint32_t off);
 const struct ms_chan_dyn *rp_dyn_at(const struct ms_report_in *s, unsigned id);
 const char *rp_fn_name(const struct ms_report_in *s, unsigned id);
@@ -96,6 +99,8 @@ int rp_crash_of(const struct ms_report_in *s, int32_t pid, struct rp_crash *c);
 #define RP_CRASH_FAULTS 8
 unsigned rp_crash_faults(const struct ms_report_in *s, int32_t pid, const struct ms_event **out,
 			 unsigned max);
+/* e (the crash's site) is its faulting instruction, frame 0 */
+int rp_crash_is_pc(const struct rp_crash *c, const struct ms_event *e);
 /* "PREFIXjq[4242] killed by SIGSEGV at jq+0x3a1f0 (FUNC, FILE:LINE)" and
  * "PREFIX  stack: SITE, SITE, ..." for every process that recorded a
  * crash; the number of crashes. */

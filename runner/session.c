@@ -113,6 +113,11 @@ void ms_session_set_report_symbolizer(struct mockshim_session *s, ms_report_symb
 	s->symbolize_ctx = ctx;
 }
 
+void ms_session_set_report_symbolizer_pc(struct mockshim_session *s, ms_report_symbolizer fn)
+{
+	s->symbolize_pc = fn;
+}
+
 int ms_session_set_at_program(struct mockshim_session *s, const char *path)
 {
 	char *p = path ? strdup(path) : NULL;
@@ -518,6 +523,7 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.nstill_running = s->nstill_running,
 		.symbolize = s->symbolize,
 		.symbolize_ctx = s->symbolize_ctx,
+		.symbolize_pc = s->symbolize_pc,
 	};
 
 	return in;

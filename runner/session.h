@@ -81,6 +81,7 @@ struct mockshim_session {
 	char *at_program;
 	/* the reports' sites symbolized (report.h), NULL: raw */
 	ms_report_symbolizer symbolize;
+	ms_report_symbolizer symbolize_pc;	/* for a crash's faulting instruction */
 	void *symbolize_ctx;
 };
 
@@ -95,6 +96,9 @@ int ms_session_at_unavailable(void *ctx, const char *text, struct ms_site_range 
  * says of them (report.h: ms_report_symbolizer), in every report of the
  * session from now on (ms_session_report_in); NULL: raw sites. */
 void ms_session_set_report_symbolizer(struct mockshim_session *s, ms_report_symbolizer fn, void *ctx);
+/* ...and for an instruction's own address, a crash's faulting one
+ * (report.h: symbolize_pc); NULL: fn's */
+void ms_session_set_report_symbolizer_pc(struct mockshim_session *s, ms_report_symbolizer fn);
 /* The program at= names are looked up in (a copy; NULL: none): 0 or -ENOMEM. */
 int ms_session_set_at_program(struct mockshim_session *s, const char *path);
 /* --site-skip GLOB: frames of objects whose basename matches are passed

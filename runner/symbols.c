@@ -98,10 +98,22 @@ int ms_symbols_site(void *ctx, const char *object, uint64_t offset, char *out, s
 	return r;
 }
 
+static int site_pc(void *ctx, const char *object, uint64_t offset, char *out, size_t outlen)
+{
+	int r;
+
+	(void)ctx;
+	pthread_mutex_lock(&lock);
+	r = ms_symbols() ? ms_sym_site_pc(sym, object, offset, out, outlen) : 0;
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
 void ms_symbols_session(struct mockshim_session *s)
 {
 	ms_session_set_at_resolver(s, ms_symbols_at, s);
 	ms_session_set_report_symbolizer(s, ms_symbols_site, s);
+	ms_session_set_report_symbolizer_pc(s, site_pc);
 }
 
 /* the lines of text[0, len) to out, each site symbolized; the bytes

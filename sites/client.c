@@ -26,6 +26,7 @@ extern char **environ;
 struct cached {
 	char object[64];
 	uint64_t offset;
+	int pc;		/* asked as an instruction's own address */
 	char *text;	/* " (...)", or "" when nothing is known */
 };
 
@@ -307,7 +308,7 @@ static struct cached *slot(struct ms_sym *s, const char *object, uint64_t offset
 	return &s->cache[(h >> 32) % CACHE];
 }
 
-int ms_sym_site(struct ms_sym *s, const char *object, uint64_t offset, char *out, size_t outlen)
+static int site(struct ms_sym *s, const char *object, uint64_t offset, int pc, char *out, size_t outlen)
 {
 	struct cached *c;
 	char ans[1024];
@@ -317,14 +318,14 @@ int ms_sym_site(struct ms_sym *s, const char *object, uint64_t offset, char *out
 		*out = '\0';
 	if (!s || strlen(object) >= sizeof(c->object) || strpbrk(object, " \n"))
 		return 0;
-	c = slot(s, object, offset);
-	if (c->text && c->offset == offset && strcmp(c->object, object) == 0) {
+	c = slot(s, object, offset + (uint64_t)pc);
+	if (c->text && c->offset == offset && c->pc == pc && strcmp(c->object, object) == 0) {
 		snprintf(out, outlen, "%s", c->text);
 		return (int)strlen(out);
 	}
 	if (ms_sym_start(s) < 0)
 		return 0;
-	if (send_line(s, "sym %s+0x%llx", object, (unsigned long long)offset) < 0 ||
+	if (send_line(s, "%s %s+0x%llx", pc ? "pc" : "sym", object, (unsigned long long)offset) < 0 ||
 	    recv_line(s, ans, sizeof(ans)) < 0)
 		return 0;
 	if (strncmp(ans, "= ", 2) == 0)
@@ -338,9 +339,20 @@ int ms_sym_site(struct ms_sym *s, const char *object, uint64_t offset, char *out
 			c->text[0] = '\0';
 		snprintf(c->object, sizeof(c->object), "%s", object);
 		c->offset = offset;
+		c->pc = pc;
 		snprintf(out, outlen, "%s", c->text);
 	}
 	return (int)strlen(out);
+}
+
+int ms_sym_site(struct ms_sym *s, const char *object, uint64_t offset, char *out, size_t outlen)
+{
+	return site(s, object, offset, 0, out, outlen);
+}
+
+int ms_sym_site_pc(struct ms_sym *s, const char *object, uint64_t offset, char *out, size_t outlen)
+{
+	return site(s, object, offset, 1, out, outlen);
 }
 
 int ms_sym_at(struct ms_sym *s, const char *text, struct ms_sym_range *out, unsigned max, unsigned *n,

@@ -17,6 +17,8 @@
  *				err MESSAGE		 libraries in the map: N objects)
  *	sym OBJECT+0xOFF	= FUNC, FILE:LINE	(or "= FUNC+0xN")
  *				-			(nothing known)
+ *	pc OBJECT+0xOFF		as sym, for an instruction's own address (a
+ *				crash's faulting one), not a return address
  *	at TEXT			range OBJECT 0xLO 0xHI	(zero or more; inclusive
  *							 return-address offsets)
  *				end 0|1|-1 MESSAGE	(ok | warning | error)
@@ -77,6 +79,8 @@ const char *ms_sym_error(const struct ms_sym *s);
 /* " (FUNC, FILE:LINE)" or " (FUNC+0xN)" for a site into out: its length,
  * 0 when nothing is known (the helper absent included) */
 int ms_sym_site(struct ms_sym *s, const char *object, uint64_t offset, char *out, size_t outlen);
+/* the same for an instruction's own address (a crash's faulting one) */
+int ms_sym_site_pc(struct ms_sym *s, const char *object, uint64_t offset, char *out, size_t outlen);
 /* at="FUNC" or at="FILE:LINE": 0 with *n ranges in out, 1 with a warning
  * in msg (still *n ranges), -1 with the error in msg */
 int ms_sym_at(struct ms_sym *s, const char *text, struct ms_sym_range *out, unsigned max, unsigned *n,

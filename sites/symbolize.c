@@ -60,7 +60,8 @@ static const char *base_of(const char *path)
 
 /* ---- sym: one site ---- */
 
-static void do_sym(const char *arg)
+/* pc: off is the instruction itself (a crash's), not a return address */
+static void do_sym(const char *arg, int pc)
 {
 	char objname[256];
 	uint64_t off;
@@ -73,14 +74,16 @@ static void do_sym(const char *arg)
 	int lineno = 0;
 	const char *file = NULL;
 
-	if (!ms_site_parse(arg, objname, sizeof(objname), &off) || off == 0 ||
+	if (!ms_site_parse(arg, objname, sizeof(objname), &off) || (off == 0 && !pc) ||
 	    !(o = ms_objmap_find(&map, objname)) || !(mod = module_of(o))) {
 		puts("-");
 		return;
 	}
 	/* a return address: the call is the instruction before it */
-	name = dwfl_module_addrinfo(mod, off - 1, &soff, &sym, NULL, NULL, NULL);
-	line = dwfl_module_getsrc(mod, off - 1);
+	if (!pc)
+		off--;
+	name = dwfl_module_addrinfo(mod, off, &soff, &sym, NULL, NULL, NULL);
+	line = dwfl_module_getsrc(mod, off);
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 	if (!name && !file) {
@@ -91,7 +94,7 @@ static void do_sym(const char *arg)
 	if (name && file && lineno > 0)
 		printf("%s, %s:%d\n", name, base_of(file), lineno);
 	else if (name)
-		printf("%s+0x%llx\n", name, (unsigned long long)soff + 1);
+		printf("%s+0x%llx\n", name, (unsigned long long)soff + !pc);
 	else
 		printf("%s:%d\n", base_of(file), lineno);
 }
@@ -419,7 +422,9 @@ int main(int argc, char **argv)
 			else
 				printf("ok %zu\n", map.n);
 		} else if (strncmp(line, "sym ", 4) == 0)
-			do_sym(line + 4);
+			do_sym(line + 4, 0);
+		else if (strncmp(line, "pc ", 3) == 0)
+			do_sym(line + 3, 1);
 		else if (strncmp(line, "at ", 3) == 0)
 			do_at(line + 3);
 		else if (strcmp(line, "quit") == 0)

@@ -91,6 +91,32 @@ run "$M" -o "$T/r.html" --report html -e 'expect_value(malloc, size, 7, at="make
 grep -qF "$site (make_buffer, site_prog.c:$LINE)" "$T/r.html" || problem "html lacks the symbolized site"
 done_t
 
+CRASH=$(grep -n 'CRASH: the faulting store' "$PROG_SRC" | cut -d: -f1)
+t "a crash's site: the faulting instruction's own function and line, in text, JSON and JUnit"
+at=$(nm "$PROG_G" | awk '$3 == "crash_here" { print $1 }')
+run "$M" "$PROG_G" crash
+want_rc 139
+csite=$(sed -nE 's/.*killed by SIGSEGV at ('"$G"'\+0x[0-9a-f]+).*/\1/p' <<<"$err")
+# (the store is crash_here's first instruction: the one before it is
+# another function's, which a return address's lookup would name)
+[ $((0x${csite#"$G"+0x})) = $((0x$at)) ] || problem "crash site [$csite], crash_here at 0x$at"
+want_err_has "killed by SIGSEGV at $csite (crash_here, site_prog.c:$CRASH)"
+want_err_has "stack: $csite (crash_here, site_prog.c:$CRASH), $G+0x"
+run "$M" -o "$T/c.json" --report json "$PROG_G" crash
+want_rc 139
+want_json "$T/c.json"
+python3 - "$T/c.json" "$csite" "$csite (crash_here, site_prog.c:$CRASH)" <<'PY' || problem "json: $(cat "$T/c.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [p["crash"] for p in d["processes"] if "crash" in p][0]
+assert c["site"] == sys.argv[2] and c["site_text"] == sys.argv[3], c
+assert c["stack"][0] == sys.argv[2] and c["stack_text"][0] == sys.argv[3], c
+assert len(c["stack_text"]) == len(c["stack"]) and c["stack_text"][1].startswith(c["stack"][1] + " (main, "), c
+PY
+run "$M" -o "$T/c.xml" --report junit "$PROG_G" crash
+grep -qF "$csite (crash_here, site_prog.c:$CRASH)" "$T/c.xml" || problem "junit: $(cat "$T/c.xml")"
+done_t
+
 t "-t: at=\"FUNC\" in a test file, the program of its first run (\${DIR}/prog)"
 mkdir -p "$T/tf"
 cp "$PROG_G" "$T/tf/prog"

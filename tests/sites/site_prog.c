@@ -11,6 +11,7 @@
 
 __attribute__((noinline)) void note_size(size_t n);
 __attribute__((noinline)) void *make_buffer(size_t n);
+__attribute__((noinline)) void crash_here(volatile int *p);
 
 size_t sizes;
 
@@ -32,9 +33,20 @@ __attribute__((noinline)) void *make_buffer(size_t n)
 	return p;
 }
 
+/* "crash": a SIGSEGV whose faulting instruction is the first of its
+ * function (a return address there would be the previous function's) */
+__attribute__((noinline)) void crash_here(volatile int *p)
+{
+	*p = 1; /* CRASH: the faulting store */
+}
+
 int main(int argc, char **argv)
 {
-	char *b = make_buffer((size_t)argc * 16);
+	char *b;
+
+	if (argc > 1 && strcmp(argv[1], "crash") == 0)
+		crash_here(NULL);
+	b = make_buffer((size_t)argc * 16);
 
 	if (!b) {
 		fprintf(stderr, "%s: out of memory\n", argv[0]);

@@ -67,6 +67,18 @@ want_out_has "
 = make_buffer, site_prog.c:$NOTE"
 done_t
 
+t "pc: an instruction's own address (a crash's), not a return address"
+crash=$(grep -n 'CRASH: the faulting store' "$PROG_SRC" | cut -d: -f1)
+at=$(nm "$PROG_G" | awk '$3 == "crash_here" { print $1 }')
+run ask "obj $PROG_G" "pc $G+0x$at" "sym $G+0x$at"
+want_out_has "
+= crash_here, site_prog.c:$crash
+"
+want_out_lacks "
+= crash_here, site_prog.c:$crash
+= crash_here"
+done_t
+
 t "a site of a program without debug info: FUNC+0xN from its symbol table (nm)"
 start=$(nm "$PROG_NOG" | awk '$3 == "make_buffer" { print $1 }')
 run ask "obj $PROG_NOG" "sym $NOG+0x$RET_NOG"
