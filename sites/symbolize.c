@@ -73,6 +73,7 @@ static void do_sym(const char *arg, int pc)
 	Dwfl_Line *line;
 	int lineno = 0;
 	const char *file = NULL;
+	char vless[256];
 
 	if (!ms_site_parse(arg, objname, sizeof(objname), &off) || (off == 0 && !pc) ||
 	    !(o = ms_objmap_find(&map, objname)) || !(mod = module_of(o))) {
@@ -91,6 +92,12 @@ static void do_sym(const char *arg, int pc)
 		return;
 	}
 	fputs("= ", stdout);
+	/* (shown without a .dynsym name's version: "malloc", not
+	 * "malloc@@GLIBC_2.2.5") */
+	if (name && strchr(name, '@')) {
+		snprintf(vless, sizeof(vless), "%.*s", (int)strcspn(name, "@"), name);
+		name = vless;
+	}
 	if (name && file && lineno > 0)
 		printf("%s, %s:%d\n", name, base_of(file), lineno);
 	else if (name)
@@ -197,6 +204,11 @@ static void print_searched(void)
 static int func_matches(const char *name, const char *want)
 {
 	size_t n = strlen(want);
+	const char *at = strchr(name, '@');
+
+	/* a .dynsym name's version, "malloc@@GLIBC_2.2.5", is not the name's */
+	if (at && (size_t)(at - name) == n && strncmp(name, want, n) == 0)
+		return 1;
 	static const char *const parts[] = { ".cold", ".part.", ".isra.", ".constprop.", ".lto_priv." };
 
 	if (strncmp(name, want, n) != 0)
@@ -229,8 +241,11 @@ static void at_func(const char *want)
 			if (!name || (type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF)
 				continue;
 			if (!func_matches(name, want)) {
+				char bare[128];
+
+				snprintf(bare, sizeof(bare), "%.*s", (int)strcspn(name, "@"), name);
 				if (!o->system)
-					near_add(&nr, want, name);
+					near_add(&nr, want, bare);
 				continue;
 			}
 			if (o->system) {
