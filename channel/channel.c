@@ -384,6 +384,10 @@ static const char *state_layout_ok(const struct ms_chan_hdr *h, uint64_t size)
 		}
 		if (end > h->state_size)
 			return "state out of bounds";
+		if (h->sites_cap && (h->sites_cap > 1u << 20 || ms_sites_off(h) < end ||
+				     !range_ok(h->state_size, ms_sites_off(h), h->sites_cap,
+					       sizeof(struct ms_site_slot))))
+			return "state out of bounds";
 	}
 	/* the room for statements added live (--control), each inside its
 	 * section: a shim reads up to live_cap rules there, whatever live_n */

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 25u
+#define MS_CHAN_ABI 26u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -105,6 +105,10 @@ struct ms_chan_hdr {
 	/* --site-skip: pool, globs of objects whose frames a call site
 	 * skips besides the system libraries, '\n'-separated; 0: none */
 	uint32_t site_skip;
+	/* --sites: slots of the sites table (struct ms_site_slot) at
+	 * ms_sites_off(); 0: not recorded */
+	uint32_t sites_cap;
+	uint32_t reserved_hdr;
 };
 
 /*
@@ -178,7 +182,10 @@ struct ms_state_hdr {
 					 * (its own /proc, another uid): the first
 					 * errno; counted in trace_lost too.  write:
 					 * the message's reason only */
-	uint32_t reserved[7];
+	uint32_t sites_lost;	/* --sites: calls the full sites table had no
+				 * slot for (mockrun says so, never silent).
+				 * write: a count only */
+	uint32_t reserved[6];
 };
 
 #define MS_TRACE_SHORT (-1)
@@ -301,6 +308,9 @@ enum ms_fn_flags {
 					/* alone, in place of MS_FF_LEAN */
 	MS_FF_COUNTED = 1u << 8,	/* --control: armed in every process, every */
 					/* call numbered (calls), for ctl --wait-call */
+	MS_FF_SITES = 1u << 9,		/* --sites: each call's site and the */
+					/* statement that took it are counted in */
+					/* the sites table (never with MS_FF_LEAN) */
 };
 
 /* MS_EV_WARN kinds: a program started unmocked (text: its path; param:
@@ -899,6 +909,40 @@ static inline void *ms_state_at(const struct ms_state_hdr *st, uint64_t off)
 static inline uint64_t ms_lanes_off(const struct ms_chan_hdr *h)
 {
 	return (h->st_rec_off + h->rec_cap + 63) & ~(uint64_t)63;
+}
+
+/*
+ * --sites (DESIGN.md 7.5): a fixed table in the state, keyed by (function,
+ * site object, site offset, statement), open addressing on the key's
+ * hash.  A call of a function with MS_FF_SITES finds its key's slot, or
+ * claims a free one (state 0 -> 1 by compare-and-swap), writes the key,
+ * publishes it (state 2, release) and adds to calls.  No lock, no malloc:
+ * a slot still being written is passed over, so a key may own two slots
+ * (mockrun adds them up); a call that finds no slot is counted in the
+ * header's sites_lost.  rule is the channel's rule index + 1 of the
+ * statement that took the call (its turn), 0: no statement did (the real
+ * function ran).
+ */
+#define MS_SITE_OBJ 48
+struct ms_site_slot {
+	uint32_t state;		/* (shared) 0 free, 1 being written, 2 complete.
+				 * write: 1 left is read as lost; a key that
+				 * names no function or rule, 125 */
+	uint32_t fn;
+	uint32_t rule;
+	uint32_t calls;		/* write: the figures only */
+	uint64_t off;		/* the site's offset in obj */
+	uint64_t hash;
+	char obj[MS_SITE_OBJ];	/* the site's object basename, NUL-terminated */
+};
+_Static_assert(sizeof(struct ms_site_slot) == 80, "sites table layout");
+#define MS_SITES_CAP 8192	/* the table's slots (mockrun --sites) */
+
+/* The sites table: after the lane blocks (or the record log). */
+static inline uint64_t ms_sites_off(const struct ms_chan_hdr *h)
+{
+	return h->lanes_cap ? ms_lanes_off(h) + (uint64_t)h->lanes_cap * MS_LANES * sizeof(uint64_t)
+			    : ms_lanes_off(h);
 }
 
 /* Writing a channel: from a compiled spec (spec.h). */

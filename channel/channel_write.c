@@ -98,6 +98,8 @@ static void compute(const struct ms_spec *spec, uint32_t events_cap, struct layo
 	l->lanes_cap = l->nlanes ? MS_LANE_BLOCKS : 0;
 	if (l->lanes_cap)
 		l->st_size = align64(l->st_size) + (uint64_t)l->lanes_cap * MS_LANES * sizeof(uint64_t);
+	if (spec->sites_cap)
+		l->st_size = align64(l->st_size) + (uint64_t)spec->sites_cap * sizeof(struct ms_site_slot);
 }
 
 uint64_t ms_channel_size(const struct ms_spec *spec, uint32_t events_cap)
@@ -243,6 +245,7 @@ static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, cons
 	h->flags = flags | (spec->trace ? MS_CHAN_TRACE : 0);
 	h->trace_path = spec->trace_path;
 	h->site_skip = spec->site_skip;
+	h->sites_cap = spec->sites_cap;
 	h->fns_off = (uint32_t)l->fns;
 	h->rules_off = (uint32_t)l->rules;
 	h->nrules = spec->nrules;
@@ -392,6 +395,12 @@ void ms_channel_write(const struct ms_spec *spec, void *map, uint64_t size, uint
 	for (uint32_t fn = 0; fn < MS_FN_COUNT; fn++)
 		if (ms_fn_lean(h, &fns[fn], rules))
 			fns[fn].flags = ms_fn_lean(h, &fns[fn], rules);
+	/* --sites: every function a statement names, off the lean paths */
+	for (uint32_t fn = 0; spec->sites_cap && fn < h->nfns; fn++)
+		if ((fns[fn].nrules || fns[fn].nexpects ||
+		     (fns[fn].flags & (MS_FF_ORDERED | MS_FF_NO_CALL))) &&
+		    (fn < MS_FN_COUNT || !spec->dyn[fn - MS_FN_COUNT]->syscall))
+			fns[fn].flags = (fns[fn].flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) | MS_FF_SITES;
 	if (spec->norders)
 		memcpy(ms_chan_at(h, h->orders_off), spec->orders,
 		       spec->norders * sizeof(struct ms_order));

@@ -56,6 +56,7 @@ struct ms_spec {
 	uint8_t recorded[MS_FN_COUNT];	/* --record-fns */
 	uint8_t counted[MS_FN_COUNT];	/* --control: calls ctl --wait-call counts */
 	uint64_t record_cap;		/* --record: bytes of the record log, 0: none */
+	uint32_t sites_cap;		/* --sites: slots of the sites table, 0: none */
 	uint64_t seed;			/* --seed: probability= draws */
 	int has_prob;			/* a statement has probability= */
 	uint32_t trace_path;		/* pool, 0: stderr */

@@ -380,8 +380,8 @@ __thread uint64_t ms_t_skip;
 
 /* The rules of function id from ri on, with in= and from= checked; call
  * is the call's number, or 0 to number it when a turn is taken. */
-__attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uint64_t *a,
-						 int64_t *ret, const void *caller, uint32_t call)
+static int decide_from(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret,
+		       const void *caller, uint32_t call, uint32_t *took)
 {
 	const struct ms_chan_fn *f = &ms_d.fns[id];
 	int scoped = 0;
@@ -398,9 +398,10 @@ __attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uin
 			continue;
 		if (ms_claim_rule(&ms_d.rst[ri].consumed, r)) {
 			/* numbered where something shows the number */
-			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED)) || f->nexpects ||
+			if (!call && ((f->flags & ~(MS_FF_LEAN | MS_FF_LEAN_AIMED | MS_FF_SITES)) || f->nexpects ||
 				      (ms_d.chan->flags & MS_CHAN_LOG_CALLS)))
 				call = ms_number_call(id);
+			*took = ri + 1;
 			return (f->flags & MS_FF_TRACED) || !ms_rule_plain(r)
 				       ? ms_answer(ri, a, ret, caller, call)
 				       : ms_take(id, r, ret, caller, call);
@@ -411,13 +412,148 @@ __attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uin
 	return f->flags & MS_FF_AFTER ? 2 : 0;
 }
 
+__attribute__((noinline)) int ms_decide_from(unsigned id, uint32_t ri, const uint64_t *a,
+						 int64_t *ret, const void *caller, uint32_t call)
+{
+	uint32_t took = 0;
+
+	return decide_from(id, ri, a, ret, caller, call, &took);
+}
+
+__thread int ms_t_site_direct;
+
+/*
+ * Each thread keeps the slot of its last note whose site was the return
+ * address's own frame (a loop calls from one place): (caller, function,
+ * rule) -> slot, guarded by a sequence number against a signal handler
+ * that notes a call while this thread writes or reads it (odd: being
+ * written; changed under a reader: the reader looks again), as from=.
+ */
+static __thread struct {
+	unsigned seq;
+	uint64_t key;
+	const void *caller;
+	struct ms_site_slot *slot;
+} t_site __attribute__((tls_model("initial-exec")));
+
+static void site_cache(const void *caller, uint64_t key, struct ms_site_slot *slot, unsigned seq)
+{
+	if ((seq & 1) || t_site.seq != seq)
+		return;
+	t_site.seq = seq + 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t_site.caller = caller;
+	t_site.key = key;
+	t_site.slot = slot;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t_site.seq = seq + 2;
+}
+
+/* --sites: the slot of key (fn, obj, off, rule) found or claimed, and
+ * one call more in it; a full table counts the call as lost.  Atomics
+ * only (channel.h, "struct ms_site_slot"). */
+static void sites_note(unsigned id, uint32_t rule, const void *caller)
+{
+	struct ms_site_slot *t = ms_d.sites, *hit;
+	uint32_t cap = ms_d.chan->sites_cap, i;
+	char obj[MS_SITE_OBJ];
+	uint64_t off = 0, h = 1469598103934665603ull, key = (uint64_t)id << 32 | rule;
+	unsigned seq = t_site.seq;
+	int direct;
+	size_t n;
+
+	if (!t || !cap)
+		return;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!(seq & 1) && t_site.caller == caller && t_site.key == key && (hit = t_site.slot)) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (t_site.seq == seq) {
+			__atomic_fetch_add(&hit->calls, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	memset(obj, 0, sizeof(obj));
+	ms_t_site_direct = 0;
+	if (ms_hook_site(caller, obj, sizeof(obj), &off)) {
+		memset(obj, 0, sizeof(obj));
+		off = (uint64_t)(uintptr_t)caller;
+	}
+	direct = ms_t_site_direct;
+	for (n = 0; n < sizeof(obj) && obj[n]; n++)
+		h = (h ^ (unsigned char)obj[n]) * 1099511628211ull;
+	h = (h ^ off) * 1099511628211ull;
+	h = (h ^ ((uint64_t)id << 32 | rule)) * 1099511628211ull;
+	h |= 1; /* never 0 */
+	i = (uint32_t)(h >> 17) % cap;
+	for (uint32_t probes = 0; probes < cap; probes++, i = i + 1 == cap ? 0 : i + 1) {
+		struct ms_site_slot *s = &t[i];
+		uint32_t st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE), free_ = 0;
+
+		if (st == 0 && __atomic_compare_exchange_n(&s->state, &free_, 1, 0, __ATOMIC_ACQ_REL,
+							    __ATOMIC_RELAXED)) {
+			s->fn = id;
+			s->rule = rule;
+			s->off = off;
+			s->hash = h;
+			memcpy(s->obj, obj, sizeof(obj));
+			s->obj[MS_SITE_OBJ - 1] = '\0';
+			__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->state, 2, __ATOMIC_RELEASE);
+			if (direct)
+				site_cache(caller, key, s, seq);
+			return;
+		}
+		if (st == 0)
+			st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+		if (st == 2 && s->hash == h && s->fn == id && s->rule == rule && s->off == off &&
+		    memcmp(s->obj, obj, sizeof(obj)) == 0) {
+			__atomic_fetch_add(&s->calls, 1, __ATOMIC_RELAXED);
+			if (direct)
+				site_cache(caller, key, s, seq);
+			return;
+		}
+	}
+	__atomic_fetch_add(&ms_d.st->sites_lost, 1, __ATOMIC_RELAXED);
+}
+
+/* A function with nothing but --sites (no expectation, order, trace): its
+ * rules, then the call's site. */
+__attribute__((noinline)) int ms_decide_sites(unsigned id, const uint64_t *a, int64_t *ret,
+					      const void *caller)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	uint32_t took = 0, ri = f->first_rule, end = ri + f->nrules;
+	int k = 0, saved;
+
+	/* plain rules as ms_decide's own loop takes them; the first other
+	 * one is decide_from's */
+	for (; ri < end; ri++) {
+		const struct ms_rule *r = &ms_d.rules[ri];
+
+		if (!r->lean) {
+			k = decide_from(id, ri, a, ret, caller, 0, &took);
+			break;
+		}
+		if (ms_claim_rule(&ms_d.rst[ri].consumed, r)) {
+			took = ri + 1;
+			k = ms_take(id, r, ret, caller, 0);
+			break;
+		}
+	}
+	saved = errno;
+	sites_note(id, took, caller);
+	errno = saved;
+	return k;
+}
+
 /*
  * The statements mockrun ctl added (--control), after the spec's own:
  * loaded with acquire, so that everything mockrun wrote before it shows.
  * Only counted functions get here, and only their calls numbered.
  */
 static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a, int64_t *ret,
-						 const void *caller, uint32_t call, int k)
+						 const void *caller, uint32_t call, int k,
+						 uint32_t *took)
 {
 	uint32_t n = __atomic_load_n(&ms_d.chan->live_n, __ATOMIC_ACQUIRE);
 
@@ -429,10 +565,12 @@ static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a,
 
 		if (r->stmt.fn != id || select_rule(ri, id, a, caller) != SEL_FOR)
 			continue;
-		if (ms_claim_rule(&ms_d.rst[ri].consumed, r))
+		if (ms_claim_rule(&ms_d.rst[ri].consumed, r)) {
+			*took = ri + 1;
 			return (ms_d.fns[id].flags & MS_FF_TRACED) || !ms_rule_plain(r)
 				       ? ms_answer(ri, a, ret, caller, call)
 				       : ms_take(id, r, ret, caller, call);
+		}
 	}
 	return k;
 }
@@ -452,7 +590,8 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 {
 	const struct ms_chan_fn *f = &ms_d.fns[id];
 	const struct ms_expect *y;
-	int k;
+	uint32_t took = 0;
+	int k, saved;
 
 	/* the checks keep errno: ms_record_failure() and ms_read_user() do.
 	 * Most common: one expect_value for any caller, and nothing else */
@@ -468,10 +607,15 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 	} else {
 		ms_check_all(id, a, call, caller);
 	}
-	k = f->nrules ? ms_decide_from(id, f->first_rule, a, ret, caller, call)
+	k = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call, &took)
 		      : f->flags & MS_FF_AFTER ? 2 : 0;
 	if (ms_unlikely(f->flags & MS_FF_COUNTED) && k != 1 && ms_d.chan->live_cap)
-		k = decide_live(id, a, ret, caller, call, k);
+		k = decide_live(id, a, ret, caller, call, k, &took);
+	if (ms_unlikely(f->flags & MS_FF_SITES)) {
+		saved = errno;
+		sites_note(id, took, caller);
+		errno = saved;
+	}
 	/* the program it starts, if the call goes to the real function */
 	if (ms_unlikely(f->flags & MS_FF_EXEC) && k != 1)
 		ms_hook_exec_check(id, a);

@@ -41,6 +41,10 @@
 
 /* The last lean site no statement was for, per thread: see decide_from. */
 extern __thread uint64_t ms_t_skip MS_DEC_HIDDEN;
+/* Set by the tier's ms_hook_site(): 1 when the site it gave is the
+ * caller's own frame (a call straight from the program), so that the
+ * same return address always has the same site (--sites caches it). */
+extern __thread int ms_t_site_direct MS_DEC_HIDDEN;
 
 MS_DEC_HIDDEN int ms_decide_from(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret,
 				 const void *caller, uint32_t call);
@@ -55,6 +59,11 @@ MS_DEC_HIDDEN int ms_mocked_errno(int e);
  * it, and returns ret. */
 MS_DEC_HIDDEN int64_t ms_trace_after(unsigned id, const uint64_t *a, int64_t ret,
 				     const void *caller);
+
+/* A function with MS_FF_SITES and nothing else: its rules, then its
+ * call's site in the sites table. */
+MS_DEC_HIDDEN int ms_decide_sites(unsigned id, const uint64_t *a, int64_t *ret,
+				  const void *caller);
 
 /* ---- the hot path, inline in the shim's ms_consult ---- */
 
@@ -149,7 +158,12 @@ static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const 
 		return 0;
 	}
 	if (ms_unlikely(f->flags | f->nexpects)) {
-		uint32_t call = ms_number_call(id);
+		uint32_t call;
+
+		/* --sites alone: no call number, no check */
+		if (f->flags == MS_FF_SITES && !f->nexpects)
+			return ms_decide_sites(id, a, ret, caller);
+		call = ms_number_call(id);
 
 		/* traced, and nothing else: the real call, then its line */
 		if (f->flags == MS_FF_TRACED && !(f->nexpects | f->nrules))

@@ -26,4 +26,5 @@ void ms_dec_tables(const struct ms_chan_hdr *h, struct ms_state_hdr *state)
 	ms_d.pids = ms_state_at(state, h->st_pids_off);
 	ms_d.times = ms_state_at(state, h->st_times_off);
 	ms_d.lanes = h->lanes_cap ? ms_state_at(state, ms_lanes_off(h)) : NULL;
+	ms_d.sites = h->sites_cap ? ms_state_at(state, ms_sites_off(h)) : NULL;
 }

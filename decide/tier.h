@@ -40,6 +40,7 @@ struct ms_dec {
 	struct ms_event *events;
 	int32_t *pids;
 	uint64_t *lanes;	/* the lane blocks (channel.h), NULL: none */
+	struct ms_site_slot *sites;	/* --sites: the sites table, NULL: none */
 	const char *pool;
 	/* the declared functions' and the system calls' table: function
 	 * MS_FN_COUNT + i is dyn[i] (chan->ndyn of them) */

@@ -360,6 +360,7 @@ int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
 	}
 	ms_copy_str(obj, cap, g.name);
 	*off = (uint64_t)(ip - g.bias);
+	ms_t_site_direct = ip == (uintptr_t)caller;
 	errno = saved;
 	return 0;
 }

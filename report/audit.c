@@ -222,6 +222,43 @@ static void outcomes(struct ms_report_in *s, uint32_t torn_failures,
 	s->lost_failures = missing > UINT32_MAX ? UINT32_MAX : (uint32_t)missing;
 }
 
+/* --sites: every complete slot names a function and a statement of it
+ * (or none), its object string terminated; a slot a process died
+ * writing (state 1) is zeroed and its call counted as lost.  A slot a
+ * shim cannot write is 125 and never read again. */
+static void audit_sites(struct ms_report_in *s)
+{
+	const struct ms_chan_hdr *h = hdr(s);
+	struct ms_state_hdr *st = s->state;
+	struct ms_site_slot *t;
+	const struct ms_rule *rules = ms_chan_at(h, h->rules_off);
+
+	if (!h->sites_cap)
+		return;
+	t = ms_state_at(st, ms_sites_off(h));
+	for (uint32_t i = 0; i < h->sites_cap; i++) {
+		struct ms_site_slot *e = &t[i];
+		uint64_t off = ms_sites_off(h) + (uint64_t)i * sizeof(*e);
+
+		if (!state_held(s, off, sizeof(*e)) && !e->state)
+			continue;
+		if (e->state == 1 && !s->running) {
+			/* a process ended inside the note: its call is lost */
+			st->sites_lost += e->calls ? e->calls : 1;
+			memset(e, 0, sizeof(*e));
+			continue;
+		}
+		if (e->state == 0 || e->state == 1)
+			continue;
+		e->obj[MS_SITE_OBJ - 1] = '\0';
+		if (e->state != 2 || e->fn >= h->nfns || e->rule > h->live_first + h->live_n ||
+		    (e->rule && rules[e->rule - 1].stmt.fn != e->fn)) {
+			tamper(s, 0, "sites table slot %u is not one a shim writes", i);
+			memset(e, 0, sizeof(*e));
+		}
+	}
+}
+
 static void audit(struct ms_report_in *s, uint64_t token)
 {
 	const struct ms_chan_hdr *h = hdr(s);
@@ -287,6 +324,7 @@ static void audit(struct ms_report_in *s, uint64_t token)
 	if (st->order_cursor > h->norders && st->order_cursor != MS_ORDER_BROKEN)
 		tamper(s, 0, "the call-order cursor is past its end");
 	settle_lanes(s);
+	audit_sites(s);
 	outcomes(s, torn_failures, failure_events);
 	/* a statement's turns never pass its count (an ignored or forbidden
 	 * call-order entry counts calls, not turns) */
