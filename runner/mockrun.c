@@ -20,6 +20,7 @@
 #include "sites/sites.h"
 #include "symbols.h"
 #include "testfile.h"
+#include "sitescmd.h"
 
 #define EXIT_MOCKRUN 125
 #define EXIT_CANNOT_RUN 126
@@ -31,6 +32,7 @@ static void usage(FILE *out)
 	fputs("usage: mockrun [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       mockrun -t FILE.mock... [OPTIONS]\n"
 	      "       mockrun ctl SOCKET ACTION...   (mockrun ctl --help)\n"
+	      "       mockrun sites FILE... [OPTIONS] (mockrun sites --help)\n"
 	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
 	      "waits for it and every process it starts, and reports.\n"
 	      "\n"
@@ -71,7 +73,14 @@ static void usage(FILE *out)
 	      "      --record FILE         write a spec that replays the real calls of the\n"
 	      "                            --record-fns FN,... (values, errno, outputs)\n"
 	      "      --record-fns FN,...   the catalog functions to record, or groups:\n"
-	      "                            @net, @file, @stdio, @time, @process, ...\n"
+	      "                            @net, @file, @stdio, @time, @process, ...\n",
+	      out);
+	fputs("      --sites FILE          error-site coverage: each site that called a\n"
+	      "                            function a statement names, its calls, and which\n"
+	      "                            statement (test) failed them (JSON; see mockrun\n"
+	      "                            sites --help)\n"
+	      "      --sites-baseline FILE a site FILE shows failed by a test that this\n"
+	      "                            run's same test no longer reaches or fails: 123\n"
 	      "      --check               say, before the run, whether PROGRAM (static?\n"
 	      "                            setuid?) and its libraries import what is mocked\n"
 	      "      --control [SOCKET]    serve mockrun ctl on a unix socket (0600, removed\n"
@@ -113,6 +122,8 @@ enum {
 	OPT_TRACE_FORMAT,
 	OPT_CONTROL,
 	OPT_SITE_SKIP,
+	OPT_SITES,
+	OPT_SITES_BASELINE,
 };
 
 static int parse_int(const char *s, long lo, long hi, long *out)
@@ -187,6 +198,8 @@ static const struct option opts[] = {
 	{ "trace-format", required_argument, NULL, OPT_TRACE_FORMAT },
 	{ "control", optional_argument, NULL, OPT_CONTROL },
 	{ "site-skip", required_argument, NULL, OPT_SITE_SKIP },
+	{ "sites", required_argument, NULL, OPT_SITES },
+	{ "sites-baseline", required_argument, NULL, OPT_SITES_BASELINE },
 	{ NULL, 0, NULL, 0 },
 };
 /* program mode: the first word that is not an option is the program ("+",
@@ -211,6 +224,8 @@ struct cli {
 	int nmods;
 	int trace, check, chrome, control;
 	const char *control_at, *trace_fns, *trace_file, *record, *record_fns;
+	const char *sites, *sites_baseline;	/* --sites FILE, --sites-baseline FILE */
+	const char *program;		/* program mode: PROGRAM */
 	char **site_skip;		/* --site-skip, for -t's sessions */
 	int nsite_skip;
 	struct testfile_opts topts;
@@ -516,6 +531,14 @@ static int one_option(struct mockshim_session *s, struct cli *c, int opt, int ar
 	case OPT_RECORD_FNS:
 		c->record_fns = optarg;
 		return GO_ON;
+	case OPT_SITES:
+		c->sites = optarg;
+		c->topts.sites = optarg;
+		return GO_ON;
+	case OPT_SITES_BASELINE:
+		c->sites_baseline = optarg;
+		c->topts.sites_baseline = optarg;
+		return GO_ON;
 	default:
 		/* which option; the whole help would bury it */
 		option_error(argc, argv);
@@ -539,6 +562,12 @@ static int read_command_line(struct mockshim_session *s, struct cli *c, int argc
 		fprintf(stderr, "mockrun: --record-fns goes with --record FILE\n");
 		return FAILED;
 	}
+	if (c->sites_baseline && !c->sites) {
+		fprintf(stderr, "mockrun: --sites-baseline goes with --sites FILE\n");
+		return FAILED;
+	}
+	if (c->sites)
+		ms_session_set_sites(s, MS_SITES_CAP);
 	if (c->record && mockshim_session_set_record(s, c->record_fns) < 0) {
 		fprintf(stderr, "mockrun: %s", mockshim_session_error(s));
 		return FAILED;
@@ -635,7 +664,7 @@ static int run_test_files(struct cli *c, int argc, char **argv)
 
 /* The files of a run, each opened before it and written after it. */
 struct outputs {
-	struct ms_outfile out, record, trace;
+	struct ms_outfile out, record, trace, sites;
 	char *trace_raw;	/* --trace-format chrome: the shims' timed lines */
 	int raw_fd;		/* its descriptor, -1 */
 	int raw_named;		/* it has a name of its own, to unlink */
@@ -677,6 +706,10 @@ static int open_outputs(struct mockshim_session *s, const struct cli *c, struct 
 	}
 	if (c->record && (r = ms_out_open(&o->record, "--record", c->record)) < 0) {
 		out_error(&o->record, -r);
+		return FAILED;
+	}
+	if (c->sites && (r = ms_out_open(&o->sites, "--sites", c->sites)) < 0) {
+		out_error(&o->sites, -r);
 		return FAILED;
 	}
 	if (!c->trace_file) {
@@ -739,6 +772,7 @@ static void drop_outputs(struct outputs *o)
 	ms_out_close(&o->out, 0);
 	ms_out_close(&o->record, 0);
 	ms_out_close(&o->trace, 0);
+	ms_out_close(&o->sites, 0);
 	drop_raw(o);
 }
 
@@ -871,6 +905,58 @@ out:
 	return 1;
 }
 
+struct sites_arg {
+	struct mockshim_session *s;
+	struct ms_sites *rows;
+};
+
+static int fill_sites(void *arg, FILE *f)
+{
+	return ms_sites_write_json(arg, f);
+}
+
+/* --sites: the run's sites table, under the program's basename as the
+ * test's name; then --sites-baseline.  A tampered state writes none. */
+static int write_sites(struct mockshim_session *s, const struct cli *c, struct outputs *o, int rc)
+{
+	struct ms_sites rows, base;
+	const char *prog = c->program ? strrchr(c->program, '/') : NULL;
+	char err[512];
+	int r;
+
+	ms_sites_init(&rows);
+	prog = prog ? prog + 1 : c->program ? c->program : "program";
+	if (!s->view.spec || !s->view.state || s->view.tampered) {
+		ms_out_close(&o->sites, 0);
+		return rc;
+	}
+	r = ms_sites_from_state(&rows, s->view.spec, s->view.state, prog);
+	if (r < 0) {
+		o->sites.error = -r;
+		ms_out_close(&o->sites, 0);
+		out_error(&o->sites, -r);
+		ms_sites_free(&rows);
+		return EXIT_MOCKRUN;
+	}
+	if (rows.lost)
+		fprintf(stderr, "mockrun: warning: --sites %s: %llu calls not counted: the sites table "
+			"(%u slots) was full, or a process ended in the middle of a count\n", c->sites,
+			(unsigned long long)rows.lost, MS_SITES_CAP);
+	rc = write_output(&o->sites, fill_sites, &rows, rc);
+	if (c->sites_baseline && rc != EXIT_MOCKRUN) {
+		ms_sites_init(&base);
+		if (ms_sites_read_file(&base, c->sites_baseline, err, sizeof(err)) < 0) {
+			fprintf(stderr, "mockrun: --sites-baseline %s\n", err);
+			rc = EXIT_MOCKRUN;
+		} else if (ms_sites_baseline(&base, &rows, c->sites_baseline, stderr) && rc == 0) {
+			rc = (int)c->error_exitcode;
+		}
+		ms_sites_free(&base);
+	}
+	ms_sites_free(&rows);
+	return rc;
+}
+
 /* After the run: the trace, the report, the record; the exit status. */
 static int write_outputs(struct mockshim_session *s, const struct cli *c, struct outputs *o, int rc)
 {
@@ -900,6 +986,8 @@ static int write_outputs(struct mockshim_session *s, const struct cli *c, struct
 		report_to_stderr(s, ra.format);
 	if (o->record.fd >= 0)
 		rc = write_output(&o->record, fill_record, s, rc);
+	if (o->sites.fd >= 0)
+		rc = write_sites(s, c, o, rc);
 	drop_raw(o);
 	return rc;
 }
@@ -929,7 +1017,7 @@ static void warn_program(void *arg)
 /* PROGRAM ARGS...: run it, report; the exit status. */
 static int run_program(struct mockshim_session *s, struct cli *c, int argc, char **argv)
 {
-	struct outputs o = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, NULL, -1, 0 };
+	struct outputs o = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, { .fd = -1 }, NULL, -1, 0 };
 	struct mockshim_result res;
 	struct warn_at warn_at;
 	int r;
@@ -938,6 +1026,7 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 		fprintf(stderr, "mockrun: no program given (see mockrun --help)\n");
 		return EXIT_MOCKRUN;
 	}
+	c->program = argv[optind];
 	if ((c->control && mockshim_session_set_control(s, 1, c->control_at) < 0) ||
 	    check_program_options(c) != GO_ON)
 		return EXIT_MOCKRUN;
@@ -994,6 +1083,8 @@ int main(int argc, char **argv)
 	/* mockrun ctl ...; a program named ctl runs as mockrun -- ctl */
 	if (argc >= 2 && strcmp(argv[1], "ctl") == 0)
 		return ms_ctl_main(argc - 2, argv + 2);
+	if (argc >= 2 && strcmp(argv[1], "sites") == 0)
+		return ms_sites_main(argc - 1, argv + 1);
 	/* a fixed threshold, set before the first malloc: large blocks (a
 	 * spec's arrays, the channel's copy, the state's) stay mmap'd zero
 	 * pages after a free, instead of coming back from the heap memset by

@@ -118,6 +118,11 @@ void ms_session_set_report_symbolizer_pc(struct mockshim_session *s, ms_report_s
 	s->symbolize_pc = fn;
 }
 
+void ms_session_set_sites(struct mockshim_session *s, uint32_t cap)
+{
+	s->spec.sites_cap = cap;
+}
+
 int ms_session_set_at_program(struct mockshim_session *s, const char *path)
 {
 	char *p = path ? strdup(path) : NULL;

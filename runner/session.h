@@ -105,6 +105,8 @@ int ms_session_set_at_program(struct mockshim_session *s, const char *path);
  * over when finding a call's site, as the system libraries' are:
  * 0, or -EINVAL / -ENOMEM with the error set. */
 int ms_session_add_site_skip(struct mockshim_session *s, const char *glob);
+/* --sites: a sites table of cap slots in the state (0: none). */
+void ms_session_set_sites(struct mockshim_session *s, uint32_t cap);
 
 /* Statements added to the running program (ctl -e, or
  * mockshim_session_add() from another thread), named src (NULL:

@@ -35,6 +35,7 @@
 #include "testfile.h"
 
 #include "tfile.h"
+#include "sites/sites.h"
 
 /* ---- running ---- */
 
@@ -78,6 +79,45 @@ static const struct block *find_block(const struct file *f, enum block_kind k)
 		if (f->blocks[i].kind == k)
 			return &f->blocks[i];
 	return NULL;
+}
+
+/* "FILE::NAME": a test's name in sites files */
+static char *sites_name(const struct file *f, const struct block *t)
+{
+	char *name;
+
+	if (asprintf(&name, "%s::%s", f->path, t->name) < 0)
+		return NULL;
+	return name;
+}
+
+/* --sites: the sites file of test t's run (in its worker), or NULL. */
+static char *test_sites(const struct file *f, const struct block *t, struct mockshim_session *s)
+{
+	struct ms_sites rows;
+	char *name = sites_name(f, t), *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (!name || !s->view.spec || !s->view.state || s->view.tampered) {
+		free(name);
+		return NULL;
+	}
+	ms_sites_init(&rows);
+	m = open_memstream(&text, &len);
+	if (!m || ms_sites_from_state(&rows, s->view.spec, s->view.state, name) < 0 ||
+	    ms_sites_write_json(&rows, m) < 0) {
+		if (m)
+			fclose(m);
+		free(text);
+		text = NULL;
+	} else if (fclose(m) != 0) {
+		free(text);
+		text = NULL;
+	}
+	ms_sites_free(&rows);
+	free(name);
+	return text;
 }
 
 static void run_test(const struct file *f, const struct block *t, const char *suite_dir,
@@ -133,6 +173,8 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 		/* the page's table of the test's statements */
 		if (s && o->format == TESTFILE_HTML)
 			out->report = ms_tf_report_text(s);
+		if (s && o->sites)
+			out->sites = test_sites(f, t, s);
 	}
 teardown:
 	/* teardown runs even after a failure, in the same directory */
@@ -193,6 +235,7 @@ static pid_t start_test(const struct entry *x, const char *suite_dir, const stru
 		ms_tf_put_field(p[1], r.err);
 		ms_tf_put_field(p[1], secs);
 		ms_tf_put_field(p[1], r.report);
+		ms_tf_put_field(p[1], r.sites);
 		_exit(0);
 	}
 	close(p[1]);
@@ -216,6 +259,11 @@ static void collect_test(struct entry *x, int fd, pid_t pid)
 	if (x->r.report && !*x->r.report) {
 		free(x->r.report);
 		x->r.report = NULL;
+	}
+	x->r.sites = secs ? ms_tf_get_field(fd) : NULL;
+	if (x->r.sites && !*x->r.sites) {
+		free(x->r.sites);
+		x->r.sites = NULL;
 	}
 	if (!flag)
 		x->r.details = xstrdup("the test's worker died\n");
@@ -526,6 +574,72 @@ static int write_results(struct entry *e, size_t n, const struct testfile_opts *
 	return rc;
 }
 
+/*
+ * --sites FILE: the tests' sites files merged into one, written as every
+ * output file is; then --sites-baseline.  125 (a file that cannot be
+ * read or written, a test's file lost), 1 (the baseline), or 0.
+ */
+static int write_sites(struct entry *e, size_t n, const struct testfile_opts *o)
+{
+	struct ms_sites all, base;
+	struct ms_outfile out = { .fd = -1 };
+	char err[512], *text = NULL;
+	size_t len = 0;
+	FILE *m;
+	int r, rc = 0;
+
+	ms_sites_init(&all);
+	for (size_t i = 0; i < n; i++) {
+		if (!e[i].r.sites) {
+			/* ran, and no sites came back: the count would be wrong */
+			if (!e[i].r.error && !e[i].r.skipped && e[i].t->nsteps == 0)
+				fprintf(stderr, "mockrun: --sites %s: %s: %s: no sites recorded\n", o->sites,
+					e[i].f->path, e[i].t->name);
+			continue;
+		}
+		if (ms_sites_read_json(&all, e[i].r.sites, strlen(e[i].r.sites), e[i].t->name, err,
+				       sizeof(err)) < 0) {
+			fprintf(stderr, "mockrun: --sites %s: %s\n", o->sites, err);
+			rc = 125;
+		}
+	}
+	if ((r = ms_out_open(&out, "--sites", o->sites)) < 0) {
+		fprintf(stderr, "mockrun: --sites %s: %s\n", o->sites, strerror(-r));
+		ms_sites_free(&all);
+		return 125;
+	}
+	if (all.lost)
+		fprintf(stderr, "mockrun: warning: --sites %s: %llu calls not counted: a sites table "
+			"(%u slots) was full, or a process ended in the middle of a count\n", o->sites,
+			(unsigned long long)all.lost, MS_SITES_CAP);
+	m = open_memstream(&text, &len);
+	r = m ? ms_sites_write_json(&all, m) : -ENOMEM;
+	if (m && fclose(m) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r == 0)
+		r = ms_out_write(&out, text, len);
+	free(text);
+	if (r < 0 || rc || (r = ms_out_close(&out, 1)) < 0) {
+		if (r < 0)
+			fprintf(stderr, "mockrun: --sites %s: %s\n", o->sites, strerror(-r));
+		ms_out_close(&out, 0);
+		ms_sites_free(&all);
+		return 125;
+	}
+	if (o->sites_baseline) {
+		ms_sites_init(&base);
+		if (ms_sites_read_file(&base, o->sites_baseline, err, sizeof(err)) < 0) {
+			fprintf(stderr, "mockrun: --sites-baseline %s\n", err);
+			rc = 125;
+		} else if (ms_sites_baseline(&base, &all, o->sites_baseline, stderr)) {
+			rc = 123;
+		}
+		ms_sites_free(&base);
+	}
+	ms_sites_free(&all);
+	return rc;
+}
+
 int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts *o)
 {
 	struct file **files = memset(xrealloc(NULL, (size_t)npaths * sizeof(*files)), 0,
@@ -559,12 +673,19 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 			rc = 128 + ms_tf_stop_sig;
 		else if (write_results(e, n, o, started) == 125)
 			rc = 125;
+		if (!ms_tf_stop_sig && o->sites) {
+			int sr = write_sites(e, n, o);
+
+			/* the baseline's 123 wins over a failed test's 1 */
+			rc = sr == 125 || rc == 125 ? 125 : sr ? sr : rc;
+		}
 		for (int i = 0; i < 3; i++)
 			sigaction(stop_sigs[i], &old[i], NULL);
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].r.details);
 		free(e[i].r.report);
+		free(e[i].r.sites);
 		free(e[i].r.out);
 		free(e[i].r.err);
 	}
@@ -572,5 +693,5 @@ int ms_run_test_files(char *const *paths, int npaths, const struct testfile_opts
 	for (int i = 0; i < npaths && files[i]; i++)
 		ms_tf_free(files[i]);
 	free(files);
-	return rc == 125 || rc > 128 ? rc : failed || rc ? 1 : 0;
+	return rc == 125 || rc == 123 || rc > 128 ? rc : failed || rc ? 1 : 0;
 }

@@ -22,6 +22,8 @@ struct testfile_opts {
 	int shard_k, shard_n;	/* --shard K/N, n 0: all */
 	char *const *site_skip;	/* --site-skip globs for every session */
 	int nsite_skip;
+	const char *sites;	/* --sites FILE: the tests' sites, merged, or NULL */
+	const char *sites_baseline;	/* --sites-baseline FILE, or NULL */
 };
 
 /* Parses every file (125 on an error, before anything runs), runs the

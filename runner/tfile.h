@@ -120,6 +120,7 @@ struct result {
 				 * statements and their uses), or NULL */
 	char *out, *err;	/* what the program wrote */
 	double seconds;
+	char *sites;		/* --sites: the test's sites file, or NULL */
 };
 
 struct entry {

@@ -182,6 +182,9 @@ struct mockshim_session *ms_tf_compile(const struct file *f, const struct block 
 	}
 	/* ...by the call sites' symbolizer, which shows the report's sites */
 	ms_symbols_session(s);
+	/* --sites: the tests' runs count their sites (not the fixtures') */
+	if (o->sites && b->kind == B_TEST)
+		ms_session_set_sites(s, MS_SITES_CAP);
 	if ((b->kind == B_BACKGROUND && mockshim_session_set_control(s, 1, NULL) < 0) ||
 	    (global && f->global.stmts &&
 	     mockshim_session_add(s, f->path, f->global.stmts, strlen(f->global.stmts)) < 0) ||

@@ -24,6 +24,8 @@
  *				end 0|1|-1 MESSAGE	(ok | warning | error)
  *	quit			(the helper exits; so does it at end of input)
  * Lines end with '\n'; PATH and TEXT are the rest of the line.
+ *
+ * Error-site coverage (--sites, mockrun sites): coverage.h, below.
  */
 #ifndef MS_SITES_H
 #define MS_SITES_H
@@ -89,5 +91,8 @@ int ms_sym_at(struct ms_sym *s, const char *text, struct ms_sym_range *out, unsi
  * symbolized into out (NUL-terminated, the newline kept): its length;
  * the line as it was when nothing is known */
 size_t ms_sym_line(struct ms_sym *s, const char *line, size_t len, char *out, size_t outlen);
+
+/* ---- error-site coverage (--sites, mockrun sites) ---- */
+#include "coverage.h"
 
 #endif

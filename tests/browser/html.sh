@@ -71,4 +71,29 @@ want_out_has '<div class="msg">getuid() has remaining non-returned values (0 of 
 case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
 done_t
 
+t "mockrun sites --html: the error-site coverage page, self-contained, with its figures and rows"
+cat > "$T/cov.mock" <<'MOCK'
+test "<a file> & no access" {
+	will_fail(open, EACCES)
+	run cat /etc/hostname
+	expect_exit(1)
+}
+test "two files" {
+	expect_any_always(fstat, fd)
+	run cat /etc/hostname /etc/hostname
+}
+MOCK
+run "$M" -t "$T/cov.mock" --sites "$T/cov.json"
+want_rc 0
+run "$M" sites -q --html "$T/sites.html" "$T/cov.json"
+want_rc 0
+grep -qiE '<script|<link|<img|<iframe| src=|url\(|@import' "$T/sites.html" && problem "the page loads something or runs a script"
+run browse --dump-dom "file://$T/sites.html"
+want_out_has '<h1>Error-site coverage</h1>'
+want_out_has 'Sites failed by some test / sites reached: <b>'
+want_out_has '<tr class="untested"><td><code>cat+0x'
+want_out_has 'cov.mock::&lt;a file&gt; &amp; no access (1)</td><td>failed EACCES</td>'
+case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
+done_t
+
 finish

@@ -206,6 +206,20 @@ int main(int argc, char **argv)
 		}
 		lanes[cmd[5] == 'm' ? 0 : MS_LANES - 1] = 1000000;	/* answered */
 		st->lanes_next = 0xffffffffu;
+	} else if (strcmp(cmd, "sites-slot") == 0 || strcmp(cmd, "sites-torn") == 0) {
+		/* --sites: a slot naming a function past the table, or a slot
+		 * left half-written (a process that died in its note) */
+		struct ms_site_slot *t;
+
+		if (!spec->sites_cap) {
+			fprintf(stderr, "attack: no sites table\n");
+			exit(2);
+		}
+		t = ms_state_at(st, ms_sites_off(spec));
+		getpid(); /* a named function's call: one slot used */
+		t[spec->sites_cap - 1].state = cmd[6] == 's' ? 2 : 1;
+		t[spec->sites_cap - 1].fn = cmd[6] == 's' ? 0xfffffff0u : 0;
+		t[spec->sites_cap - 1].calls = 5;
 	} else if (strcmp(cmd, "fail-events-next") == 0) {
 		st->events_next = 0xffffffffu;
 	} else if (strcmp(cmd, "cursor") == 0) {

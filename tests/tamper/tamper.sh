@@ -55,6 +55,17 @@ case "$out" in
 esac
 done_t
 
+t "--sites: a sites slot no shim writes is no verdict (125); a half-written one is a lost call, warned"
+run "${M[@]}" --sites "$T/s.json" -e 'will_return_always(getpid, 5)' "$A" sites-slot
+want_rc 125
+want_err_has "sites table slot"
+[ -e "$T/s.json" ] && problem "a sites file was written from a tampered state"
+run "${M[@]}" --sites "$T/s.json" -e 'will_return_always(getpid, 5)' "$A" sites-torn
+want_rc 0
+want_err_has "5 calls not counted"
+grep -q '"lost": 5,' "$T/s.json" || problem "lost not in the file: $(cat "$T/s.json")"
+done_t
+
 t "zeroing the failure count changes nothing: the failure events are the verdict"
 run "${M[@]}" -e "$FAIL" "$A" fail-zero-count
 want_rc 123; want_err_has "FAILED: 1 check failed"; want_err_lacks "all checks passed"; done_t
