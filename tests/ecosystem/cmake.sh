@@ -57,6 +57,27 @@ want_out_has 'expected stdout to be "8 lines\n", got "7 lines\n"'
 want_out_has "count.mock: a wrong count fails"
 done_t
 
+t "SITES_DIR: a sites file per CTest test, merged by mockrun sites into what one mockrun -t writes"
+sed -i 's|^  LABELS mockshim$|  LABELS mockshim SITES_DIR sites|' "$EX/CMakeLists.txt"
+grep -q "SITES_DIR sites" "$EX/CMakeLists.txt" || problem "the example's CMakeLists changed: no place for SITES_DIR"
+sed -i '/^test "a wrong count fails" {/,$d' "$EX/count.mock"
+run cmake -S "$EX" -B "$EX/s" -DCMAKE_PREFIX_PATH="$prefix"
+want_rc 0
+run cmake --build "$EX/s"
+want_rc 0
+run ctest --test-dir "$EX/s" -j8 --output-on-failure
+want_rc 0
+n=$(ls "$EX/s/sites"/*.json 2>/dev/null | wc -l)
+[ "$n" -eq 4 ] || problem "$n sites files: $(ls "$EX/s/sites")"
+mr=$(find "$D" -path '*/bin/mockrun' | head -1)
+run "$mr" sites -q "$EX/s/sites"/*.json -o "$T/merged.json"
+want_rc 0
+[ "$(grep -c '::' "$T/merged.json" | head -1)" -ge 4 ] || problem "merged: $(cat "$T/merged.json")"
+run env PATH="$EX/s:$PATH" "$mr" -m "$EX/s/count_mock.so" -t "$EX/count.mock" --sites "$T/one.json"
+want_rc 0
+cmp -s "$T/one.json" "$T/merged.json" || problem "merged differs from one run: $(diff "$T/merged.json" "$T/one.json")"
+done_t
+
 t "the version file: 0.1 fits, 9.0 does not"
 mkdir -p "$T/v"
 cat > "$T/v/CMakeLists.txt" <<'CM'
