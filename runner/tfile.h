@@ -80,6 +80,9 @@ struct block {
 	char *cwd;
 	int expect_exit;	/* -1: not given */
 	int expect_signal;	/* 0: not given */
+	int expect_exit_not;	/* expect_exit_not(N): -1: not given */
+	int expect_no_signal;	/* expect_no_signal(): exits by itself, any status */
+	double timeout;		/* timeout(SECS): 0: the command line's */
 	uint32_t expect_line;
 	struct check *checks;
 	size_t nchecks;

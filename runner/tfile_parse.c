@@ -232,7 +232,7 @@ static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *o
 enum directive {
 	D_RUN, D_STDIN, D_ENV, D_CWD, D_EXPECT_EXIT, D_EXPECT_SIGNAL, D_EXPECT_STDOUT,
 	D_EXPECT_STDOUT_HAS, D_EXPECT_STDERR, D_EXPECT_STDERR_HAS, D_EXPECT_FILE_HAS,
-	D_STDIN_FILE,
+	D_STDIN_FILE, D_EXPECT_EXIT_NOT, D_EXPECT_NO_SIGNAL, D_TIMEOUT,
 };
 
 static const char *const directives[] = {
@@ -248,6 +248,9 @@ static const char *const directives[] = {
 	[D_EXPECT_STDERR_HAS] = "expect_stderr_contains",
 	[D_EXPECT_FILE_HAS] = "expect_file_contains",
 	[D_STDIN_FILE] = "stdin_file",
+	[D_EXPECT_EXIT_NOT] = "expect_exit_not",
+	[D_EXPECT_NO_SIGNAL] = "expect_no_signal",
+	[D_TIMEOUT] = "timeout",
 };
 
 static int directive_of(const char *p, const char *e, size_t *n)
@@ -326,6 +329,34 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 			return -1;
 		free(b->cwd);
 		b->cwd = x;
+		return 0;
+	case D_EXPECT_NO_SIGNAL:
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
+		args = skip_ws(args, lx->end);
+		if (args + 1 >= lx->end || args[0] != '(' || *skip_ws(args + 1, lx->end) != ')')
+			return lex_error(lx, args, "expected '()'");
+		b->expect_no_signal = 1;
+		b->expect_line = lx->line;
+		return 0;
+	case D_TIMEOUT: {
+		int secs;
+
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
+		if (lex_int_arg(lx, args, 0, &secs))
+			return -1;
+		if (secs == 0)
+			return lex_error(lx, args, "timeout(0): a test's timeout is 1 second or more");
+		b->timeout = secs;
+		return 0;
+	}
+	case D_EXPECT_EXIT_NOT:
+		if (b == &lx->f->global)
+			return lex_error(lx, lx->p, "%s belongs in a test", directives[d]);
+		if (lex_int_arg(lx, args, 0, &b->expect_exit_not))
+			return -1;
+		b->expect_line = lx->line;
 		return 0;
 	case D_EXPECT_EXIT:
 	case D_EXPECT_SIGNAL:
@@ -454,6 +485,7 @@ static void block_init(struct block *b, enum block_kind k, uint32_t line)
 	b->kind = k;
 	b->line = line;
 	b->expect_exit = -1;
+	b->expect_exit_not = -1;
 }
 
 /* The word at p, if it is w followed by a blank, '(' or the end. */

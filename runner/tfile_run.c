@@ -238,7 +238,7 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 		ms_tf_session_done(b, s);
 		return NULL;
 	}
-	mockshim_session_set_timeout(s, o->timeout);
+	mockshim_session_set_timeout(s, b->timeout > 0 ? b->timeout : o->timeout);
 	mockshim_session_set_cwd(s, dir);
 	mockshim_session_set_capture(s, 1);
 	{
@@ -441,6 +441,20 @@ int ms_tf_check_run(const struct file *f, const struct block *t, const char *dir
 			sb_printf(details, "%s:%u: expected the program to be killed by SIG%s, but it ",
 				  f->path, t->expect_line,
 				  ms_signal_abbrev(t->expect_signal) ? ms_signal_abbrev(t->expect_signal) : "?");
+			ms_tf_describe_exit(details, r);
+			sb_printf(details, "\n");
+			failed = 1;
+		}
+	} else if (t->expect_no_signal || t->expect_exit_not >= 0) {
+		/* the program ends by itself: no signal, no timeout (and, with
+		 * expect_exit_not(N), a status other than N) */
+		if (r->exec_errno || !r->exited || r->exit_status == t->expect_exit_not) {
+			if (t->expect_exit_not >= 0)
+				sb_printf(details, "%s:%u: expected an exit status other than %d, but %s ",
+					  f->path, t->expect_line, t->expect_exit_not, t->runs[0].argv[0]);
+			else
+				sb_printf(details, "%s:%u: expected %s to exit by itself, but it ", f->path,
+					  t->expect_line, t->runs[0].argv[0]);
 			ms_tf_describe_exit(details, r);
 			sb_printf(details, "\n");
 			failed = 1;

@@ -248,4 +248,42 @@ printf 'serial\nserial\ntest "x" {\n\trun true\n}\n' > "$T/serial/bad3.mock"
 run "$M" -t "$T/serial/bad3.mock"
 want_rc 125; want_err_has "bad3.mock:2:1: error: the file is serial already (line 1)"; done_t
 
+t "expect_no_signal(), expect_exit_not(N) and timeout(S): each fails what it should and passes the rest"
+cat > "$T/ends.mock" <<'MOCK'
+test "killed" {
+	run sh -c 'kill -SEGV $$'
+	expect_no_signal()
+}
+test "hangs" {
+	timeout(1)
+	run sleep 30
+	expect_no_signal()
+}
+test "any status" {
+	run sh -c 'exit 3'
+	expect_no_signal()
+}
+test "swallowed" {
+	run true
+	expect_exit_not(0)
+}
+test "reported" {
+	run false
+	expect_exit_not(0)
+}
+MOCK
+run "$M" -t "$T/ends.mock"
+want_rc 1
+want_out_has "not ok 1 - $T/ends.mock: killed"
+want_out_has "ends.mock:3: expected sh to exit by itself, but it was killed by SIGSEGV"
+want_out_has "not ok 2 - $T/ends.mock: hangs"
+want_out_has "ends.mock:8: expected sleep to exit by itself, but it timed out"
+want_out_has "ok 3 - $T/ends.mock: any status"
+want_out_has "ends.mock:16: expected an exit status other than 0, but true exited with status 0"
+want_out_has "ok 5 - $T/ends.mock: reported"
+printf 'test "x" {\n\ttimeout(0)\n\trun true\n}\n' > "$T/badtimeout.mock"
+run "$M" -t "$T/badtimeout.mock"
+want_rc 125; want_err_has "badtimeout.mock:2:9: error: timeout(0): a test's timeout is 1 second or more"
+done_t
+
 finish
