@@ -232,6 +232,9 @@ const struct ms_fn_meta *ms_catalog_get(unsigned id);
  * a reader that ran it (--trace's lines) reads them here directly. */
 extern struct ms_fn_meta ms_catalog_table[MS_FN_COUNT] __attribute__((visibility("hidden")));
 void ms_catalog_init(void);
+/* The errors function name's man page lists, "EIO,ENOSPC", or NULL
+ * (errlist.c; mockrun explore --errnos all). */
+const char *ms_catalog_errnos(const char *name);
 /* Canonical id of a canonical name or alias, or -1. */
 int ms_catalog_find(const char *name, size_t len);
 int ms_catalog_param(const struct ms_fn_meta *m, const char *name, size_t len);
