@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <limits.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -33,6 +34,7 @@ static void usage(FILE *out)
 	      "       mockrun -t FILE.mock... [OPTIONS]\n"
 	      "       mockrun ctl SOCKET ACTION...   (mockrun ctl --help)\n"
 	      "       mockrun sites FILE... [OPTIONS] (mockrun sites --help)\n"
+	      "       mockrun explore [OPTIONS] [--] PROGRAM [ARGS...]   (mockrun explore --help)\n"
 	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
 	      "waits for it and every process it starts, and reports.\n"
 	      "\n"
@@ -1069,6 +1071,45 @@ static int run_program(struct mockshim_session *s, struct cli *c, int argc, char
 	return write_outputs(s, c, &o, verdict(&res, c->error_exitcode));
 }
 
+/*
+ * mockrun explore ...: the mockrun-explore program (explore/, a client of
+ * mockrun), found beside this mockrun: the build tree's explore/, the
+ * installed libexecdir/mockshim (where mockrun was installed, or the
+ * prefix's), or $MOCKSHIM_EXPLORE.  It gets this mockrun's path in
+ * $MOCKSHIM_MOCKRUN, for its runs.
+ */
+static int run_explore(char **argv)
+{
+	char self[PATH_MAX], path[PATH_MAX + 64];
+	const char *env = getenv("MOCKSHIM_EXPLORE");
+	const char *rel[] = { "/../explore/", "/../" MS_LIBEXECDIR_REL "/mockshim/", NULL };
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0) {
+		fprintf(stderr, "mockrun: /proc/self/exe: %s\n", strerror(errno));
+		return EXIT_MOCKRUN;
+	}
+	self[n] = '\0';
+	setenv("MOCKSHIM_MOCKRUN", self, 1);
+	if (env && *env) {
+		execv(env, argv);
+		fprintf(stderr, "mockrun: MOCKSHIM_EXPLORE=%s: %s\n", env, strerror(errno));
+		return EXIT_MOCKRUN;
+	}
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	for (int i = 0; rel[i]; i++) {
+		snprintf(path, sizeof(path), "%s%smockrun-explore", self, rel[i]);
+		if (access(path, X_OK) == 0)
+			execv(path, argv);
+	}
+	snprintf(path, sizeof(path), "%s/mockshim/mockrun-explore", MS_LIBEXECDIR);
+	execv(path, argv);
+	fprintf(stderr, "mockrun: explore: cannot run %s: %s (set MOCKSHIM_EXPLORE)\n", path, strerror(errno));
+	return EXIT_MOCKRUN;
+}
+
 /* program mode's session, not freed before the exit (volatile: a store
  * never read back is not optimized away) */
 static struct mockshim_session *volatile left_to_exit;
@@ -1085,6 +1126,9 @@ int main(int argc, char **argv)
 		return ms_ctl_main(argc - 2, argv + 2);
 	if (argc >= 2 && strcmp(argv[1], "sites") == 0)
 		return ms_sites_main(argc - 1, argv + 1);
+	/* mockrun explore ...; a program named explore runs as mockrun -- explore */
+	if (argc >= 2 && strcmp(argv[1], "explore") == 0)
+		return run_explore(argv + 1);
 	/* a fixed threshold, set before the first malloc: large blocks (a
 	 * spec's arrays, the channel's copy, the state's) stay mmap'd zero
 	 * pages after a free, instead of coming back from the heap memset by
