@@ -96,4 +96,21 @@ want_out_has 'cov.mock::&lt;a file&gt; &amp; no access (1)</td><td>failed EACCES
 case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
 done_t
 
+t "explore's index.html: the findings, their sites and reproduce commands, no console error"
+mkdir -p "$T/ework"
+echo world > "$T/ework/conf.txt"
+run sh -c "cd '$T' && '$M' explore --fns malloc,write,fsync --files out.txt --workdir ework --timeout 1 -o ex -- '$PLANTED' conf.txt out.txt"
+want_rc 1
+grep -qiE '<script|<link|<img|<iframe| src=|url\(|@import' "$T/ex/index.html" && problem "the page loads something or runs a script"
+run browse --dump-dom "file://$T/ex/index.html"
+want_out_has '<h1 id="verdict">4 findings</h1>'
+want_out_has '<code class="reproduce">mockrun -t ex/0001-'
+want_out_has 'double free'
+want_out_has '<span class="silent">silent</span> write EIO at <code>planted+0x'
+case "$err" in *CONSOLE*|*"Refused to"*|*"Uncaught"*) problem "console: $(grep -E 'CONSOLE|Refused|Uncaught' <<<"$err")" ;; esac
+rm -f "$SHOT_EXPLORE"
+run browse --window-size=1100,800 --screenshot="$SHOT_EXPLORE" "file://$T/ex/index.html"
+[ -s "$SHOT_EXPLORE" ] || problem "no screenshot at $SHOT_EXPLORE"
+done_t
+
 finish
