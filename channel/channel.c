@@ -541,7 +541,7 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 
 	if (bad)
 		return bad;
-	if (r->kind < MS_R_RETURN || r->kind > MS_R_REAL)
+	if (r->kind < MS_R_RETURN || r->kind > MS_R_SIGNAL)
 		return "bad rule";
 	if (r->stmt.count == 0 || r->stmt.count < MS_COUNT_MAYBE)
 		return "bad rule count";
@@ -556,6 +556,11 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 			return bad;
 	if (!pool_ok(h, r->value_str))
 		return "rule string out of bounds";
+	/* will_hold and will_signal answer nothing: no outputs, no value */
+	if (r->kind == MS_R_HOLD)
+		return r->nouts || r->flags || !r->value_str || r->value < 0 ? "bad will_hold" : NULL;
+	if (r->kind == MS_R_SIGNAL)
+		return r->nouts || r->flags || r->value < 1 || r->value > 64 ? "bad will_signal" : NULL;
 	m = fn < MS_FN_COUNT			 ? ms_catalog_get(fn)
 	    : dyn_of(h, fn)->kind == MS_DYN_SYSCALL ? ms_syscall_by_nr(dyn_of(h, fn)->sysnr)
 						 : NULL;

@@ -35,7 +35,7 @@
 #include <stdint.h>
 
 #define MS_CHAN_MAGIC 0x4e48434du /* "MCHN" */
-#define MS_CHAN_ABI 26u
+#define MS_CHAN_ABI 27u
 #define MS_STATE_MAGIC 0x5453434du /* "MCST" */
 /* "SPEC,STATE": the paths of the two memfds (/proc/PID/fd/N) */
 #define MS_CHAN_ENV "MOCKSHIM_CHANNEL"
@@ -185,7 +185,11 @@ struct ms_state_hdr {
 	uint32_t sites_lost;	/* --sites: calls the full sites table had no
 				 * slot for (mockrun says so, never silent).
 				 * write: a count only */
-	uint32_t reserved[6];
+	uint32_t hold_seq;	/* bumped (and futex-woken) each time a thread
+				 * comes to a will_hold or leaves one: what
+				 * mockrun's watcher waits on (hold.c).  write:
+				 * a wake-up, no verdict */
+	uint32_t reserved[5];
 };
 
 #define MS_TRACE_SHORT (-1)
@@ -263,7 +267,14 @@ struct ms_rule_state {
 	uint32_t failed;	/* failures naming it, counted before their event.
 				 * write: 0 with the event kept, 125; more than
 				 * the events, a failure recorded in part (123) */
-	uint32_t reserved[9];
+	/* will_hold (decide/hold.c): a thread that comes takes ticket
+	 * hold_arrived++ and waits (futex) until hold_released is past it;
+	 * mockrun ctl --release moves hold_released.  write: a thread
+	 * released early or held on; the report's verdict on holds comes
+	 * from the events */
+	uint32_t hold_arrived;
+	uint32_t hold_released;
+	uint32_t reserved[7];
 };
 
 /*
@@ -397,6 +408,10 @@ enum ms_rule_kind {
 	MS_R_RETURN = 1,	/* will_return*: reply with value and outputs */
 	MS_R_FAIL,		/* will_fail*: the row's failure value */
 	MS_R_REAL,		/* will_call_real: pass through, taking a turn */
+	MS_R_HOLD,		/* will_hold: the thread waits until released, then
+				 * the call goes on to the next statement; value:
+				 * timeout= in ns (0: none), value_str: name= */
+	MS_R_SIGNAL,		/* will_signal: the thread raises signal value */
 };
 
 enum ms_rule_flags {
@@ -711,6 +726,10 @@ enum ms_event_type {
 				 * seq the frames recorded; MS_CRASH_FRAME: frame
 				 * param of its stack (0: the faulting
 				 * instruction, then return addresses) */
+	MS_EV_HOLD,		/* a thread came to will_hold rule: value its ticket,
+				 * text the call with its arguments, the caller */
+	MS_EV_UNHOLD,		/* it left: value its ticket; kind 0 released,
+				 * 1 past the hold's timeout= */
 };
 
 enum ms_crash_kind { MS_CRASH_SITE = 0, MS_CRASH_FRAME = 1 };
@@ -731,6 +750,10 @@ enum ms_failure_kind {
 	MS_FAIL_NO_CALL,	/* orders: a call expect_no_call forbids */
 	MS_FAIL_MOCK_EMPTY,	/* rules (the function's last, or ~0u): mock() with
 				 * nothing queued */
+	MS_FAIL_HELD,		/* rules: a thread held at a will_hold was never
+				 * released: value 1, past its timeout= (the shim);
+				 * 0, still held when its process or the run ended
+				 * (mockrun, after the run); text: the call */
 };
 
 enum ms_event_flags {
@@ -848,7 +871,7 @@ _Static_assert(sizeof(struct ms_stmt) == 40 && sizeof(struct ms_expect) == 72 &&
  * delay, not will_call_real. */
 static inline int ms_rule_plain(const struct ms_rule *r)
 {
-	return r->kind != MS_R_REAL && !r->nouts && !r->delay_ns && !r->prob &&
+	return r->kind <= MS_R_FAIL && !r->nouts && !r->delay_ns && !r->prob &&
 	       !(r->flags & ~(MS_RF_ERRNO | MS_RF_DOUBLE));
 }
 
@@ -866,7 +889,7 @@ static inline uint8_t ms_rule_lean(const struct ms_rule *r)
  * more. */
 static inline int ms_rule_laned(const struct ms_rule *r)
 {
-	return r->kind != MS_R_REAL && r->stmt.count >= MS_LANE_MIN && !r->nouts && !r->delay_ns &&
+	return r->kind <= MS_R_FAIL && r->stmt.count >= MS_LANE_MIN && !r->nouts && !r->delay_ns &&
 	       !r->prob && !r->stmt.ncond && !r->stmt.from_glob;
 }
 

@@ -20,6 +20,7 @@
 #include "catalog/catalog.h"
 #include "channel/channel.h"
 #include "decide.h"
+#include "hold.h"
 
 /* Every block handed out, lane k: a turn taken from the first that holds
  * one, answered from it (channel.h, "Lanes").  Only once the rule's count
@@ -335,6 +336,27 @@ static void rewrite(const struct ms_rule *r, uint64_t *a)
 	ms_rewrote = (int)r->stmt.fn + 1;
 }
 
+static int decide_live(unsigned id, const uint64_t *a, int64_t *ret, const void *caller,
+		       uint32_t call, int k, uint32_t from, uint32_t *took);
+
+/* After a will_hold or will_signal's turn of rule ri: the statements of
+ * the function after it (a live one's: the live ones after it). */
+static int go_on(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret, const void *caller,
+		 uint32_t call)
+{
+	const struct ms_chan_fn *f = &ms_d.fns[id];
+	int k = f->flags & MS_FF_AFTER ? 2 : 0;
+	uint32_t took = 0;
+
+	if (ri >= f->first_rule && ri < f->first_rule + f->nrules) {
+		k = ms_decide_from(id, ri + 1, a, ret, caller, call);
+		ri = ms_d.chan->live_first - 1; /* every live statement after */
+	}
+	if (k != 1 && (f->flags & MS_FF_COUNTED) && ms_d.chan->live_cap && ri + 1 >= ms_d.chan->live_first)
+		k = decide_live(id, a, ret, caller, call, k, ri + 1 - ms_d.chan->live_first, &took);
+	return k;
+}
+
 /* A turn of rule ri (of function rules[ri].fn), claimed. */
 __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t *ret,
 					    const void *caller, uint32_t call)
@@ -347,6 +369,15 @@ __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t 
 
 	if (r->delay_ns)
 		sleep_ns(r->delay_ns);
+	if (r->kind == MS_R_HOLD || r->kind == MS_R_SIGNAL) {
+		if (r->kind == MS_R_HOLD)
+			ms_hold(id, ri, a, caller, call);
+		else
+			ms_raise(id, ri, a, caller, call);
+		errno = saved;
+		/* released (or the signal returned): the call goes on */
+		return go_on(id, ri, a, ret, caller, call);
+	}
 	if (r->kind == MS_R_REAL) {
 		if (r->nouts)
 			rewrite(r, (uint64_t *)(uintptr_t)a);
@@ -552,14 +583,14 @@ __attribute__((noinline)) int ms_decide_sites(unsigned id, const uint64_t *a, in
  * Only counted functions get here, and only their calls numbered.
  */
 static __attribute__((noinline)) int decide_live(unsigned id, const uint64_t *a, int64_t *ret,
-						 const void *caller, uint32_t call, int k,
+						 const void *caller, uint32_t call, int k, uint32_t from,
 						 uint32_t *took)
 {
 	uint32_t n = __atomic_load_n(&ms_d.chan->live_n, __ATOMIC_ACQUIRE);
 
 	if (n > ms_d.chan->live_cap)
 		n = ms_d.chan->live_cap;
-	for (uint32_t j = 0; j < n; j++) {
+	for (uint32_t j = from; j < n; j++) {
 		uint32_t ri = ms_d.chan->live_first + j;
 		const struct ms_rule *r = &ms_d.rules[ri];
 
@@ -610,7 +641,7 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 	k = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call, &took)
 		      : f->flags & MS_FF_AFTER ? 2 : 0;
 	if (ms_unlikely(f->flags & MS_FF_COUNTED) && k != 1 && ms_d.chan->live_cap)
-		k = decide_live(id, a, ret, caller, call, k, &took);
+		k = decide_live(id, a, ret, caller, call, k, 0, &took);
 	if (ms_unlikely(f->flags & MS_FF_SITES)) {
 		saved = errno;
 		sites_note(id, took, caller);

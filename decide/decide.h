@@ -23,7 +23,8 @@
  * The folder's files, bottom up (each includes only those below it):
  * tier.h (ms_d, the hooks), usermem.h (the caller's memory), events.h
  * (the state's events and failures), when.h (in=, from=, when(),
- * probability=), checks.h (expectations, call order), this header
+ * probability=), checks.h (expectations, call order), hold.h (will_hold
+ * and will_signal), this header
  * (decide.c: the rules and replies), tracefmt.h (the trace line).
  */
 #ifndef MS_DECIDE_H
@@ -38,6 +39,7 @@
 #include "events.h"
 #include "when.h"
 #include "checks.h"
+#include "hold.h"
 
 /* The last lean site no statement was for, per thread: see decide_from. */
 extern __thread uint64_t ms_t_skip MS_DEC_HIDDEN;

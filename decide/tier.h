@@ -136,6 +136,11 @@ MS_DEC_HIDDEN int ms_hook_site(const void *caller, char *obj, size_t cap, uint64
 /* --on-fail=abort: a check failed; stop the program.  Shim: reply.c;
  * the supervisor: SIGABRT to the calling process. */
 MS_DEC_HIDDEN void ms_hook_abort(void);
+/* will_hold: whether the held call can no longer go on, after each
+ * wake-up of its wait.  Shim: 0 (the thread itself waits); the
+ * supervisor, which waits in the caller's place: mockrun stops, or the
+ * caller died (its notification is no longer valid). */
+MS_DEC_HIDDEN int ms_hook_hold_gone(void);
 /* An output only a libc function has (MS_O_PASSWD_R, MS_O_STRDUP,
  * MS_O_POOLPTR, MS_O_ADDRINFO, MS_O_FERROR): written; 0, or an error
  * code for the return value (ERANGE, EAI_*).  Shim: reply.c. */

@@ -24,6 +24,8 @@ static const struct ms_stmt_kind stmt_kinds[] = {
 	{ K("will_fail"), ST_RULE, MS_R_FAIL, 1, 0, 1, "will_fail(FN [, ERR] [, ...])" },
 	{ K("will_fail_count"), ST_RULE, MS_R_FAIL, 0, 2, 2, "will_fail_count(FN, ERR, COUNT [, ...])" },
 	{ K("will_call_real"), ST_RULE, MS_R_REAL, 1, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
+	{ K("will_hold"), ST_RULE, MS_R_HOLD, 1, 0, 1, "will_hold(FN, name=\"NAME\" [, COUNT] [, ...])" },
+	{ K("will_signal"), ST_RULE, MS_R_SIGNAL, 1, 1, 2, "will_signal(FN, SIG [, COUNT] [, ...])" },
 #define X(name, kind, n, args)                                                              \
 	{ K(name), ST_EXPECT, kind, 1, n, n, name "(FN, PARAM" args ")" },                      \
 	{ K(name "_count"), ST_EXPECT, kind, 0, n + 1, n + 1, name "_count(FN, PARAM" args ", COUNT)" },
@@ -223,6 +225,45 @@ static int compile_reply_option(struct ms_parser *ps, struct ms_compiling *c, co
 	return 0;
 }
 
+/* name= and timeout= of will_hold; probability= and delay= of both
+ * will_hold and will_signal, which answer nothing (no errno=, no
+ * outputs). */
+static int compile_stop_option(struct ms_parser *ps, struct ms_compiling *c, const struct ms_arg *a)
+{
+	int hold = c->sk->kind == MS_R_HOLD;
+
+	if (key_is(a, "probability") || key_is(a, "delay"))
+		return compile_reply_option(ps, c, a);
+	if (hold && key_is(a, "name")) {
+		const char *p = ps->spec->pool + a->v.str;
+
+		if (a->v.kind != V_STR || a->v.len == 0 || a->v.len > 64)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+					  "name= needs a string of 1 to 64 bytes (what mockrun ctl "
+					  "--wait-held and --release call the hold)");
+		for (uint32_t k = 0; k < a->v.len; k++)
+			if ((unsigned char)p[k] <= 0x20 || p[k] == 0x7f || p[k] == '"' || p[k] == '\\')
+				return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+						  "name= takes no spaces, quotes, backslashes or "
+						  "control characters");
+		c->r.value_str = a->v.str;
+		return 0;
+	}
+	if (hold && key_is(a, "timeout")) {
+		if (a->v.kind != V_DUR || a->v.i <= 0)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+					  "timeout= needs a duration with a unit (500ms, 2s)");
+		c->r.value = a->v.i;
+		return 0;
+	}
+	return ms_fail_at(&ps->lx, a->line, a->col,
+			  "%s takes no '%.*s=' (%s in=, from=, probability=, delay=%s): it "
+			  "answers nothing, the call goes on%s",
+			  hold ? "will_hold" : "will_signal", (int)a->key_n, a->key,
+			  hold ? "options: name=, timeout=," : "options:", hold ? "" : " and when()",
+			  hold ? " once released" : " if the signal returns");
+}
+
 /* One KEY=VALUE argument: an option, an output, or (will_call_real) an
  * argument the real call gets instead. */
 static int compile_keyed(struct ms_parser *ps, struct ms_compiling *c, const struct ms_arg *a)
@@ -261,6 +302,8 @@ static int compile_keyed(struct ms_parser *ps, struct ms_compiling *c, const str
 		return ms_fail_at(&ps->lx, a->line, a->col,
 				  "%.*s takes no '%.*s=' (only the options in=, from= and at=)",
 				  (int)st->name.n, st->name.s, (int)a->key_n, a->key);
+	if (c->sk->kind == MS_R_HOLD || c->sk->kind == MS_R_SIGNAL)
+		return compile_stop_option(ps, c, a);
 	if (key_is(a, "errno") || key_is(a, "probability") || key_is(a, "delay"))
 		return compile_reply_option(ps, c, a);
 	if (c->sk->kind == MS_R_REAL)
@@ -557,6 +600,26 @@ static int reply_fail(struct ms_parser *ps, struct ms_compiling *c)
 	return 0;
 }
 
+/* will_hold(FN, name="NAME" [, COUNT]) and will_signal(FN, SIG [, COUNT]). */
+static int stop_rule(struct ms_parser *ps, struct ms_compiling *c)
+{
+	struct ms_rule *r = &c->r;
+
+	if (c->sk->kind == MS_R_HOLD) {
+		if (!r->value_str)
+			return ms_fail_tok(&ps->lx, &c->st->name,
+					   "will_hold needs name=\"NAME\": what mockrun ctl --wait-held "
+					   "and --release call it");
+		return c->npos == 1 ? ms_parse_count(ps, &c->pos[0]->v, 1, &r->stmt.count) : 0;
+	}
+	if (c->pos[0]->v.kind != V_INT || c->pos[0]->v.i < 1 || c->pos[0]->v.i > 64)
+		return ms_fail_at(&ps->lx, c->pos[0]->v.line, c->pos[0]->v.col,
+				  "will_signal needs a signal (SIGKILL, SIGSEGV, 9), not %s",
+				  c->pos[0]->v.kind == V_INT ? "that number" : ms_val_kind_name(c->pos[0]->v.kind));
+	r->value = c->pos[0]->v.i;
+	return c->npos == 2 ? ms_parse_count(ps, &c->pos[1]->v, 1, &r->stmt.count) : 0;
+}
+
 /* Outputs every mocked reply writes, like libc (time's *tloc). */
 static int reply_implied_outs(struct ms_parser *ps, const struct ms_compiling *c)
 {
@@ -598,9 +661,11 @@ static int compile_rule(struct ms_parser *ps, struct ms_compiling *c, uint32_t o
 		r = reply_return(ps, c);
 	else if (c->sk->kind == MS_R_FAIL)
 		r = reply_fail(ps, c);
+	else if (c->sk->kind == MS_R_HOLD || c->sk->kind == MS_R_SIGNAL)
+		r = stop_rule(ps, c);
 	else
 		r = c->npos == 1 ? ms_parse_count(ps, &c->pos[0]->v, 1, &c->r.stmt.count) : 0;
-	if (r || (c->sk->kind != MS_R_REAL && reply_implied_outs(ps, c)))
+	if (r || (c->sk->kind <= MS_R_FAIL && reply_implied_outs(ps, c)))
 		return -1;
 	c->r.outs_first = outs_first;
 	c->r.nouts = spec->nouts - outs_first;

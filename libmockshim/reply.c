@@ -158,6 +158,11 @@ static struct hostent *hostent_of(const struct ms_rule *r, const uint64_t *a)
 	return &he;
 }
 
+int ms_hook_hold_gone(void)
+{
+	return 0;
+}
+
 void ms_hook_abort(void)
 {
 	ms_diag("a check failed: aborting (--on-fail=abort)", NULL);

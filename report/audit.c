@@ -52,12 +52,17 @@ static int event_rule_ok(const struct ms_chan_hdr *h, const struct ms_event *e)
 		       (e->kind == MS_CRASH_SITE ? e->param == 0
 			: e->kind == MS_CRASH_FRAME && e->param < MS_CRASH_FRAMES) &&
 		       e->seq <= MS_CRASH_FRAMES;
+	case MS_EV_HOLD:
+	case MS_EV_UNHOLD:
+		return e->rule < h->nrules &&
+		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].kind == MS_R_HOLD;
 	case MS_EV_CONSUME:
 		return e->rule < h->nrules &&
 		       ((const struct ms_rule *)ms_chan_at(h, h->rules_off))[e->rule].stmt.fn == e->fn;
 	case MS_EV_FAIL:
 		switch (e->kind) {
 		case MS_FAIL_OUTPUT_NULL:
+		case MS_FAIL_HELD:
 			return e->rule < h->nrules;
 		case MS_FAIL_MOCK_EMPTY:
 			return e->rule < h->nrules || e->rule == UINT32_MAX;

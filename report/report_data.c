@@ -91,6 +91,7 @@ static const char *fail_kind_name(int kind)
 	case MS_FAIL_ORDER_EXTRA: return "order_extra";
 	case MS_FAIL_NO_CALL: return "no_call";
 	case MS_FAIL_MOCK_EMPTY: return "mock_empty";
+	case MS_FAIL_HELD: return "held";
 	default: return "failed";
 	}
 }

@@ -318,6 +318,7 @@ static struct item failure_item(const struct ms_report_in *s, const struct ms_ev
 	switch (e->kind) {
 	case MS_FAIL_OUTPUT_NULL:
 	case MS_FAIL_MOCK_EMPTY:
+	case MS_FAIL_HELD:
 		return e->rule < h->nrules ? rp_item_at(s, e->rule) : none;
 	case MS_FAIL_CHECK:
 	case MS_FAIL_NO_EXPECT:
@@ -374,6 +375,13 @@ void rp_failure_text(FILE *f, const struct ms_report_in *s, const struct ms_even
 		break;
 	case MS_FAIL_NO_CALL:
 		fputs("called, but expect_no_call forbids any call", f);
+		break;
+	case MS_FAIL_HELD:
+		fprintf(f, "thread %d held at hold '%s' %s: ", e->tid,
+			e->rule < h->nrules ? rp_safe(str(s, rule_at(s, e->rule)->value_str)) : "?",
+			e->value == 1 ? "past its timeout=, then let go"
+				      : "was never released (still held when its process or the run ended)");
+		rp_put_escaped(f, (const unsigned char *)e->text, strnlen(e->text, MS_EV_TEXT));
 		break;
 	case MS_FAIL_MOCK_EMPTY:
 		fprintf(f, "mock() #%u of the run found no value queued (%s)", e->seq,

@@ -157,6 +157,19 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 				(long long)e->value);
 		} else if (e->type == MS_EV_FAIL) {
 			rp_failure_text(out, s, e, i, "    ");
+		} else if (e->type == MS_EV_CONSUME && rule_at(s, e->rule)->kind == MS_R_SIGNAL) {
+			const struct ms_rule *r = rule_at(s, e->rule);
+			/* will_signal: the signal the process (likely) died of */
+			const char *sig = ms_signal_abbrev((int)e->value);
+
+			fprintf(out, "mockshim: kill point reached: %s:%u: %s raised SIG%s in %s[%d] "
+				     "(thread %d) at %s()",
+				str(s, r->stmt.src), r->stmt.line, rp_stmt_text(s, r->stmt.text),
+				sig ? sig : "?", rp_exe_of(s, e->pid, i), e->pid, e->tid,
+				rp_fn_name(s, e->fn));
+			if (e->call)
+				fprintf(out, " call %u", e->call);
+			fputc('\n', out);
 		}
 	}
 	if (rp_failed_checks(s) > shown + s->lost_failures)
@@ -198,6 +211,7 @@ uint32_t rp_case_of(const struct ms_report_in *s, const struct cases *c, const s
 	switch (e->kind) {
 	case MS_FAIL_OUTPUT_NULL:
 	case MS_FAIL_MOCK_EMPTY:
+	case MS_FAIL_HELD:
 		return e->rule < h->nrules ? c->pos[e->rule] : c->n;
 	case MS_FAIL_CHECK:
 	case MS_FAIL_NO_EXPECT:

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <linux/futex.h>
+#include <pthread.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -34,16 +36,17 @@
 #include "channel/channel.h"
 #include "clockmove.h"
 #include "control.h"
+#include "holds.h"
 #include "session.h"
 
-#define MAX_CLIENTS (MS_CONTROL_POLLFDS - 1)
+#define MAX_CLIENTS (MS_CONTROL_POLLFDS - 2)
 #define POLL_WAIT_MS 10 /* how often a --wait-call looks at the counts */
 #define DRAIN_MS 100	/* how long the end waits for requests of clients that came */
 /* how long the janitor keeps the run's end for a --wait-exit that
  * comes after the socket is gone */
 #define ENDED_S 10
 
-enum wait_kind { WAIT_NONE, WAIT_CALL, WAIT_EXIT };
+enum wait_kind { WAIT_NONE, WAIT_CALL, WAIT_EXIT, WAIT_HELD };
 
 struct client {
 	int fd;
@@ -54,7 +57,7 @@ struct client {
 	enum wait_kind wait;
 	unsigned fns[6], nfns;	/* WAIT_CALL: the function and its variants, */
 	uint64_t n;		/* how many calls */
-	char fn[64];		/* its name as asked */
+	char fn[72];		/* its name as asked; WAIT_HELD: the hold's */
 	int64_t deadline;	/* ms of CLOCK_MONOTONIC, -1: none */
 };
 
@@ -69,6 +72,17 @@ struct ms_control {
 	ino_t ino;
 	struct client c[MAX_CLIENTS];
 	size_t nc;
+	/*
+	 * --wait-held: a thread that waits on the state's hold_seq (a futex
+	 * every thread that comes to a hold, or leaves one, bumps and wakes)
+	 * and writes a byte into a pipe the run loop polls: the loop looks
+	 * at the holds the moment one changes, with no polling.
+	 */
+	int watch[2];		/* the pipe, -1: no watcher */
+	pthread_t watcher;
+	uint32_t *seq;		/* the state's hold_seq */
+	int watch_stop;		/* (atomic) */
+	size_t watch_at;	/* its pollfd's index, 0: not polled */
 };
 
 /* ---- the socket and what removes it ---- */
@@ -317,6 +331,7 @@ struct ms_control *ms_control_open(const char *path, char *err, size_t cap)
 		return NULL;
 	}
 	c->lfd = c->janitor = -1;
+	c->watch[0] = c->watch[1] = -1;
 	if (!path) {
 		const char *tmp = getenv("TMPDIR");
 
@@ -586,6 +601,86 @@ static void add_live(struct client *cl, struct mockshim_session *s, char *text, 
 	reply(cl, r < 0 ? "error" : "ok", msg, strlen(msg));
 }
 
+static void *watch_holds(void *arg)
+{
+	struct ms_control *c = arg;
+
+	while (!__atomic_load_n(&c->watch_stop, __ATOMIC_ACQUIRE)) {
+		uint32_t v = __atomic_load_n(c->seq, __ATOMIC_ACQUIRE);
+		char b = 1;
+
+		if (write(c->watch[1], &b, 1) < 0) {
+			/* full: the loop has a byte to read already */
+		}
+		if (__atomic_load_n(&c->watch_stop, __ATOMIC_ACQUIRE))
+			break;
+		syscall(SYS_futex, c->seq, FUTEX_WAIT, v, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
+/* The watcher, from the first --wait-held on: 0, or -1. */
+static int start_watcher(struct ms_control *c, struct mockshim_session *s)
+{
+	if (c->watch[0] >= 0)
+		return 0;
+	if (pipe2(c->watch, O_CLOEXEC | O_NONBLOCK) != 0) {
+		c->watch[0] = c->watch[1] = -1;
+		return -1;
+	}
+	c->seq = ms_holds_seq(s);
+	c->watch_stop = 0;
+	if (pthread_create(&c->watcher, NULL, watch_holds, c) != 0) {
+		close(c->watch[0]);
+		close(c->watch[1]);
+		c->watch[0] = c->watch[1] = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* Ends the watcher (the state is still mapped). */
+static void stop_watcher(struct ms_control *c)
+{
+	if (c->watch[0] < 0)
+		return;
+	__atomic_store_n(&c->watch_stop, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(c->seq, 1, __ATOMIC_ACQ_REL);
+	syscall(SYS_futex, c->seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	pthread_join(c->watcher, NULL);
+	close(c->watch[0]);
+	close(c->watch[1]);
+	c->watch[0] = c->watch[1] = -1;
+	c->watch_at = 0;
+}
+
+/* --wait-held: the threads held at the hold, one line each; 0 when none. */
+static int reply_held(struct client *cl, struct mockshim_session *s, const char *name)
+{
+	struct ms_held h[16];
+	size_t k = ms_holds_list(s, name, h, 16);
+	char body[16 * 512];
+	size_t len = 0;
+
+	if (!k)
+		return 0;
+	for (size_t i = 0; i < k && i < 16; i++) {
+		ms_held_line(&h[i], body + len, sizeof(body) - len);
+		len += strlen(body + len);
+	}
+	reply(cl, "ok", body, len);
+	return 1;
+}
+
+static int hold_name_ok(struct client *cl, struct mockshim_session *s, const char *opt,
+			const char *name)
+{
+	if (ms_holds_named(s, name))
+		return 1;
+	replyf(cl, "error", "%s: no will_hold is named '%s' in this run\n", opt, name);
+	return 0;
+}
+
 /* One request: args[0] is the verb. */
 static void handle(struct ms_control *c, struct client *cl, struct mockshim_session *s, char **args,
 		   size_t nargs)
@@ -661,6 +756,69 @@ static void handle(struct ms_control *c, struct client *cl, struct mockshim_sess
 		}
 		cl->wait = WAIT_EXIT;
 		cl->deadline = ms_mono_ms() + ms;
+	} else if (strcmp(verb, "wait-held") == 0) {
+		int64_t ms;
+
+		if (nargs != 3 || parse_i64(args[2], &ms) < 0) {
+			replyf(cl, "error", "wait-held: a bad request\n");
+			return;
+		}
+		if (!hold_name_ok(cl, s, "--wait-held", args[1]) || reply_held(cl, s, args[1]))
+			return;
+		if (start_watcher(c, s) < 0) {
+			replyf(cl, "error", "--wait-held: cannot start the watcher: %s\n", strerror(errno));
+			return;
+		}
+		cl->wait = WAIT_HELD;
+		snprintf(cl->fn, sizeof(cl->fn), "%s", args[1]);
+		cl->deadline = ms_mono_ms() + ms;
+	} else if (strcmp(verb, "release") == 0 && (nargs >= 2 && nargs <= 4)) {
+		char msg[2048];
+		size_t k;
+
+		if (!hold_name_ok(cl, s, "--release", args[1]))
+			return;
+		if (!ms_holds_list(s, args[1], NULL, 0)) {
+			replyf(cl, "error", "--release: no thread is held at '%s' now\n", args[1]);
+			return;
+		}
+		if (nargs >= 3) {
+			/* the statement first: the held call takes it */
+			size_t len = unescape(args[2]);
+			int r;
+
+			if (nargs == 4)
+				unescape(args[3]);
+			pthread_mutex_lock(&s->live_lock);
+			r = s->live_open ? ms_session_add_live(s, nargs == 4 ? args[3] : NULL, args[2], len,
+							       msg, sizeof(msg))
+					 : -EINVAL;
+			if (!s->live_open)
+				snprintf(msg, sizeof(msg), "the run ended\n");
+			pthread_mutex_unlock(&s->live_lock);
+			if (r < 0) {
+				reply(cl, "error", msg, strlen(msg));
+				return;
+			}
+		}
+		k = ms_holds_release(s, args[1]);
+		replyf(cl, "ok", "released %zu thread%s at '%s'\n", k, k == 1 ? "" : "s", args[1]);
+	} else if (strcmp(verb, "kill") == 0 && nargs == 3) {
+		size_t k;
+
+		if (parse_i64(args[2], &v) < 0 || v < 1 || v > 64) {
+			replyf(cl, "error", "kill: a bad signal\n");
+			return;
+		}
+		if (!hold_name_ok(cl, s, "--kill", args[1]))
+			return;
+		k = ms_holds_kill(s, args[1], (int)v);
+		if (!k) {
+			replyf(cl, "error", "--kill: no thread is held at '%s' now\n", args[1]);
+			return;
+		}
+		replyf(cl, "ok", "signalled the process of %zu held thread%s at '%s'\n", k, k == 1 ? "" : "s",
+		       args[1]);
 	} else if (strcmp(verb, "add") == 0 && (nargs == 2 || nargs == 3)) {
 		add_live(cl, s, args[1], nargs == 3 ? args[2] : NULL);
 	} else if (strcmp(verb, "stop") == 0 && nargs == 1) {
@@ -709,6 +867,9 @@ static void check_waits(struct ms_control *c, struct mockshim_session *s)
 				replyf(cl, "timeout", "--wait-call: %s was called %llu time%s of %llu\n",
 				       cl->fn, (unsigned long long)k, k == 1 ? "" : "s",
 				       (unsigned long long)cl->n);
+		} else if (cl->wait == WAIT_HELD) {
+			if (!reply_held(cl, s, cl->fn) && t >= cl->deadline)
+				replyf(cl, "timeout", "--wait-held: no thread came to hold '%s'\n", cl->fn);
 		} else if (cl->wait == WAIT_EXIT && t >= cl->deadline) {
 			replyf(cl, "timeout", "--wait-exit: %s is still running\n", s->program);
 		}
@@ -725,6 +886,11 @@ size_t ms_control_pollfds(struct ms_control *c, struct pollfd *pfd)
 			.fd = c->c[i].fd,
 			.events = c->c[i].out ? POLLOUT : c->c[i].wait ? 0 : POLLIN,
 		};
+	c->watch_at = 0;
+	if (c->watch[0] >= 0) {
+		c->watch_at = n;
+		pfd[n++] = (struct pollfd){ .fd = c->watch[0], .events = POLLIN };
+	}
 	return n;
 }
 
@@ -734,7 +900,9 @@ int ms_control_wait_ms(const struct ms_control *c)
 
 	for (size_t i = 0; i < c->nc; i++) {
 		int64_t d = c->c[i].wait == WAIT_CALL ? POLL_WAIT_MS
-			    : c->c[i].wait == WAIT_EXIT ? c->c[i].deadline - t : -1;
+			    : c->c[i].wait == WAIT_EXIT || c->c[i].wait == WAIT_HELD
+				    ? (c->c[i].deadline > t ? c->c[i].deadline - t : 0)
+				    : -1;
 
 		if (d >= 0 && (w < 0 || d < w))
 			w = d;
@@ -747,6 +915,12 @@ void ms_control_serve(struct ms_control *c, const struct pollfd *pfd, size_t n,
 {
 	size_t nc = c->nc;
 
+	if (c->watch_at && c->watch_at < n && (pfd[c->watch_at].revents & POLLIN)) {
+		char b[64];
+
+		while (read(c->watch[0], b, sizeof(b)) > 0)
+			;
+	}
 	/* the clients first, as polled (accepting adds more at the end) */
 	for (size_t i = nc; i-- > 0;) {
 		struct client *cl = &c->c[i];
@@ -844,11 +1018,15 @@ void ms_control_finish(struct ms_control *c, struct mockshim_session *s)
 		ms_control_serve(c, pfd, n, s);
 	}
 	check_waits(c, s);
+	stop_watcher(c);
 	for (size_t i = 0; i < c->nc; i++) {
 		struct client *cl = &c->c[i];
 
 		if (cl->wait == WAIT_EXIT)
 			reply(cl, "ok", status, strlen(status));
+		else if (cl->wait == WAIT_HELD)
+			replyf(cl, "error", "--wait-held: the run ended; no thread was held at '%s'\n",
+			       cl->fn);
 		else if (cl->wait == WAIT_CALL)
 			replyf(cl, "error", "--wait-call: the run ended; %s was called %llu time%s of %llu\n",
 			       cl->fn, (unsigned long long)ms_session_calls_of(s, cl->fns, cl->nfns), ms_session_calls_of(s, cl->fns, cl->nfns) == 1 ? "" : "s",
@@ -864,6 +1042,7 @@ void ms_control_close(struct ms_control *c)
 
 	if (!c)
 		return;
+	stop_watcher(c);
 	/* what is left to say, said with a bound on each client */
 	for (size_t i = 0; i < c->nc; i++) {
 		struct client *cl = &c->c[i];

@@ -20,8 +20,9 @@
  * line (-e and -f text escaped in it) */
 #define MS_CTL_PROTO "mockshim-ctl 1"
 #define MS_CTL_MAX_REQUEST 65536
-/* pollfds a control socket may want: the listener and its clients */
-#define MS_CONTROL_POLLFDS 17
+/* pollfds a control socket may want: the listener, its clients and the
+ * hold watcher's pipe */
+#define MS_CONTROL_POLLFDS 18
 
 struct mockshim_session;
 struct ms_control;

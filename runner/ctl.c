@@ -42,6 +42,16 @@ static void ctl_usage(FILE *f)
 	      "                          every process (sources ctl#1, ctl#2, ...)\n"
 	      "  --source NAME           the source of the -e/-f after it, in errors and\n"
 	      "                          reports (NAME:LINE:COL), instead of ctl#N\n"
+	      "  --wait-held NAME        until a thread is held at will_hold(..., name=NAME):\n"
+	      "                          prints pid, tid, process, the call and its site,\n"
+	      "                          a line per thread held there\n"
+	      "  --release NAME [-e STMTS]\n"
+	      "                          lets every thread held at NAME go on to FN's next\n"
+	      "                          statement or the real call; with -e, STMTS are\n"
+	      "                          added first, so the held call takes them\n"
+	      "                          (--release io -e 'will_fail(fsync, EIO)')\n"
+	      "  --kill NAME [SIG]       sends SIG (default KILL) to the process of every\n"
+	      "                          thread held at NAME (no failure in the report)\n"
 	      "  --stop                  end the run: SIGTERM to every process of it\n"
 	      "                          (SIGKILL 2 s later), as at its timeout\n"
 	      "  --timeout SECS          for every wait (default 30; then exit 124)\n"
@@ -315,6 +325,76 @@ static int wait_call_request(int argc, char **argv, int *i, double wait_s, char 
 	return 0;
 }
 
+/* A hold's name as will_hold's name= takes it: 0, or -1 with the error. */
+static int hold_name(const char *opt, const char *name)
+{
+	if (!name || !*name || name[0] == '-' || strlen(name) > 64 || strpbrk(name, " \t\n\"\\")) {
+		fprintf(stderr, "mockrun ctl: %s needs a hold's name (will_hold's name=)\n", opt);
+		return -1;
+	}
+	return 0;
+}
+
+/* --release NAME [-e STMTS | -f FILE] at argv[*i]. */
+static int release_request(int argc, char **argv, int *i, const char *source, char *req, size_t cap)
+{
+	static char add[MS_CTL_MAX_REQUEST];
+	const char *name = *i + 1 < argc ? argv[*i + 1] : NULL;
+	size_t pre = sizeof(MS_CTL_PROTO "\tadd\t") - 1;
+
+	if (hold_name("--release", name) < 0)
+		return -1;
+	(*i)++;
+	if (*i + 1 < argc && (strcmp(argv[*i + 1], "-e") == 0 || strcmp(argv[*i + 1], "-f") == 0)) {
+		if (*i + 2 >= argc) {
+			fprintf(stderr, "mockrun ctl: --release %s %s needs %s\n", name, argv[*i + 1],
+				argv[*i + 1][1] == 'e' ? "statements" : "a file");
+			return -1;
+		}
+		if (add_request(argv[*i + 1], argv[*i + 2], source, add, sizeof(add)) < 0)
+			return -1;
+		*i += 2;
+		if ((size_t)snprintf(req, cap, MS_CTL_PROTO "\trelease\t%s\t%s", name, add + pre) >= cap) {
+			fprintf(stderr, "mockrun ctl: --release: the statements are too long\n");
+			return -1;
+		}
+		return 0;
+	}
+	snprintf(req, cap, MS_CTL_PROTO "\trelease\t%s\n", name);
+	return 0;
+}
+
+/* --kill NAME [SIG] at argv[*i]: SIG a name (KILL, SIGTERM) or a number. */
+static int kill_request(int argc, char **argv, int *i, char *req, size_t cap)
+{
+	const char *name = *i + 1 < argc ? argv[*i + 1] : NULL, *sig;
+	int64_t v = 9;
+
+	if (hold_name("--kill", name) < 0)
+		return -1;
+	(*i)++;
+	sig = *i + 1 < argc && argv[*i + 1][0] != '-' ? argv[*i + 1] : NULL;
+	if (sig) {
+		char *end, full[32];
+
+		errno = 0;
+		v = strtoll(sig, &end, 10);
+		if (errno || *end || end == sig) {
+			snprintf(full, sizeof(full), "%s%s", strncmp(sig, "SIG", 3) == 0 ? "" : "SIG", sig);
+			if (ms_name_value(full, strlen(full), &v) < 0 || strncmp(full, "SIG", 3) != 0)
+				v = -1;
+		}
+		if (v < 1 || v > 64) {
+			fprintf(stderr, "mockrun ctl: --kill %s: '%s' is not a signal (KILL, TERM, 9)\n",
+				name, sig);
+			return -1;
+		}
+		(*i)++;
+	}
+	snprintf(req, cap, MS_CTL_PROTO "\tkill\t%s\t%lld\n", name, (long long)v);
+	return 0;
+}
+
 /*
  * The action at argv[*i] as a request into req, *i left at its last word:
  * 0, 1 when it makes none (--timeout, --source, which sets *source for
@@ -363,6 +443,15 @@ static int ctl_request(int argc, char **argv, int *i, const char **source, doubl
 		(*i)++;
 	} else if (strcmp(o, "--wait-call") == 0) {
 		return wait_call_request(argc, argv, i, wait_s, req, cap);
+	} else if (strcmp(o, "--wait-held") == 0) {
+		if (hold_name(o, arg) < 0)
+			return -1;
+		snprintf(req, cap, MS_CTL_PROTO "\twait-held\t%s\t%lld\n", arg, (long long)(wait_s * 1000));
+		(*i)++;
+	} else if (strcmp(o, "--release") == 0) {
+		return release_request(argc, argv, i, *source, req, cap);
+	} else if (strcmp(o, "--kill") == 0) {
+		return kill_request(argc, argv, i, req, cap);
 	} else if (strcmp(o, "--wait-exit") == 0) {
 		snprintf(req, cap, MS_CTL_PROTO "\twait-exit\t%lld\n", (long long)(wait_s * 1000));
 	} else if (strcmp(o, "-e") == 0 || strcmp(o, "-f") == 0) {
@@ -448,7 +537,7 @@ int ms_ctl_main(int argc, char **argv)
 		const char *source = NULL;
 
 		for (int i = 1; i < argc && rc == 0; i++) {
-			int waitc = strcmp(argv[i], "--wait-call") == 0 ? 1
+			int waitc = strcmp(argv[i], "--wait-call") == 0 || strcmp(argv[i], "--wait-held") == 0 ? 1
 				    : strcmp(argv[i], "--wait-exit") == 0 ? 2 : 0, r;
 
 			req[0] = '\0';
@@ -458,7 +547,7 @@ int ms_ctl_main(int argc, char **argv)
 			if (r > 0)
 				continue;
 			actions++;
-			/* --wait-call and --wait-exit wait for the socket too */
+			/* --wait-call, --wait-held and --wait-exit wait for the socket too */
 			if (pass == 1)
 				rc = ctl_send(sock, req, wait_s, waitc);
 		}

@@ -73,6 +73,10 @@ struct mockshim_session {
 					 * channel's room): ctl and other threads */
 	int live_open;		/* under live_lock: the run takes live requests */
 	int stop_req;		/* ctl --stop: end the tree (atomic) */
+	/* processes mockrun ctl --kill signalled at a hold (holds.c): a thread
+	 * that never left its hold there is no failure; under live_lock */
+	int32_t hold_killed[64];
+	unsigned nhold_killed;
 	uint32_t base[5];	/* the spec's counts before them: rules, outs, */
 				/* conds, pool, sources (restored after the run) */
 	/* at="NAME": the program the statements are for (program mode: its

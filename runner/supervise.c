@@ -141,6 +141,17 @@ int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
 	return -1;
 }
 
+/* The notification being answered, and its listener (for a held one). */
+static int cur_listener = -1, *cur_stopping;
+static uint64_t cur_id;
+
+int ms_hook_hold_gone(void)
+{
+	return (cur_stopping && __atomic_load_n(cur_stopping, __ATOMIC_ACQUIRE)) ||
+	       (cur_listener >= 0 &&
+		syscall(SYS_ioctl, cur_listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &cur_id) != 0);
+}
+
 void ms_hook_abort(void)
 {
 	/* --on-fail=abort: the caller, not mockrun */
@@ -724,6 +735,9 @@ static void *serve(void *arg)
 			break;
 		}
 		ms_d.touched = 0;
+		cur_listener = s->listener;
+		cur_stopping = &s->stopping;
+		cur_id = req.id;
 		if (s->timed)
 			s->t_start = now_ns();
 		answer(s, &req, &resp);

@@ -32,6 +32,11 @@ int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
 	return 0;
 }
 
+int ms_hook_hold_gone(void)
+{
+	return 0;
+}
+
 void ms_hook_abort(void)
 {
 	hook_calls.abort++;
