@@ -338,13 +338,15 @@ static int compile_args(struct ms_parser *ps, struct ms_compiling *c)
 		const struct ms_arg *a = &st->args[i];
 
 		if (!a->key) {
-			if (named)
+			/* will_hold(FN, name="NAME", COUNT): the contract's order */
+			if (named && !(named == 1 && c->sk->kind == MS_R_HOLD && c->r.value_str &&
+				       c->npos == 0))
 				return ms_fail_at(&ps->lx, a->line, a->col,
 						  "positional value after a named one: %s", c->sk->usage);
 			c->pos[c->npos++] = a;
 			continue;
 		}
-		named = 1;
+		named++;
 		if (compile_keyed(ps, c, a))
 			return -1;
 	}

@@ -381,7 +381,7 @@ static int kill_request(int argc, char **argv, int *i, char *req, size_t cap)
 		v = strtoll(sig, &end, 10);
 		if (errno || *end || end == sig) {
 			snprintf(full, sizeof(full), "%s%s", strncmp(sig, "SIG", 3) == 0 ? "" : "SIG", sig);
-			if (ms_name_value(full, strlen(full), &v) < 0 || strncmp(full, "SIG", 3) != 0)
+			if (!ms_name_value(full, strlen(full), &v) || strncmp(full, "SIG", 3) != 0)
 				v = -1;
 		}
 		if (v < 1 || v > 64) {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "holds.h"
@@ -146,7 +147,7 @@ size_t ms_holds_list(struct mockshim_session *s, const char *name, struct ms_hel
 	if (!s->chan.state || !s->own)
 		return 0;
 	pthread_mutex_lock(&s->live_lock);
-	k = list_locked(s, name, out, cap);
+	k = s->live_open ? list_locked(s, name, out, cap) : 0;
 	pthread_mutex_unlock(&s->live_lock);
 	return k;
 }
@@ -162,6 +163,8 @@ size_t ms_holds_release(struct mockshim_session *s, const char *name)
 	pthread_mutex_lock(&s->live_lock);
 	ev = events_of(s, &n);
 	nr = nrules_of(s);
+	if (!s->live_open)
+		n = nr = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		struct ms_rule_state *rs;
 		uint32_t want, had;
@@ -193,7 +196,7 @@ size_t ms_holds_kill(struct mockshim_session *s, const char *name, int sig)
 	if (!s->chan.state || !s->own)
 		return 0;
 	pthread_mutex_lock(&s->live_lock);
-	k = list_locked(s, name, h, 64);
+	k = s->live_open ? list_locked(s, name, h, 64) : 0;
 	for (size_t i = 0; i < k && i < 64; i++) {
 		unsigned j;
 
@@ -279,4 +282,87 @@ void ms_holds_settle(struct mockshim_session *s)
 uint32_t *ms_holds_seq(struct mockshim_session *s)
 {
 	return &s->chan.state->hold_seq;
+}
+
+/* ---- the driver API (include/mockshim/driver.h) ---- */
+
+int mockshim_session_wait_held(struct mockshim_session *s, const char *name, double timeout,
+			       char *buf, size_t cap)
+{
+	struct timespec t0;
+	int64_t end;
+
+	if (!s || !name || !(timeout >= 0))
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	end = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec + (int64_t)(timeout * 1e9);
+	if (buf && cap)
+		buf[0] = '\0';
+	for (;;) {
+		struct ms_held h[16];
+		struct timespec now, left;
+		uint32_t *seq = NULL, v = 0;
+		int64_t ns;
+		size_t k;
+
+		/* the word first: a thread held after it was read changes it */
+		pthread_mutex_lock(&s->live_lock);
+		if (s->live_open && s->chan.state) {
+			seq = &s->chan.state->hold_seq;
+			v = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+		}
+		pthread_mutex_unlock(&s->live_lock);
+		if (!seq)
+			return -ESRCH;
+		if (!ms_holds_named(s, name))
+			return -ENOENT;
+		k = ms_holds_list(s, name, h, 16);
+		if (k) {
+			for (size_t i = 0, len = 0; buf && i < k && i < 16 && len + 1 < cap; i++) {
+				ms_held_line(&h[i], buf + len, cap - len);
+				len += strlen(buf + len);
+			}
+			return k > INT_MAX ? INT_MAX : (int)k;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = end - ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec);
+		if (ns <= 0)
+			return 0;
+		left.tv_sec = (time_t)(ns / 1000000000);
+		left.tv_nsec = (long)(ns % 1000000000);
+		syscall(SYS_futex, seq, FUTEX_WAIT, v, &left, NULL, 0);
+	}
+}
+
+int mockshim_session_release(struct mockshim_session *s, const char *name, const char *stmts)
+{
+	size_t k;
+	int r;
+
+	if (!s || !name)
+		return -EINVAL;
+	s->error[0] = '\0';
+	if (!ms_holds_named(s, name))
+		return -ENOENT;
+	if (!ms_holds_list(s, name, NULL, 0))
+		return -ESRCH;
+	/* the statements first: the held call takes them */
+	if (stmts && (r = mockshim_session_add(s, NULL, stmts, (size_t)-1)) < 0)
+		return r;
+	k = ms_holds_release(s, name);
+	return k > INT_MAX ? INT_MAX : (int)k;
+}
+
+int mockshim_session_kill_held(struct mockshim_session *s, const char *name, int sig)
+{
+	size_t k;
+
+	if (!s || !name || sig < 1 || sig > 64)
+		return -EINVAL;
+	if (!ms_holds_named(s, name))
+		return -ENOENT;
+	k = ms_holds_kill(s, name, sig);
+	if (!k)
+		return -ESRCH;
+	return k > INT_MAX ? INT_MAX : (int)k;
 }

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1193,6 +1194,11 @@ static int finish(struct mockshim_session *s, struct run *r, const struct timesp
 	pthread_mutex_lock(&s->live_lock);
 	s->live_open = 0;
 	pthread_mutex_unlock(&s->live_lock);
+	/* a driver's thread in mockshim_session_wait_held() looks again */
+	if (s->chan.state) {
+		__atomic_fetch_add(&s->chan.state->hold_seq, 1, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &s->chan.state->hold_seq, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	}
 	if (s->ctl)
 		ms_control_finish(s->ctl, s);
 	/* Every process of the tree has exited: what they left in the state

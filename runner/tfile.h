@@ -42,15 +42,17 @@ struct run {
 };
 
 /* What a control block does to its background, in order: mockrun ctl's
- * -e, --wait-call, --advance-time, --set-time and --rate. */
-enum act_kind { A_ADD, A_WAIT_CALL, A_ADVANCE, A_SET, A_RATE };
+ * -e, --wait-call, --advance-time, --set-time, --rate, --wait-held,
+ * --release and --kill. */
+enum act_kind { A_ADD, A_WAIT_CALL, A_ADVANCE, A_SET, A_RATE, A_WAIT_HELD, A_RELEASE, A_KILL_HELD };
 
 struct act {
 	enum act_kind kind;
 	uint32_t line;
 	char *text;		/* A_ADD: the file with all but these lines blanked;
 				 * else the value (a function, a time, a rate) */
-	unsigned long n;	/* A_WAIT_CALL: calls */
+	unsigned long n;	/* A_WAIT_CALL: calls; A_KILL_HELD: the signal */
+	char *stmt;		/* A_RELEASE: the statements added first, or NULL */
 };
 
 /* A test with backgrounds runs in the order of its file. */

@@ -30,6 +30,7 @@
 struct bg {
 	pid_t pid;		/* 0: not started */
 	int fd;			/* its results; -1: collected */
+	int killed;		/* kill_held killed it: its end is not judged */
 	char sock[PATH_MAX];
 };
 
@@ -218,7 +219,7 @@ static int stop_bg(const struct file *f, const struct block *b, struct bg *g, ui
 			  why ? why : "", why && *why && why[strlen(why) - 1] == '\n' ? "" : "\n");
 		failed = 1;
 	} else {
-		if (ended && flag[0] != 'z') {
+		if (ended && flag[0] != 'z' && !g->killed) {
 			if (line == b->line)
 				sb_printf(details, "%s:%u: run_background %s: %s %s before the test's end\n",
 					  f->path, b->line, b->name, b->runs[0].argv[0], ex ? ex : "ended");
@@ -275,7 +276,7 @@ static int run_control(const struct file *f, const struct block *c, struct bg *g
 	snprintf(timeout, sizeof(timeout), "%g", o->timeout > 0 ? o->timeout : 30.0);
 	for (size_t i = 0; i < c->nacts; i++) {
 		const struct act *a = &c->acts[i];
-		char count[24], *text = NULL, *argv[8];
+		char count[24], *text = NULL, *argv[12];
 		struct strbuf out = { NULL, 0 };
 		int argc = 0, rc;
 
@@ -295,6 +296,31 @@ static int run_control(const struct file *f, const struct block *c, struct bg *g
 			argv[argc++] = count;
 			argv[argc++] = (char *)"--timeout";
 			argv[argc++] = timeout;
+			break;
+		case A_WAIT_HELD:
+			argv[argc++] = (char *)"--wait-held";
+			argv[argc++] = a->text;
+			argv[argc++] = (char *)"--timeout";
+			argv[argc++] = timeout;
+			break;
+		case A_RELEASE:
+			if (a->stmt) {
+				argv[argc++] = (char *)"--source";
+				argv[argc++] = f->path;
+			}
+			argv[argc++] = (char *)"--release";
+			argv[argc++] = a->text;
+			if (a->stmt) {
+				argv[argc++] = (char *)"-e";
+				argv[argc++] = a->stmt;
+			}
+			break;
+		case A_KILL_HELD:
+			snprintf(count, sizeof(count), "%lu", a->n);
+			argv[argc++] = (char *)"--kill";
+			argv[argc++] = a->text;
+			argv[argc++] = count;
+			g->killed = 1;
 			break;
 		case A_ADVANCE:
 		case A_SET:

@@ -275,7 +275,8 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	c.line = lx->line;
 	if (b->kind == B_CONTROL)
 		return lex_error(lx, lx->p, "%s is not allowed in a control block (only statements, "
-					    "wait_call, advance_time, set_time, rate)", directives[d]);
+					    "wait_call, advance_time, set_time, rate, wait_held, release, "
+					    "kill_held)", directives[d]);
 	if (b->kind != B_TEST) {
 		if (d != D_RUN && d != D_STDIN && d != D_STDIN_FILE && d != D_ENV)
 			return lex_error(lx, lx->p, "%s is not allowed in a %s (only run, stdin, stdin_file, env)",
@@ -467,7 +468,7 @@ static void keep_line(struct file *f, struct block *b, uint32_t line, const char
 	if (b->kind == B_CONTROL) {
 		/* statements between two waits are one request */
 		if (!b->add_open) {
-			struct act a = { A_ADD, line, NULL, 0 };
+			struct act a = { A_ADD, line, NULL, 0, NULL };
 
 			PUSH(b->acts, b->nacts, a);
 			b->add_open = 1;
@@ -605,11 +606,14 @@ static const char *const act_words[] = {
 	[A_ADVANCE] = "advance_time",
 	[A_SET] = "set_time",
 	[A_RATE] = "rate",
+	[A_WAIT_HELD] = "wait_held",
+	[A_RELEASE] = "release",
+	[A_KILL_HELD] = "kill_held",
 };
 
 static int act_of(const char *p, const char *e)
 {
-	for (int k = A_WAIT_CALL; k <= A_RATE; k++)
+	for (int k = A_WAIT_CALL; k <= A_KILL_HELD; k++)
 		if (word_is(p, e, act_words[k]))
 			return k;
 	return -1;
@@ -619,7 +623,7 @@ static int act_of(const char *p, const char *e)
  * in control block c, checked as mockrun ctl checks them. */
 static int parse_act(struct lexer *lx, struct block *c, int k, const char *p)
 {
-	struct act a = { (enum act_kind)k, lx->line, NULL, 1 };
+	struct act a = { (enum act_kind)k, lx->line, NULL, 1, NULL };
 	const char *s;
 
 	if (!c || c->kind != B_CONTROL)
@@ -628,7 +632,47 @@ static int parse_act(struct lexer *lx, struct block *c, int k, const char *p)
 	if (p >= lx->end || *p != '(')
 		return lex_error(lx, p, "expected '('");
 	p = s = skip_ws(p + 1, lx->end);
-	if (k == A_WAIT_CALL) {
+	if (k >= A_WAIT_HELD) {
+		/* wait_held("NAME"), release("NAME"[, "STMTS"]),
+		 * kill_held("NAME"[, SIG]) */
+		size_t len;
+
+		if (lex_string(lx, &p, &a.text, &len))
+			return -1;
+		if (!len || len > 64 || strpbrk(a.text, " \t\n\"\\")) {
+			free(a.text);
+			return lex_error(lx, s, "expected a hold's name (will_hold's name=): %s(\"NAME\"%s)",
+					 act_words[k], k == A_RELEASE ? "[, \"STMTS\"]" : k == A_KILL_HELD ? "[, SIG]" : "");
+		}
+		p = skip_ws(p, lx->end);
+		if (k == A_KILL_HELD)
+			a.n = 9;
+		if (k != A_WAIT_HELD && p < lx->end && *p == ',') {
+			p = s = skip_ws(p + 1, lx->end);
+			if (k == A_RELEASE) {
+				if (lex_string(lx, &p, &a.stmt, &len)) {
+					free(a.text);
+					return -1;
+				}
+			} else {
+				int64_t v = -1;
+				char *end;
+
+				while (p < lx->end && is_word(*p))
+					p++;
+				errno = 0;
+				v = strtoll(s, &end, 10);
+				if (end != p && !ms_name_value(s, (size_t)(p - s), &v))
+					v = -1;
+				if (p == s || v < 1 || v > 64 || (end != p && strncmp(s, "SIG", 3) != 0)) {
+					free(a.text);
+					return lex_error(lx, s, "expected a signal (SIGKILL, SIGTERM, 9)");
+				}
+				a.n = (unsigned long)v;
+			}
+			p = skip_ws(p, lx->end);
+		}
+	} else if (k == A_WAIT_CALL) {
 		int id;
 
 		while (p < lx->end && is_word(*p))
@@ -691,6 +735,7 @@ static int parse_act(struct lexer *lx, struct block *c, int k, const char *p)
 	}
 	if (p >= lx->end || *p != ')' || !at_end(p + 1, lx->end)) {
 		free(a.text);
+		free(a.stmt);
 		return lex_error(lx, p, p < lx->end && *p == ')' ? "unexpected text after ')'" : "expected ')'");
 	}
 	PUSH(c->acts, c->nacts, a);
@@ -872,8 +917,10 @@ static void free_block(struct block *b)
 		free_block(&b->subs[i]);
 	free(b->subs);
 	free(b->steps);
-	for (size_t i = 0; i < b->nacts; i++)
+	for (size_t i = 0; i < b->nacts; i++) {
 		free(b->acts[i].text);
+		free(b->acts[i].stmt);
+	}
 	free(b->acts);
 	free(b->name);
 	free(b->stmts);

@@ -119,6 +119,31 @@ long long mockshim_session_calls(struct mockshim_session *s, const char *fn);
  * advance past an end of that range: nothing moved), with the reason in
  * mockshim_session_error(). */
 int mockshim_session_move_time(struct mockshim_session *s, const char *how, const char *value);
+/** During a run with control, from another thread: waits until a thread
+ * is held at will_hold(..., name="@p name") (mockrun(1), HOLD POINTS),
+ * at most @p timeout seconds, without polling.  Returns how many threads
+ * are held there (> 0), 0 at the timeout, -ENOENT when no will_hold has
+ * that name, -ESRCH when no run with control is in progress.  Each held
+ * thread's line ("pid P tid T (COMM): CALL at SITE [hold NAME]\n") goes
+ * into @p buf (@p cap bytes; NULL: not wanted), as ctl --wait-held
+ * prints it.
+ * @code
+ * if (mockshim_session_wait_held(s, "log-sync", 30, who, sizeof(who)) > 0)
+ *	mockshim_session_release(s, "log-sync", "will_fail(fsync, EIO)");
+ * @endcode */
+int mockshim_session_wait_held(struct mockshim_session *s, const char *name, double timeout,
+			       char *buf, size_t cap);
+/** During a run with control, from another thread: lets every thread held
+ * at @p name go on; @p stmts (NULL: none) are added first, as
+ * mockshim_session_add() adds them live, so the held call takes them.
+ * How many threads were let go, or -ENOENT (no hold so named), -ESRCH
+ * (none held there now), or the error of adding @p stmts (the reason in
+ * mockshim_session_error(), nothing released). */
+int mockshim_session_release(struct mockshim_session *s, const char *name, const char *stmts);
+/** During a run with control, from another thread: sends @p sig to the
+ * process of every thread held at @p name (it is then no failure of the
+ * run): how many, or -EINVAL, -ENOENT, -ESRCH as above. */
+int mockshim_session_kill_held(struct mockshim_session *s, const char *name, int sig);
 /** With @p on, the program gets SIGABRT at its first failed check. */
 void mockshim_session_set_abort_on_fail(struct mockshim_session *s, int on);
 /** With @p on, each trace line starts with "@START END TID PPID " (ns of

@@ -39,6 +39,27 @@ want_out_has "background_fail.mock:54: expected exit status 0, but sh exited wit
 # the live statement that was used is not a leftover
 want_out_lacks "send() has remaining"; done_t
 
+t "wait_held, release and kill_held: every test of hold.mock passes"
+run "$M" -t "$D/hold.mock"
+want_rc 0; want_out_has "1..2"
+[ "$(printf '%s\n' "$out" | grep -c '^ok ')" -eq 2 ] || problem "not 2 oks: $out"; done_t
+
+t "a hold never released fails its background, naming the hold"
+run "$M" -t "$D/hold_fail.mock"
+want_rc 1
+want_out_has "hold_fail.mock:4: run_background writer: its mock checks failed"
+want_out_has "held at hold 'forgotten' was never released"
+done_t
+
+t "bad hold actions: clear errors"
+printf 'test "x" {\n\trun_background w {\n\t\trun true\n\t}\n\tcontrol w {\n\t\twait_held("a b")\n\t}\n}\n' >"$T/badhold.mock"
+run "$M" -t "$T/badhold.mock"
+want_rc 125; want_err_has "badhold.mock:6:13: error: expected a hold's name"
+printf 'test "x" {\n\trun_background w {\n\t\trun true\n\t}\n\tcontrol w {\n\t\tkill_held("h", NOPE)\n\t}\n}\n' >"$T/badhold.mock"
+run "$M" -t "$T/badhold.mock"
+want_rc 125; want_err_has "badhold.mock:6:18: error: expected a signal"
+done_t
+
 # this run's sleeps only: their working directory is a test directory
 # under $T (another checkout's run of this test, or another suite on
 # the machine, has its own)

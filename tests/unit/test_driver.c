@@ -302,6 +302,58 @@ static void test_live_from_another_thread(void **state)
 	rmdir(dir);
 }
 
+static void *run_sync(void *p)
+{
+	struct bg *b = p;
+	char *argv[] = { "sync", "/etc/hostname", NULL };
+
+	b->rc = mockshim_session_run(b->s, argv, NULL, &b->r);
+	return NULL;
+}
+
+/* mockshim_session_wait_held(), _release() and _kill_held(): what ctl
+ * --wait-held, --release -e and --kill do, from a driver's thread. */
+static void test_hold_from_another_thread(void **state)
+{
+	struct mockshim_session *s = *state;
+	struct bg b = { .s = s };
+	char who[2048];
+	pthread_t t;
+
+	assert_int_equal(mockshim_session_add(s, "spec", "will_hold(fsync, name=\"h\")", (size_t)-1), 0);
+	assert_int_equal(mockshim_session_set_control(s, 1, NULL), 0);
+	/* not running */
+	assert_int_equal(mockshim_session_wait_held(s, "h", 0, who, sizeof(who)), -ESRCH);
+	assert_int_equal(pthread_create(&t, NULL, run_sync, &b), 0);
+	for (int i = 0; i < 1000 && mockshim_session_wait_held(s, "h", 0, NULL, 0) == -ESRCH; i++) {
+		struct timespec pause = { 0, 20000000 };
+
+		nanosleep(&pause, NULL);
+	}
+	assert_int_equal(mockshim_session_wait_held(s, "h", 30, who, sizeof(who)), 1);
+	assert_non_null(strstr(who, "(sync): fsync("));
+	assert_non_null(strstr(who, "[hold h]"));
+	assert_int_equal(mockshim_session_wait_held(s, "other", 1, NULL, 0), -ENOENT);
+	assert_int_equal(mockshim_session_release(s, "h", "will_fail(fsync, EIO)"), 1);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(b.r.exit_status, 1);
+	assert_non_null(strstr(mockshim_session_output(s, 2, NULL), "Input/output error"));
+	/* kill_held: the run ends by the signal, with no failure */
+	b.rc = -1;
+	assert_int_equal(pthread_create(&t, NULL, run_sync, &b), 0);
+	for (int i = 0; i < 1000 && mockshim_session_wait_held(s, "h", 0, NULL, 0) <= 0; i++) {
+		struct timespec pause = { 0, 20000000 };
+
+		nanosleep(&pause, NULL);
+	}
+	assert_int_equal(mockshim_session_kill_held(s, "h", SIGKILL), 1);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(b.r.signal, SIGKILL);
+	assert_int_equal(b.r.failures, 0);
+}
+
 static void test_destroy_null(void **state)
 {
 	(void)state;
@@ -319,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_program, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_from_another_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sigchld_taken_by_another_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hold_from_another_thread, setup, teardown),
 		cmocka_unit_test(test_destroy_null),
 	};
 
