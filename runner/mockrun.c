@@ -88,7 +88,8 @@ static void usage(FILE *out)
 	      "      --control [SOCKET]    serve mockrun ctl on a unix socket (0600, removed\n"
 	      "                            at the end; no SOCKET, or an option next: one in\n"
 	      "                            a private directory); the program gets\n"
-	      "                            $MOCKSHIM_CONTROL\n"
+	      "                            $MOCKSHIM_CONTROL; with will_hold(FN,\n"
+	      "                            name=\"N\"), ctl --wait-held N, --release N\n"
 	      "      --list [FN]           the catalog, or one function's details\n"
 	      "  -q, --quiet               report failures only\n"
 	      "  -v, --verbose             report every consumed value\n"
@@ -98,8 +99,9 @@ static void usage(FILE *out)
 	      "Exit status: the program's own when every check passed; 123 (or N) when a\n"
 	      "check failed; 124 on timeout; 125 for mockrun's own errors; 126 when the\n"
 	      "program cannot be run, 127 when it is not found; 128+N when it was killed\n"
-	      "by signal N.  With -t: 0 all passed, 1 a test failed, 125 an error.  A\n"
-	      "report or file that cannot be written is 125, whatever the verdict.\n"
+	      "by signal N (a will_signal kill point too).  With -t: 0 all passed, 1 a\n"
+	      "test failed, 125 an error.  A report or file that cannot be written is\n"
+	      "125, whatever the verdict.\n"
 	      "Example: mockrun -e 'will_fail(read, EIO)' cat /etc/hostname\n",
 	      out);
 }
