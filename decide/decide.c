@@ -341,8 +341,8 @@ static int decide_live(unsigned id, const uint64_t *a, int64_t *ret, const void 
 
 /* After a will_hold or will_signal's turn of rule ri: the statements of
  * the function after it (a live one's: the live ones after it). */
-static int go_on(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret, const void *caller,
-		 uint32_t call)
+int ms_decide_after(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret, const void *caller,
+		    uint32_t call)
 {
 	const struct ms_chan_fn *f = &ms_d.fns[id];
 	int k = f->flags & MS_FF_AFTER ? 2 : 0;
@@ -352,7 +352,8 @@ static int go_on(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret, cons
 		k = ms_decide_from(id, ri + 1, a, ret, caller, call);
 		ri = ms_d.chan->live_first - 1; /* every live statement after */
 	}
-	if (k != 1 && (f->flags & MS_FF_COUNTED) && ms_d.chan->live_cap && ri + 1 >= ms_d.chan->live_first)
+	if (k != 1 && k != 3 && (f->flags & MS_FF_COUNTED) && ms_d.chan->live_cap &&
+	    ri + 1 >= ms_d.chan->live_first)
 		k = decide_live(id, a, ret, caller, call, k, ri + 1 - ms_d.chan->live_first, &took);
 	return k;
 }
@@ -370,13 +371,15 @@ __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t 
 	if (r->delay_ns)
 		sleep_ns(r->delay_ns);
 	if (r->kind == MS_R_HOLD || r->kind == MS_R_SIGNAL) {
-		if (r->kind == MS_R_HOLD)
-			ms_hold(id, ri, a, caller, call);
-		else
+		if (r->kind == MS_R_HOLD) {
+			if (ms_hold(id, ri, a, caller, call))
+				return 3; /* the supervisor answers it later */
+		} else {
 			ms_raise(id, ri, a, caller, call);
+		}
 		errno = saved;
 		/* released (or the signal returned): the call goes on */
-		return go_on(id, ri, a, ret, caller, call);
+		return ms_decide_after(id, ri, a, ret, caller, call);
 	}
 	if (r->kind == MS_R_REAL) {
 		if (r->nouts)
@@ -640,6 +643,8 @@ __attribute__((noinline)) int ms_decide_checked(unsigned id, const uint64_t *a, 
 	}
 	k = f->nrules ? decide_from(id, f->first_rule, a, ret, caller, call, &took)
 		      : f->flags & MS_FF_AFTER ? 2 : 0;
+	if (ms_unlikely(k == 3))
+		return k; /* held: the supervisor answers it later */
 	if (ms_unlikely(f->flags & MS_FF_COUNTED) && k != 1 && ms_d.chan->live_cap)
 		k = decide_live(id, a, ret, caller, call, k, 0, &took);
 	if (ms_unlikely(f->flags & MS_FF_SITES)) {

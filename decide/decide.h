@@ -52,6 +52,11 @@ MS_DEC_HIDDEN int ms_decide_from(unsigned id, uint32_t ri, const uint64_t *a, in
 				 const void *caller, uint32_t call);
 MS_DEC_HIDDEN int ms_decide_checked(unsigned id, const uint64_t *a, int64_t *ret,
 				    const void *caller, uint32_t call);
+/* After will_hold or will_signal rule ri let the call go on: the
+ * function's statements after it, as ms_decide() (3: held again, the
+ * supervisor answers later). */
+MS_DEC_HIDDEN int ms_decide_after(unsigned id, uint32_t ri, const uint64_t *a, int64_t *ret,
+				  const void *caller, uint32_t call);
 MS_DEC_HIDDEN int ms_answer(uint32_t ri, const uint64_t *a, int64_t *ret, const void *caller,
 			    uint32_t call);
 MS_DEC_HIDDEN int ms_log_turn(unsigned id, uint32_t ri, uint32_t call, const void *caller,
@@ -131,7 +136,8 @@ static inline uint32_t ms_number_call(unsigned id)
 /*
  * The decision for a call of function id with arguments a: 1, replied
  * (*ret, and errno as the rule says); 0, the real call; 2, the real call,
- * then ms_trace_after().
+ * then ms_trace_after(); 3 (the supervisor only), held by will_hold: the
+ * supervisor answers it once released.
  */
 static inline int ms_decide(unsigned id, const uint64_t *a, int64_t *ret, const void *caller)
 {

@@ -63,24 +63,50 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-void ms_hold(unsigned id, uint32_t ri, const uint64_t *a, const void *caller, uint32_t call)
+void ms_hold_leave(unsigned id, uint32_t ri, uint32_t t, const uint64_t *a, const void *caller,
+		   uint32_t call, int timed_out)
+{
+	struct ms_event *e = ms_ev_begin(MS_EV_UNHOLD, id, ri, call);
+	int saved = errno;
+
+	if (e) {
+		e->value = t;
+		e->kind = (uint16_t)timed_out;
+		ms_ev_commit(e);
+	}
+	if (timed_out) {
+		char text[MS_EV_TEXT];
+		struct ms_failure fl = { .kind = MS_FAIL_HELD, .value = 1, .bytes = text };
+
+		call_text(id, a, text);
+		fl.nbytes = (uint32_t)strlen(text) + 1;
+		ms_record_failure(id, ri, call, caller, &fl);
+	}
+	bump();
+	errno = saved;
+}
+
+int ms_hold(unsigned id, uint32_t ri, const uint64_t *a, const void *caller, uint32_t call)
 {
 	const struct ms_rule *r = &ms_d.rules[ri];
 	struct ms_rule_state *rs = &ms_d.rst[ri];
 	uint32_t t = __atomic_fetch_add(&rs->hold_arrived, 1, __ATOMIC_ACQ_REL);
 	int64_t end = r->value > 0 ? mono_ns() + r->value : 0;
 	struct ms_event *e = ms_ev_begin(MS_EV_HOLD, id, ri, call);
-	char text[MS_EV_TEXT];
 	int saved = errno, timed_out = 0;
 
-	call_text(id, a, text);
 	if (e) {
 		e->value = t;
-		memcpy(e->text, text, sizeof(text));
+		call_text(id, a, e->text);
 		ms_hook_caller(caller, e);
 		ms_ev_commit(e);
 	}
 	bump();
+	/* the supervisor answers the call later, and serves the others */
+	if (ms_d.remote && ms_hook_hold_defer(ri, t, call)) {
+		errno = saved;
+		return 1;
+	}
 	for (;;) {
 		uint32_t rel = __atomic_load_n(&rs->hold_released, __ATOMIC_ACQUIRE);
 		struct timespec left;
@@ -104,23 +130,12 @@ void ms_hold(unsigned id, uint32_t ri, const uint64_t *a, const void *caller, ui
 			/* the caller died held (ctl --kill, the run's end): as a
 			 * thread killed there, no UNHOLD */
 			errno = saved;
-			return;
+			return 0;
 		}
 	}
-	e = ms_ev_begin(MS_EV_UNHOLD, id, ri, call);
-	if (e) {
-		e->value = t;
-		e->kind = (uint16_t)timed_out;
-		ms_ev_commit(e);
-	}
-	if (timed_out) {
-		struct ms_failure fl = { .kind = MS_FAIL_HELD, .value = 1, .bytes = text,
-					 .nbytes = (uint32_t)strlen(text) + 1 };
-
-		ms_record_failure(id, ri, call, caller, &fl);
-	}
-	bump();
+	ms_hold_leave(id, ri, t, a, caller, call, timed_out);
 	errno = saved;
+	return 0;
 }
 
 void ms_raise(unsigned id, uint32_t ri, const uint64_t *a, const void *caller, uint32_t call)

@@ -26,9 +26,16 @@
 #include "events.h"
 
 /* will_hold rule ri (claimed) holds the calling thread until released
- * or past its timeout= (a failure then).  errno preserved. */
-MS_DEC_HIDDEN void ms_hold(unsigned id, uint32_t ri, const uint64_t *a, const void *caller,
-			   uint32_t call);
+ * or past its timeout= (a failure then): 0, then the call goes on.  The
+ * supervisor's tier may take the held call to answer later
+ * (ms_hook_hold_defer): 1, nothing is answered now.  errno preserved. */
+MS_DEC_HIDDEN int ms_hold(unsigned id, uint32_t ri, const uint64_t *a, const void *caller,
+			  uint32_t call);
+/* The thread of ticket t of hold ri leaves it (the supervisor's deferred
+ * call, released or timed_out): its UNHOLD event, the failure of a
+ * timeout, the wake-up of mockrun's watcher.  errno preserved. */
+MS_DEC_HIDDEN void ms_hold_leave(unsigned id, uint32_t ri, uint32_t t, const uint64_t *a,
+				 const void *caller, uint32_t call, int timed_out);
 /* will_signal rule ri (claimed): its turn logged, then the calling thread
  * raises the rule's signal (unblocked first).  Returns if the signal was
  * handled or ignored.  errno preserved. */

@@ -141,6 +141,11 @@ MS_DEC_HIDDEN void ms_hook_abort(void);
  * supervisor, which waits in the caller's place: mockrun stops, or the
  * caller died (its notification is no longer valid). */
 MS_DEC_HIDDEN int ms_hook_hold_gone(void);
+/* will_hold, in the supervisor: takes the call being answered (ticket t
+ * of hold rule ri, its call number) to answer once released, and
+ * returns 1; 0 when it cannot (then it waits in the caller's place).
+ * Shim: 0. */
+MS_DEC_HIDDEN int ms_hook_hold_defer(uint32_t ri, uint32_t t, uint32_t call);
 /* An output only a libc function has (MS_O_PASSWD_R, MS_O_STRDUP,
  * MS_O_POOLPTR, MS_O_ADDRINFO, MS_O_FERROR): written; 0, or an error
  * code for the return value (ERANGE, EAI_*).  Shim: reply.c. */

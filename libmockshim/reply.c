@@ -163,6 +163,12 @@ int ms_hook_hold_gone(void)
 	return 0;
 }
 
+int ms_hook_hold_defer(uint32_t ri, uint32_t t, uint32_t call)
+{
+	(void)ri, (void)t, (void)call;
+	return 0;
+}
+
 void ms_hook_abort(void)
 {
 	ms_diag("a check failed: aborting (--on-fail=abort)", NULL);

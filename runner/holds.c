@@ -20,6 +20,7 @@
 
 #include "holds.h"
 #include "session.h"
+#include "supervise.h"
 
 static const struct ms_rule *rules_of(const struct mockshim_session *s)
 {
@@ -185,6 +186,8 @@ size_t ms_holds_release(struct mockshim_session *s, const char *name)
 		if (is_hold(s, i, name))
 			syscall(SYS_futex, &rstate_of(s)[i].hold_released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	pthread_mutex_unlock(&s->live_lock);
+	if (k)
+		ms_sup_poke(); /* a SYS_ call held by the supervisor */
 	return k;
 }
 
@@ -211,6 +214,8 @@ size_t ms_holds_kill(struct mockshim_session *s, const char *name, int sig)
 		if (is_hold(s, i, name))
 			syscall(SYS_futex, &rstate_of(s)[i].hold_released, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
 	pthread_mutex_unlock(&s->live_lock);
+	if (k)
+		ms_sup_poke();
 	return k;
 }
 

@@ -49,6 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -144,6 +145,53 @@ int ms_hook_site(const void *caller, char *obj, size_t cap, uint64_t *off)
 /* The notification being answered, and its listener (for a held one). */
 static int cur_listener = -1, *cur_stopping;
 static uint64_t cur_id;
+
+/*
+ * will_hold on a SYS_ call: the notification is kept unanswered (the
+ * caller stays stopped in the kernel) while the thread serves the
+ * others; a release (ms_sup_poke, from mockrun's control or the driver)
+ * or a hold's timeout= wakes it to look at the held ones again.
+ */
+#define MAX_DEFERRED 64
+static uint64_t now_ns(void);
+struct deferred {
+	struct seccomp_notif req;
+	uint32_t id, ri, ticket, call;
+	int64_t deadline;	/* ns of CLOCK_MONOTONIC, 0: none */
+};
+static struct deferred deferred[MAX_DEFERRED];
+static unsigned ndeferred;
+static const struct seccomp_notif *cur_req;
+static int cur_deferred;	/* the call being answered was taken */
+static int wake_fd = -1;	/* an eventfd: a release happened */
+
+void ms_sup_poke(void)
+{
+	uint64_t one = 1;
+	int fd = __atomic_load_n(&wake_fd, __ATOMIC_ACQUIRE);
+
+	if (fd >= 0 && write(fd, &one, sizeof(one)) < 0) {
+		/* full: a wake-up is pending already */
+	}
+}
+
+int ms_hook_hold_defer(uint32_t ri, uint32_t t, uint32_t call)
+{
+	struct deferred *d;
+	int64_t timeout = ms_d.rules[ri].value;
+
+	if (!cur_req || ndeferred >= MAX_DEFERRED || __atomic_load_n(&wake_fd, __ATOMIC_ACQUIRE) < 0)
+		return 0;
+	d = &deferred[ndeferred++];
+	d->req = *cur_req;
+	d->id = ms_d.rules[ri].stmt.fn;
+	d->ri = ri;
+	d->ticket = t;
+	d->call = call;
+	d->deadline = timeout > 0 ? (int64_t)now_ns() + timeout : 0;
+	cur_deferred = 1;
+	return 1;
+}
 
 int ms_hook_hold_gone(void)
 {
@@ -654,6 +702,21 @@ static int own_exec(struct ms_sup *s, const struct seccomp_notif *req)
 	       sb.st_ino == s->self_exe.st_ino;
 }
 
+/* The decision's view set to the caller of req. */
+static void take_caller(struct ms_sup *s, const struct seccomp_notif *req)
+{
+	caller_of(s, (pid_t)req->pid, s->need_exe);
+	ms_d.remote = s->last_tgid;
+	ms_d.remote_tid = (int32_t)req->pid;
+	ms_d.self_pid = s->last_tgid;
+	ms_d.log_key = (s->spec->flags & MS_CHAN_LOG_CALLS) ? -1 : s->last_tgid;
+	ms_t_skip = 0; /* a site no statement was for: another process's now */
+	announce(s, s->last_tgid);
+}
+
+static void reply_of(struct ms_sup *s, uint32_t id, uint64_t *a, int k, int64_t ret, int e,
+		     const struct seccomp_notif *req, struct seccomp_notif_resp *resp);
+
 static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 		   struct seccomp_notif_resp *resp)
 {
@@ -669,17 +732,20 @@ static void answer(struct ms_sup *s, const struct seccomp_notif *req,
 		return;
 	if (req->data.nr == SYS_execve && own_exec(s, req))
 		return;
-	caller_of(s, (pid_t)req->pid, s->need_exe);
-	ms_d.remote = s->last_tgid;
-	ms_d.remote_tid = (int32_t)req->pid;
-	ms_d.self_pid = s->last_tgid;
-	ms_d.log_key = (s->spec->flags & MS_CHAN_LOG_CALLS) ? -1 : s->last_tgid;
-	ms_t_skip = 0; /* a site no statement was for: another process's now */
-	announce(s, s->last_tgid);
+	take_caller(s, req);
 	memcpy(a, req->data.args, sizeof(a));
 	errno = 0;
+	cur_req = req;
 	k = ms_decide(id, a, &ret, (const void *)(uintptr_t)req->data.instruction_pointer);
+	cur_req = NULL;
 	e = errno;
+	reply_of(s, id, a, k, ret, e, req, resp);
+}
+
+/* The reply to a decision k (ret, errno e) on a call of id. */
+static void reply_of(struct ms_sup *s, uint32_t id, uint64_t *a, int k, int64_t ret, int e,
+		     const struct seccomp_notif *req, struct seccomp_notif_resp *resp)
+{
 	if (k == 2) {
 		/* traced, and continued: the kernel's result is never seen */
 		s->unseen = 1;
@@ -717,6 +783,73 @@ static long notif_ioctl(int fd, unsigned long req, void *arg)
 	return syscall(SYS_ioctl, fd, req, arg);
 }
 
+/* Sends resp, after checking that what the decision read came from the
+ * call's process (its pid may have been reused). */
+static void send_reply(struct ms_sup *s, struct seccomp_notif_resp *resp)
+{
+	uint64_t id = resp->id;
+
+	if (ms_d.touched && notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) != 0)
+		return;
+	/* ENOENT: the caller was killed meanwhile */
+	notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, resp);
+}
+
+/* The held calls: those released or past their timeout= go on (the
+ * function's next statement, or the real call); those whose caller died
+ * are forgotten.  The nearest deadline left, in ms (-1: none). */
+static int resume_held(struct ms_sup *s)
+{
+	int64_t now = (int64_t)now_ns(), wait = -1;
+
+	for (unsigned i = 0; i < ndeferred;) {
+		struct deferred d = deferred[i];
+		const struct ms_rule_state *rs = &ms_d.rst[d.ri];
+		struct seccomp_notif_resp resp;
+		uint64_t a[6], nid = d.req.id;
+		int64_t ret = 0;
+		int released, timed_out, k, e;
+
+		released = (int32_t)(__atomic_load_n(&rs->hold_released, __ATOMIC_ACQUIRE) - d.ticket) > 0;
+		timed_out = !released && d.deadline && now >= d.deadline;
+		if (notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &nid) != 0) {
+			deferred[i] = deferred[--ndeferred]; /* died held: no UNHOLD */
+			continue;
+		}
+		if (!released && !timed_out) {
+			if (d.deadline && (wait < 0 || d.deadline - now < wait))
+				wait = d.deadline - now;
+			i++;
+			continue;
+		}
+		deferred[i] = deferred[--ndeferred];
+		ms_d.touched = 0;
+		take_caller(s, &d.req);
+		memcpy(a, d.req.data.args, sizeof(a));
+		ms_hold_leave(d.id, d.ri, d.ticket, a, (const void *)(uintptr_t)d.req.data.instruction_pointer,
+			      d.call, timed_out);
+		errno = 0;
+		cur_req = &d.req;
+		cur_deferred = 0;
+		k = ms_decide_after(d.id, d.ri, a, &ret,
+				    (const void *)(uintptr_t)d.req.data.instruction_pointer, d.call);
+		cur_req = NULL;
+		e = errno;
+		if (k == 3 || cur_deferred) {
+			cur_deferred = 0; /* held again, at a later hold */
+			i = 0;
+			continue;
+		}
+		memset(&resp, 0, sizeof(resp));
+		resp.id = d.req.id;
+		resp.flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE;
+		reply_of(s, d.id, a, k, ret, e, &d.req, &resp);
+		send_reply(s, &resp);
+		i = 0; /* the list changed: from the start (it is short) */
+	}
+	return wait < 0 ? -1 : (int)((wait + 999999) / 1000000);
+}
+
 static void *serve(void *arg)
 {
 	struct ms_sup *s = arg;
@@ -728,6 +861,25 @@ static void *serve(void *arg)
 	sigaddset(&set, STOP_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 	while (!__atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+		if (ndeferred) {
+			/* calls held: wait for a release or a timeout too */
+			struct pollfd p[2] = { { .fd = s->listener, .events = POLLIN },
+					       { .fd = wake_fd, .events = POLLIN } };
+			int w = resume_held(s), n;
+
+			if (!ndeferred)
+				continue;
+			n = poll(p, 2, w);
+			if (n > 0 && (p[1].revents & POLLIN)) {
+				uint64_t v;
+
+				if (read(wake_fd, &v, sizeof(v)) < 0) {
+					/* EAGAIN: taken already */
+				}
+			}
+			if (n <= 0 || !(p[0].revents & POLLIN))
+				continue;
+		}
 		memset(&req, 0, sizeof(req));
 		if (notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) {
 			if (errno == EINTR || errno == ENOENT)
@@ -738,17 +890,17 @@ static void *serve(void *arg)
 		cur_listener = s->listener;
 		cur_stopping = &s->stopping;
 		cur_id = req.id;
+		cur_deferred = 0;
 		if (s->timed)
 			s->t_start = now_ns();
 		answer(s, &req, &resp);
+		if (cur_deferred)
+			continue; /* held: answered once released */
 		/* what the decision read came from the caller if it is still
 		 * the one that made this call (its pid may have been reused);
 		 * a decision that read nothing of it (getppid, a lean rule)
 		 * needs no check: the reply goes to the call's id */
-		if (ms_d.touched && notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0)
-			continue;
-		/* ENOENT: the caller was killed meanwhile */
-		notif_ioctl(s->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+		send_reply(s, &resp);
 	}
 	return NULL;
 }
@@ -819,6 +971,10 @@ int ms_sup_attach(struct ms_sup *s, pid_t child, char *msg, size_t cap)
 
 		pthread_attr_init(&attr);
 		pthread_attr_setstacksize(&attr, 1u << 20);
+		/* held SYS_ calls: a release wakes the thread (without one,
+		 * a hold waits in the caller's place) */
+		ndeferred = 0;
+		__atomic_store_n(&wake_fd, eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK), __ATOMIC_RELEASE);
 		r = pthread_create(&s->thread, &attr, serve, s);
 		pthread_attr_destroy(&attr);
 	}
@@ -864,6 +1020,10 @@ void ms_sup_stop(struct ms_sup *s)
 	}
 	if (s->listener >= 0)
 		close(s->listener);
+	if (s->thread_on && wake_fd >= 0) {
+		close(__atomic_exchange_n(&wake_fd, -1, __ATOMIC_ACQ_REL));
+		ndeferred = 0;
+	}
 	if (s->trace_fd >= 0)
 		close(s->trace_fd);
 	if (tracing == s)

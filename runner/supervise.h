@@ -56,4 +56,8 @@ int ms_sup_check(const char *prog, char *const envp[], char *msg, size_t cap);
  * (1), another ABI (0), or not known (-1: not ELF, a script, unreadable). */
 int ms_sup_elf_native(const char *path);
 
+/* A hold was released (or its caller killed): the supervisor looks at
+ * the SYS_ calls it holds (none: nothing happens).  Any thread. */
+void ms_sup_poke(void);
+
 #endif

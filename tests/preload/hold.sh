@@ -160,6 +160,51 @@ else
 	done_t
 fi
 
+t "a held SYS_ call holds its caller only: another process's armed SYS_ calls are answered meanwhile"
+if [ -n "$EMULATED" ]; then
+	skip_t "$tname" "$EMULATED: no seccomp() for the guest"
+elif [ -z "${PROBE_STATIC:-}" ]; then
+	skip_t "$tname" "no static probe in a sanitized build"
+else
+	# one of the two is held; the other's getuid (armed: the statement
+	# after the hold answers 7) goes on and it exits while the first waits
+	bg --control "$S" -e 'will_hold(SYS_getuid, name="uid", 1, in="probe_static")' \
+		-e 'will_return_always(SYS_getuid, 7, in="probe_static")' \
+		-- sh -c '"$0" & "$0"; wait' "$PROBE_STATIC"
+	run "$M" ctl "$S" --wait-held uid --timeout 20
+	want_rc 0
+	for _ in $(seq 200); do [ -s "$T/bg.out" ] && break; sleep 0.05; done
+	[ "$(cat "$T/bg.out")" = "7" ] || problem "the other process printed [$(cat "$T/bg.out")] while one was held, expected [7]"
+	run "$M" ctl "$S" --release uid
+	want_rc 0
+	wait_bg
+	[ "$bg_rc" -eq 0 ] || problem "exit $bg_rc: $bg_err"
+	[ "$(cat "$T/bg.out")" = "$(printf '7\n7')" ] || problem "the two printed [$(cat "$T/bg.out")]"
+	done_t
+fi
+
+t "a SYS_ hold past its timeout=: the supervisor lets it go and the run fails naming it"
+if [ -n "$EMULATED" ]; then
+	skip_t "$tname" "$EMULATED: no seccomp() for the guest"
+elif [ -z "${PROBE_STATIC:-}" ]; then
+	skip_t "$tname" "no static probe in a sanitized build"
+else
+	run "$M" -e 'will_hold(SYS_getuid, name="uid", timeout=200ms)' -e 'will_return(SYS_getuid, 5)' -- "$PROBE_STATIC"
+	want_rc 123
+	want_out "5"
+	want_err_has "held at hold 'uid' past its timeout="
+	done_t
+fi
+
+t "declared prototypes: a hold and a kill point on strcoll"
+printf 'b\na\n' >"$T/sortin"
+run env LC_ALL=C.UTF-8 "$M" -e 'mock int strcoll(const char *s1, const char *s2)' \
+	-e 'will_hold(strcoll, name="c", timeout=100ms)' -e 'will_signal(strcoll, SIGSEGV)' sort "$T/sortin"
+want_rc 139
+want_err_has "held at hold 'c' past its timeout="
+want_err_has "raised SIGSEGV in sort["
+done_t
+
 t "bad holds and signals: clear errors, with where"
 run "$M" -e 'will_hold(fsync)' true
 want_rc 125; want_err_has "will_hold needs name=\"NAME\""
