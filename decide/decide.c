@@ -371,6 +371,9 @@ __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t 
 	if (r->delay_ns)
 		sleep_ns(r->delay_ns);
 	if (r->kind == MS_R_HOLD || r->kind == MS_R_SIGNAL) {
+		/* numbered: the report and ctl --wait-held name the call */
+		if (!call)
+			call = ms_number_call(id);
 		if (r->kind == MS_R_HOLD) {
 			if (ms_hold(id, ri, a, caller, call))
 				return 3; /* the supervisor answers it later */

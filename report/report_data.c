@@ -199,6 +199,37 @@ static void json_escapes(FILE *out, struct ms_report_in *s)
 	fputc(']', out);
 }
 
+/* The kill points reached: each turn of a will_signal (the process it
+ * raised its signal in). */
+static void json_kill_points(FILE *out, struct ms_report_in *s)
+{
+	int first = 1;
+
+	fputc('[', out);
+	for (uint32_t i = 0; i < nevents(s); i++) {
+		const struct ms_event *e = event_at(s, i);
+		const struct ms_rule *r;
+		const char *sig;
+
+		if (e->state != 1 || e->type != MS_EV_CONSUME || rule_at(s, e->rule)->kind != MS_R_SIGNAL)
+			continue;
+		r = rule_at(s, e->rule);
+		sig = ms_signal_abbrev((int)e->value);
+		fprintf(out, "%s{\"source\":", first ? "" : ",");
+		ms_json_text(out, str(s, r->stmt.src));
+		fprintf(out, ",\"line\":%u,\"statement\":", r->stmt.line);
+		ms_json_text(out, rp_stmt_text(s, r->stmt.text));
+		fprintf(out, ",\"signal\":\"SIG%s\",\"signo\":%lld,\"pid\":%d,\"tid\":%d,\"exe\":",
+			sig ? sig : "?", (long long)e->value, e->pid, e->tid);
+		ms_json_text(out, rp_exe_of(s, e->pid, i));
+		fprintf(out, ",\"function\":");
+		ms_json_text(out, rp_fn_name(s, e->fn));
+		fprintf(out, ",\"call\":%u}", e->call);
+		first = 0;
+	}
+	fputc(']', out);
+}
+
 static void json_statements(FILE *out, struct ms_report_in *s, const struct cases *c)
 {
 	static const char *const tables[] = { "rule", "expectation", "order" };
@@ -331,6 +362,8 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 	json_processes(out, s, MS_EV_ATTACH, 0);
 	fprintf(out, ",\"escapes\":");
 	json_escapes(out, s);
+	fprintf(out, ",\"kill_points\":");
+	json_kill_points(out, s);
 	fprintf(out, ",\"statements\":");
 	json_statements(out, s, &c);
 	fprintf(out, ",\"clocks\":");

@@ -137,6 +137,15 @@ want_err_has "all checks passed"
 run "$M" -e 'will_signal(fsync, SIGSEGV, 2)' -- "$H" wal "$T/db"
 want_rc 139
 want_err_has "raised SIGSEGV"
+run "$M" --report json -o "$T/k.json" -e 'will_signal(fsync, SIGKILL, when(fd ~ "*/wal*"))' -- "$H" wal "$T/db"
+want_rc 137
+want_json "$T/k.json"
+python3 - "$T/k.json" <<'PY' || problem "the JSON report's kill point: $(cat "$T/k.json")"
+import json, sys
+k = json.load(open(sys.argv[1]))["kill_points"]
+assert len(k) == 1 and k[0]["signal"] == "SIGKILL" and k[0]["signo"] == 9, k
+assert k[0]["function"] == "fsync" and k[0]["exe"] == "holdprog" and k[0]["call"] >= 1, k
+PY
 done_t
 
 t "--wait-held on a SYS_ call of a static program: the supervisor holds its answer"
