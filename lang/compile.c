@@ -657,6 +657,12 @@ static int compile_rule(struct ms_parser *ps, struct ms_compiling *c, uint32_t o
 	struct ms_spec *spec = ps->spec;
 	int r;
 
+	if (c->m->handler && (c->sk->kind == MS_R_HOLD || c->sk->kind == MS_R_SIGNAL))
+		return ms_fail_tok(&ps->lx, &c->st->name,
+				   "%.*s cannot stop %s() yet: a handler module's stub enters its "
+				   "handler directly; use a declared prototype (mock RET %s(...)) "
+				   "without the module, or a call the handler makes",
+				   (int)c->st->name.n, c->st->name.s, c->m->name, c->m->name);
 	if (c->m->handler)
 		r = reply_mock(ps, c);
 	else if (c->sk->kind == MS_R_RETURN)

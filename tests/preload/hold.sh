@@ -225,6 +225,8 @@ run "$M" -e 'will_signal(fsync, "x")' true
 want_rc 125; want_err_has "-e#1:1:20: error: will_signal needs a signal"
 run "$M" -e 'will_hold(fsync, name="h", timeout=5)' true
 want_rc 125; want_err_has "timeout= needs a duration"
+run "$M" -m "$SCALE_MOCK" -e 'will_hold(ms_test_scale, name="h")' true
+want_rc 125; want_err_has "will_hold cannot stop ms_test_scale() yet: a handler module's stub"
 bg --control "$S" -e 'will_hold(fsync, name="h")' -- sync "$T/file"
 run "$M" ctl "$S" --wait-held nosuch --timeout 20
 want_rc 125; want_err_has "no will_hold is named 'nosuch'"
