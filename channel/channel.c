@@ -413,6 +413,8 @@ static const char *dyns_ok(const struct ms_chan_hdr *h)
 		return "trace path out of bounds";
 	if (!pool_ok(h, h->site_skip))
 		return "site-skip globs out of bounds";
+	if (!pool_ok(h, h->power_dir))
+		return "power directory out of bounds";
 	for (uint32_t i = 0; i < h->ndyn; i++) {
 		const struct ms_chan_dyn *d = (const struct ms_chan_dyn *)((const char *)h + h->dyn_off) + i;
 
@@ -543,6 +545,8 @@ static const char *rule_ok(const struct ms_chan_hdr *h, const struct ms_rule *r)
 		return bad;
 	if (r->kind < MS_R_RETURN || r->kind > MS_R_SIGNAL)
 		return "bad rule";
+	if ((r->flags & MS_RF_POWER) && (r->kind != MS_R_REAL || r->nouts || r->value < 0 || r->value > 2))
+		return "bad power_loss rule";
 	if (r->stmt.count == 0 || r->stmt.count < MS_COUNT_MAYBE)
 		return "bad rule count";
 	if (r->lean != ms_rule_lean(r))

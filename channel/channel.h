@@ -108,7 +108,7 @@ struct ms_chan_hdr {
 	/* --sites: slots of the sites table (struct ms_site_slot) at
 	 * ms_sites_off(); 0: not recorded */
 	uint32_t sites_cap;
-	uint32_t reserved_hdr;
+	uint32_t power_dir;	/* pool: power_loss()'s journal directory, 0: none */
 };
 
 /*
@@ -424,6 +424,8 @@ enum ms_rule_flags {
 	MS_RF_GROUP = 1u << 6,		/* value_str: a struct ms_group_rec (getgrnam, getgrgid) */
 	MS_RF_HOSTENT = 1u << 7,	/* value_str: value struct ms_addr (gethostbyname*):
 					 * a struct hostent of those of the first's family */
+	MS_RF_POWER = 1u << 8,		/* MS_R_REAL: power_loss(); value: enum ms_pw_mode,
+					 * value_str: the paths= glob, absolute */
 	MS_RF_OWNED = 1u << 5,		/* MS_RF_STRVAL, returned as a copy from the */
 					/* program's malloc (strdup: the caller frees it) */
 };

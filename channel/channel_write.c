@@ -246,6 +246,7 @@ static void write_header(const struct ms_spec *spec, struct ms_chan_hdr *h, cons
 	h->trace_path = spec->trace_path;
 	h->site_skip = spec->site_skip;
 	h->sites_cap = spec->sites_cap;
+	h->power_dir = spec->power_dir;
 	h->fns_off = (uint32_t)l->fns;
 	h->rules_off = (uint32_t)l->rules;
 	h->nrules = spec->nrules;

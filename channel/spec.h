@@ -66,6 +66,7 @@ struct ms_spec {
 	int (*at_fn)(void *ctx, const char *text, struct ms_site_range *out, unsigned max,
 		     unsigned *n, char *msg, size_t msglen);
 	void *at_ctx;
+	uint32_t power_dir;		/* pool: power_loss()'s journal directory, 0: none */
 	int trace;			/* any traced */
 	uint32_t live_cap;		/* --control: rules mockrun ctl may add */
 	int live;			/* parsing for mockrun ctl: replies only, on */

@@ -388,6 +388,11 @@ __attribute__((noinline)) int ms_answer(uint32_t ri, const uint64_t *a, int64_t 
 		if (r->nouts)
 			rewrite(r, (uint64_t *)(uintptr_t)a);
 		ms_log_consume(id, ri, call, 0, caller);
+		/* power_loss(FN, COUNT): its COUNT-th call, the turn that
+		 * uses it up; the ones before go to the real function */
+		if ((r->flags & MS_RF_POWER) &&
+		    __atomic_load_n(&ms_d.rst[ri].consumed, __ATOMIC_ACQUIRE) >= (uint32_t)r->stmt.count)
+			ms_hook_power_cut(caller);
 		errno = saved;
 		return after ? 2 : 0;
 	}

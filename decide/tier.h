@@ -146,6 +146,10 @@ MS_DEC_HIDDEN int ms_hook_hold_gone(void);
  * returns 1; 0 when it cannot (then it waits in the caller's place).
  * Shim: 0. */
 MS_DEC_HIDDEN int ms_hook_hold_defer(uint32_t ri, uint32_t t, uint32_t call);
+/* power_loss(): the power goes out before this call; never returns
+ * before the tree is killed.  Shim: power.c (the process stops itself);
+ * the supervisor: withholds its answer until mockrun killed the tree. */
+MS_DEC_HIDDEN void ms_hook_power_cut(const void *caller);
 /* An output only a libc function has (MS_O_PASSWD_R, MS_O_STRDUP,
  * MS_O_POOLPTR, MS_O_ADDRINFO, MS_O_FERROR): written; 0, or an error
  * code for the return value (ERANGE, EAI_*).  Shim: reply.c. */

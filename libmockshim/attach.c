@@ -455,6 +455,7 @@ static void attach(void)
 	ms_trace_open(ms_d.chan, ms_d.pool, ms_d.st);
 	ms_site_warm();
 	ms_crash_install();
+	ms_power_open(ms_d.chan, ms_d.pool, ms_d.rules);
 	__atomic_fetch_add(&ms_d.st->attached, 1, __ATOMIC_RELAXED);
 	{
 		struct ms_event *e = ms_ev_begin(MS_EV_ATTACH, 0, UINT32_MAX, 0);
@@ -593,7 +594,8 @@ static void fast_fill(unsigned fn)
 	s->far = 0;
 	s->lane_off = -1;
 	/* -v logs every call; a fake clock's calls are ms_timed_NAME's */
-	if ((ms_d.chan->flags & MS_CHAN_LOG_CALLS) || ms_time_arms(fn))
+	if ((ms_d.chan->flags & MS_CHAN_LOG_CALLS) || ms_time_arms(fn) ||
+	    (ms_power_on && ms_power_fn(fn)))
 		return;
 	if (f->nrules == 0 && f->nexpects == 1 && !f->flags) {
 		fast_fill_expect(s, f, fn);
@@ -651,6 +653,9 @@ static void fast_fill(unsigned fn)
  * prototypes, the allocator while the bootstrap arena is in use. */
 static inline uint8_t armed_besides(unsigned i, int boot, int timed)
 {
+	/* power_loss() tracks these whatever the statements */
+	if (ms_unlikely(ms_power_on) && ms_power_fn(i))
+		return MS_ARM_RULES | (timed ? ms_time_arms(i) : 0);
 	if (!timed && i != MS_ID_dlopen && i != MS_ID_free && i != MS_ID_realloc)
 		return 0;
 	return (timed ? ms_time_arms(i) : 0) |
@@ -867,12 +872,22 @@ void ms_attach_now(void)
 static inline int consult_attached(unsigned id, const uint64_t *args, int64_t *ret,
 				   const void *caller)
 {
+	int k;
+
 	if (ms_unlikely(__atomic_load_n(&fn_state[id], __ATOMIC_ACQUIRE) != FN_ON) &&
-	    !ms_fn_ready(id))
+	    !ms_fn_ready(id)) {
+		if (ms_unlikely(ms_power_on) && ms_power_fn(id))
+			ms_power_note(id, args);
 		return 0;
+	}
 	if (ms_unlikely(ms_trace_timed) && (ms_d.fns[id].flags & MS_FF_TRACED))
 		ms_trace_start();
-	return ms_decide(id, args, ret, caller);
+	k = ms_decide(id, args, ret, caller);
+	/* power_loss(): after the decision (a power cut there never comes
+	 * back; a mocked call changes nothing), before the real call */
+	if (ms_unlikely(ms_power_on) && k != 1 && ms_power_fn(id))
+		ms_power_note(id, args);
+	return k;
 }
 
 /* The first call of a process (or of a thread racing the attach). */

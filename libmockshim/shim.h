@@ -655,6 +655,15 @@ MS_HIDDEN void ms_trace_open(const struct ms_chan_hdr *h, const char *pool,
 /* The pid the lines carry: the fork hook gives the child's; a vfork
  * (before the real one) marks its thread, which then asks the kernel. */
 MS_HIDDEN void ms_trace_forked(int32_t pid);
+
+/* power_loss() (power.c): the journal opened at attach when the channel
+ * has a power directory; each tracked function's call noted before it
+ * runs (ms_power_fn), in consult_attached, before its statements. */
+extern int ms_power_on MS_HIDDEN;
+MS_HIDDEN void ms_power_open(const struct ms_chan_hdr *h, const char *pool,
+			     const struct ms_rule *rules);
+MS_HIDDEN int ms_power_fn(unsigned id);
+MS_HIDDEN void ms_power_note(unsigned id, const uint64_t *a);
 MS_HIDDEN void ms_trace_vfork(void);
 /* The record log as validated at attach (the header is shared: a
  * program could change it since), or NULL. */

@@ -207,6 +207,19 @@ void ms_hook_abort(void)
 		kill(ms_d.remote, SIGABRT);
 }
 
+void ms_hook_power_cut(const void *caller)
+{
+	(void)caller;
+	/* power_loss() on a SYS_ name: the caller waits in the kernel for
+	 * this answer; it is stopped, and the answer withheld until mockrun,
+	 * which watches the rule's turns, has killed the tree (at most 10 s) */
+	if (ms_d.remote <= 0)
+		return;
+	kill(ms_d.remote, SIGSTOP);
+	for (int i = 0; i < 10000 && kill(ms_d.remote, 0) == 0; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+}
+
 int ms_hook_out(unsigned id, uint32_t ri, const struct ms_rule *r, const struct ms_out *o,
 		const uint64_t *a, uint32_t call, const void *caller)
 {

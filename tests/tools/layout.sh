@@ -8,7 +8,7 @@ SRC=$(cd "$TESTS_DIR/.." && pwd)
 
 # folder:rank:face, bottom up; folders of one rank never include each other
 LAYERS="arch:0:arch.h catalog:1:catalog.h channel:2:channel.h lang:3:lang.h
-decide:3:decide.h report:4:report.h sites:4:sites.h libmockshim:5: runner:5: explore:6:explore.h"
+decide:3:decide.h power:3:power.h report:4:report.h sites:4:sites.h libmockshim:5: runner:5: explore:6:explore.h"
 
 # check ROOT: one line per breach of the rule on stdout
 check() {

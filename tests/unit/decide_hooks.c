@@ -43,6 +43,11 @@ int ms_hook_hold_defer(uint32_t ri, uint32_t t, uint32_t call)
 	return 0;
 }
 
+void ms_hook_power_cut(const void *caller)
+{
+	(void)caller;
+}
+
 void ms_hook_abort(void)
 {
 	hook_calls.abort++;

@@ -1,0 +1,561 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * power_loss(): durability tracking (DESIGN.md section 7.3).  Before
+ * each call that changes a file or a name under paths=, this process
+ * appends to mockrun's journal what a power cut would undo (power/
+ * power.h); before fsync, fdatasync, sync and syncfs, what they make
+ * durable.  Only system calls (syscall(2)), never a catalog function:
+ * the shim's own writes must not come back through its trampolines.
+ *
+ * Cost: a tracked write reads the bytes it overwrites (none past the
+ * file's size) and appends them: O(bytes written); an fsync appends one
+ * record: O(1).  Truncating a file (ftruncate, O_TRUNC) keeps the tail
+ * it drops: O(bytes dropped).  A removed file is kept as a hard link
+ * beside the journal (O(1)); where it cannot be linked (another file
+ * system) it is lost to the rollback, which says so.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "channel/channel.h"
+#include "decide/decide.h"
+#include "catalog/catalog.h"
+#include "power/power.h"
+#include "shim.h"
+
+int ms_power_on;
+static int jfd = -1;
+static const char *pdir;	/* the power directory (pool) */
+#define MAX_GLOBS 16
+static const char *globs[MAX_GLOBS];
+static unsigned nglobs;
+static uint32_t kept_n;
+
+/* The functions tracked, by catalog id. */
+static const uint8_t power_fns[MS_FN_COUNT] = {
+	[MS_ID_write] = 1, [MS_ID_pwrite] = 1, [MS_ID_writev] = 1, [MS_ID_ftruncate] = 1,
+	[MS_ID_truncate] = 1, [MS_ID_open] = 1, [MS_ID_openat] = 1, [MS_ID_creat] = 1,
+	[MS_ID_rename] = 1, [MS_ID_renameat] = 1, [MS_ID_renameat2] = 1, [MS_ID_link] = 1,
+	[MS_ID_linkat] = 1, [MS_ID_symlink] = 1, [MS_ID_symlinkat] = 1, [MS_ID_unlink] = 1,
+	[MS_ID_unlinkat] = 1, [MS_ID_mkdir] = 1, [MS_ID_mkdirat] = 1, [MS_ID_rmdir] = 1,
+	[MS_ID_fsync] = 1, [MS_ID_fdatasync] = 1, [MS_ID_sync] = 1, [MS_ID_syncfs] = 1,
+	[MS_ID_fallocate] = 1, [MS_ID_copy_file_range] = 1, [MS_ID_sendfile] = 1,
+	[MS_ID_fflush] = 1, [MS_ID_fclose] = 1, [MS_ID_fwrite] = 1,
+};
+
+int ms_power_fn(unsigned id)
+{
+	return id < MS_FN_COUNT && power_fns[id];
+}
+
+static size_t slen(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n])
+		n++;
+	return n;
+}
+
+void ms_power_open(const struct ms_chan_hdr *h, const char *pool, const struct ms_rule *rules)
+{
+	char path[MS_PW_PATH_MAX + 16];
+	size_t n;
+	int fd;
+
+	if (!h->power_dir)
+		return;
+	pdir = pool + h->power_dir;
+	n = slen(pdir);
+	if (n + sizeof("/" MS_PW_JOURNAL) > sizeof(path))
+		return;
+	memcpy(path, pdir, n);
+	memcpy(path + n, "/" MS_PW_JOURNAL, sizeof("/" MS_PW_JOURNAL));
+	for (uint32_t i = 0; i < h->nrules && nglobs < MAX_GLOBS; i++)
+		if ((rules[i].flags & MS_RF_POWER) && rules[i].value_str)
+			globs[nglobs++] = pool + rules[i].value_str;
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	if (fd < 0) {
+		ms_diag("warning: power_loss: cannot open the journal; this process's changes "
+			"are not tracked", NULL);
+		return;
+	}
+	/* out of the way of a program that closes its descriptors from 3 */
+	if (fd < 500) {
+		int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 500L);
+
+		if (hi >= 0) {
+			syscall(SYS_close, fd);
+			fd = hi;
+		}
+	}
+	jfd = fd;
+	__atomic_store_n(&ms_power_on, 1, __ATOMIC_RELAXED);
+}
+
+static int tracked(const char *abs)
+{
+	for (unsigned i = 0; i < nglobs; i++)
+		if (ms_glob_match(globs[i], abs))
+			return 1;
+	return 0;
+}
+
+/* /proc/self/fd/FD's target into out (NUL-terminated): its length, or -1 */
+static ssize_t fd_path(int fd, char *out, size_t cap)
+{
+	char p[40];
+	struct ms_tline t;
+	ssize_t k;
+
+	t.n = 0;
+	ms_tl_put(&t, "/proc/self/fd/");
+	ms_tl_i(&t, fd);
+	memcpy(p, t.buf, t.n);
+	p[t.n] = '\0';
+	k = syscall(SYS_readlinkat, AT_FDCWD, p, out, cap - 1);
+	if (k <= 0 || out[0] != '/')
+		return -1;
+	out[k] = '\0';
+	return k;
+}
+
+/*
+ * The absolute path of (dirfd, path) without following its last
+ * component: its directory resolved by the kernel (/proc/self/fd of an
+ * O_PATH descriptor), then the last name.  *dst: the directory's.
+ */
+static ssize_t abs_path(int dirfd, const char *path, char *out, size_t cap, struct stat *dst)
+{
+	size_t n = slen(path), cut = n, base;
+	char dir[MS_PW_PATH_MAX];
+	int dfd;
+	ssize_t k;
+
+	while (cut > 0 && path[cut - 1] == '/')
+		cut--;
+	if (cut == 0 || n >= sizeof(dir))
+		return -1;
+	base = cut;
+	while (base > 0 && path[base - 1] != '/')
+		base--;
+	if (base == 0) {
+		dir[0] = '.';
+		dir[1] = '\0';
+	} else {
+		memcpy(dir, path, base);
+		dir[base] = '\0';
+	}
+	dfd = (int)syscall(SYS_openat, dirfd, dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	k = fd_path(dfd, out, cap);
+	if (dst && syscall(SYS_fstat, dfd, dst) != 0)
+		k = -1;
+	syscall(SYS_close, dfd);
+	if (k < 0 || (size_t)k + 1 + (cut - base) + 1 > cap)
+		return -1;
+	if (k > 1)
+		out[k++] = '/';
+	memcpy(out + k, path + base, cut - base);
+	k += (ssize_t)(cut - base);
+	out[k] = '\0';
+	return k;
+}
+
+/* One record: header, paths, data, with one write(2) (O_APPEND). */
+static void put(struct ms_pw_rec *r, const char *p1, const char *p2, const void *data, size_t dlen)
+{
+	struct iovec v[4];
+	int n = 0;
+
+	r->magic = MS_PW_MAGIC;
+	r->pid = (int32_t)syscall(SYS_getpid);
+	r->path_len = p1 ? (uint32_t)slen(p1) : 0;
+	r->path2_len = p2 ? (uint32_t)slen(p2) : 0;
+	r->data_len = (uint32_t)dlen;
+	v[n++] = (struct iovec){ r, sizeof(*r) };
+	if (r->path_len)
+		v[n++] = (struct iovec){ (void *)(uintptr_t)p1, r->path_len };
+	if (r->path2_len)
+		v[n++] = (struct iovec){ (void *)(uintptr_t)p2, r->path2_len };
+	if (dlen)
+		v[n++] = (struct iovec){ (void *)(uintptr_t)data, dlen };
+	syscall(SYS_writev, jfd, v, n);
+}
+
+#define CHUNK 65536
+
+/*
+ * The old bytes of [off, off + n) of the file open at fd, st its stat,
+ * path its name, journaled as records of kind (WRITE or TRUNC's tail,
+ * which undoing restores), in chunks: a WRITE first (with the size), the
+ * rest continuations.  A descriptor open for writing only is read
+ * through /proc/self/fd.
+ */
+static void old_bytes(int fd, const struct stat *st, const char *path, int64_t off, uint64_t n,
+		      int cont)
+{
+	char buf[CHUNK];
+	int rfd = fd, opened = 0;
+	uint64_t done = 0;
+	int64_t size = st->st_size;
+
+	do {
+		uint64_t want = n - done > CHUNK ? CHUNK : n - done, have = 0;
+		struct ms_pw_rec r = { .kind = MS_PW_WRITE, .dev = st->st_dev, .ino = st->st_ino,
+				       .off = off + (int64_t)done, .n = want, .size = size };
+
+		if (done || cont)
+			r.flags = MS_PW_F_CONT;
+		if (r.off < size) {
+			uint64_t can = (uint64_t)(size - r.off) < want ? (uint64_t)(size - r.off) : want;
+			ssize_t k = syscall(SYS_pread64, rfd, buf, can, r.off);
+
+			if (k < 0 && errno == EBADF && !opened) {
+				char p[40];
+				struct ms_tline t;
+
+				t.n = 0;
+				ms_tl_put(&t, "/proc/self/fd/");
+				ms_tl_i(&t, fd);
+				memcpy(p, t.buf, t.n);
+				p[t.n] = '\0';
+				rfd = (int)syscall(SYS_openat, AT_FDCWD, p, O_RDONLY | O_CLOEXEC);
+				opened = rfd >= 0;
+				if (!opened)
+					rfd = fd;
+				else
+					k = syscall(SYS_pread64, rfd, buf, can, r.off);
+			}
+			have = k > 0 ? (uint64_t)k : 0;
+		}
+		put(&r, done ? NULL : path, NULL, buf, have);
+		done += want;
+	} while (done < n);
+	if (opened)
+		syscall(SYS_close, rfd);
+}
+
+/* A tracked regular file open at fd: its stat and path, 1; else 0. */
+static int tracked_fd(int fd, struct stat *st, char *path, size_t cap)
+{
+	if (fd < 0 || syscall(SYS_fstat, fd, st) != 0)
+		return 0;
+	if (!S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode))
+		return 0;
+	if (fd_path(fd, path, cap) < 0)
+		return 0;
+	return tracked(path) || S_ISDIR(st->st_mode);
+}
+
+/* n bytes about to be written at fd (at off, or at its offset if off < 0) */
+static void note_write(int fd, int64_t off, uint64_t n)
+{
+	char path[MS_PW_PATH_MAX];
+	struct stat st;
+	long fl;
+
+	if (!tracked_fd(fd, &st, path, sizeof(path)) || !S_ISREG(st.st_mode))
+		return;
+	fl = syscall(SYS_fcntl, fd, F_GETFL);
+	if (off < 0)
+		off = fl >= 0 && (fl & O_APPEND) ? (int64_t)st.st_size
+						 : (int64_t)syscall(SYS_lseek, fd, 0L, SEEK_CUR);
+	if (off < 0)
+		return;
+	old_bytes(fd, &st, path, off, n, 0);
+	/* O_SYNC and O_DSYNC: durable when written */
+	if (fl >= 0 && (fl & (O_SYNC | O_DSYNC))) {
+		struct ms_pw_rec r = { .kind = MS_PW_SYNC, .dev = st.st_dev, .ino = st.st_ino };
+
+		put(&r, path, NULL, NULL, 0);
+	}
+}
+
+/* the file at fd (or the tracked path) truncated to len */
+static void note_trunc(int fd, const char *p, int64_t len)
+{
+	char path[MS_PW_PATH_MAX];
+	struct stat st;
+	int own = -1;
+
+	if (fd < 0) {
+		if (abs_path(AT_FDCWD, p, path, sizeof(path), NULL) < 0 || !tracked(path))
+			return;
+		own = fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0)
+			return;
+	}
+	if (tracked_fd(fd, &st, path, sizeof(path)) && S_ISREG(st.st_mode) && len >= 0) {
+		struct ms_pw_rec r = { .kind = MS_PW_TRUNC, .dev = st.st_dev, .ino = st.st_ino,
+				       .off = len, .size = st.st_size };
+
+		put(&r, path, NULL, NULL, 0);
+		if (len < st.st_size)
+			old_bytes(fd, &st, NULL, len, (uint64_t)(st.st_size - len), 1);
+	}
+	if (own >= 0)
+		syscall(SYS_close, own);
+}
+
+/* a name about to be made (kind MS_PW_CREATE or MKDIR) at (dirfd, p) */
+static void note_create(int dirfd, const char *p, uint16_t kind)
+{
+	char path[MS_PW_PATH_MAX];
+	struct stat dst, st;
+	struct ms_pw_rec r = { .kind = kind };
+
+	if (abs_path(dirfd, p, path, sizeof(path), &dst) < 0 || !tracked(path))
+		return;
+	if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return; /* there already: nothing is made */
+	r.dev = dst.st_dev;
+	r.ino = dst.st_ino;
+	put(&r, path, NULL, NULL, 0);
+}
+
+/* The file at path kept as a link "k<pid>.<n>" beside the journal:
+ * its name in out, or "" */
+static void keep(const char *path, char *out)
+{
+	char dst[MS_PW_PATH_MAX + 64];
+	struct ms_tline t;
+	size_t n = slen(pdir);
+
+	out[0] = '\0';
+	if (n + 40 > sizeof(dst))
+		return;
+	t.n = 0;
+	ms_tl_c(&t, 'k');
+	ms_tl_i(&t, (int32_t)syscall(SYS_getpid));
+	ms_tl_c(&t, '.');
+	ms_tl_i(&t, (int32_t)__atomic_add_fetch(&kept_n, 1, __ATOMIC_RELAXED));
+	memcpy(dst, pdir, n);
+	dst[n] = '/';
+	memcpy(dst + n + 1, t.buf, t.n);
+	dst[n + 1 + t.n] = '\0';
+	if (syscall(SYS_linkat, AT_FDCWD, path, AT_FDCWD, dst, 0) != 0)
+		return;
+	memcpy(out, t.buf, t.n);
+	out[t.n] = '\0';
+}
+
+/* a name about to be removed at (dirfd, p) */
+static void note_remove(int dirfd, const char *p, int dir)
+{
+	char path[MS_PW_PATH_MAX], kept[64];
+	struct stat dst, st;
+	struct ms_pw_rec r = { .kind = dir ? MS_PW_RMDIR : MS_PW_REMOVE };
+
+	if (abs_path(dirfd, p, path, sizeof(path), &dst) < 0 || !tracked(path))
+		return;
+	if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return;
+	r.dev = dst.st_dev;
+	r.ino = dst.st_ino;
+	r.size = (int64_t)st.st_mode;
+	kept[0] = '\0';
+	if (!dir) {
+		keep(path, kept);
+		if (kept[0])
+			r.flags |= MS_PW_F_KEPT;
+	}
+	put(&r, path, kept[0] ? kept : NULL, NULL, 0);
+}
+
+static void note_rename(int ofd, const char *op, int nfd, const char *np)
+{
+	char o[MS_PW_PATH_MAX], n[MS_PW_PATH_MAX], kept[64];
+	struct stat od, nd, st;
+	struct ms_pw_rec r = { .kind = MS_PW_RENAME };
+
+	if (abs_path(ofd, op, o, sizeof(o), &od) < 0 || abs_path(nfd, np, n, sizeof(n), &nd) < 0 ||
+	    !(tracked(o) || tracked(n)))
+		return;
+	r.dev = od.st_dev;
+	r.ino = od.st_ino;
+	r.dev2 = nd.st_dev;
+	r.ino2 = nd.st_ino;
+	kept[0] = '\0';
+	if (syscall(SYS_newfstatat, AT_FDCWD, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+		keep(n, kept);
+		if (kept[0]) {
+			r.flags |= MS_PW_F_KEPT;
+			r.n = 1;
+		}
+	}
+	put(&r, o, n, kept, slen(kept));
+}
+
+static void note_sync(int fd, int data_only)
+{
+	char path[MS_PW_PATH_MAX];
+	struct stat st;
+	struct ms_pw_rec r = { .kind = MS_PW_SYNC };
+
+	if (!tracked_fd(fd, &st, path, sizeof(path)))
+		return;
+	r.dev = st.st_dev;
+	r.ino = st.st_ino;
+	r.flags = (S_ISDIR(st.st_mode) ? MS_PW_F_DIR : 0) | (data_only ? MS_PW_F_DATA_ONLY : 0);
+	put(&r, path, NULL, NULL, 0);
+}
+
+/* stdio: what a flush of fp may write (glibc's FILE) */
+static void note_stdio(FILE *fp, uint64_t more)
+{
+	uint64_t pend;
+
+	if (!fp || fp->_fileno < 0)
+		return;
+	pend = fp->_IO_write_ptr > fp->_IO_write_base
+		       ? (uint64_t)(fp->_IO_write_ptr - fp->_IO_write_base) : 0;
+	if (pend + more)
+		note_write(fp->_fileno, -1, pend + more);
+}
+
+void ms_power_note(unsigned id, const uint64_t *a)
+{
+	int saved = errno;
+
+	if (jfd < 0)
+		return;
+	switch (id) {
+	case MS_ID_write:
+		note_write((int)a[0], -1, a[2]);
+		break;
+	case MS_ID_pwrite:
+		note_write((int)a[0], (int64_t)a[3], a[2]);
+		break;
+	case MS_ID_writev: {
+		const struct iovec *v = (const struct iovec *)(uintptr_t)a[1];
+		uint64_t n = 0;
+
+		for (int i = 0; v && i < (int)a[2] && i < 1024; i++)
+			n += v[i].iov_len;
+		note_write((int)a[0], -1, n);
+		break;
+	}
+	case MS_ID_fallocate:
+		/* (KEEP_SIZE or not: the size before and any bytes there) */
+		note_write((int)a[0], (int64_t)a[2], a[3]);
+		break;
+	case MS_ID_copy_file_range: {
+		const int64_t *po = (const int64_t *)(uintptr_t)a[3];
+
+		note_write((int)a[2], po ? *po : -1, a[4]);
+		break;
+	}
+	case MS_ID_sendfile:
+		note_write((int)a[0], -1, a[3]);
+		break;
+	case MS_ID_ftruncate:
+		note_trunc((int)a[0], NULL, (int64_t)a[1]);
+		break;
+	case MS_ID_truncate:
+		note_trunc(-1, (const char *)(uintptr_t)a[0], (int64_t)a[1]);
+		break;
+	case MS_ID_open:
+	case MS_ID_openat:
+	case MS_ID_creat: {
+		int dirfd = id == MS_ID_openat ? (int)a[0] : AT_FDCWD;
+		const char *p = (const char *)(uintptr_t)a[id == MS_ID_openat];
+		int flags = id == MS_ID_creat ? O_CREAT | O_TRUNC | O_WRONLY : (int)a[1 + (id == MS_ID_openat)];
+
+		if (!p)
+			break;
+		if (flags & O_CREAT)
+			note_create(dirfd, p, MS_PW_CREATE);
+		if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY) {
+			char path[MS_PW_PATH_MAX];
+			struct stat st;
+
+			if (abs_path(dirfd, p, path, sizeof(path), NULL) >= 0 && tracked(path) &&
+			    syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISREG(st.st_mode))
+				note_trunc(-1, path, 0);
+		}
+		break;
+	}
+	case MS_ID_rename:
+		note_rename(AT_FDCWD, (const char *)(uintptr_t)a[0], AT_FDCWD, (const char *)(uintptr_t)a[1]);
+		break;
+	case MS_ID_renameat:
+	case MS_ID_renameat2:
+		note_rename((int)a[0], (const char *)(uintptr_t)a[1], (int)a[2], (const char *)(uintptr_t)a[3]);
+		break;
+	case MS_ID_link:
+	case MS_ID_symlink:
+		note_create(AT_FDCWD, (const char *)(uintptr_t)a[1], MS_PW_CREATE);
+		break;
+	case MS_ID_linkat:
+		note_create((int)a[2], (const char *)(uintptr_t)a[3], MS_PW_CREATE);
+		break;
+	case MS_ID_symlinkat:
+		note_create((int)a[1], (const char *)(uintptr_t)a[2], MS_PW_CREATE);
+		break;
+	case MS_ID_unlink:
+		note_remove(AT_FDCWD, (const char *)(uintptr_t)a[0], 0);
+		break;
+	case MS_ID_unlinkat:
+		note_remove((int)a[0], (const char *)(uintptr_t)a[1], (a[2] & AT_REMOVEDIR) != 0);
+		break;
+	case MS_ID_rmdir:
+		note_remove(AT_FDCWD, (const char *)(uintptr_t)a[0], 1);
+		break;
+	case MS_ID_mkdir:
+		note_create(AT_FDCWD, (const char *)(uintptr_t)a[0], MS_PW_MKDIR);
+		break;
+	case MS_ID_mkdirat:
+		note_create((int)a[0], (const char *)(uintptr_t)a[1], MS_PW_MKDIR);
+		break;
+	case MS_ID_fsync:
+	case MS_ID_fdatasync:
+		note_sync((int)a[0], id == MS_ID_fdatasync);
+		break;
+	case MS_ID_sync:
+	case MS_ID_syncfs: {
+		struct ms_pw_rec r = { .kind = MS_PW_SYNC_ALL };
+
+		put(&r, NULL, NULL, NULL, 0);
+		break;
+	}
+	case MS_ID_fflush:
+	case MS_ID_fclose:
+		note_stdio((FILE *)(uintptr_t)a[0], 0);
+		break;
+	case MS_ID_fwrite:
+		note_stdio((FILE *)(uintptr_t)a[3], a[1] * a[2]);
+		break;
+	default:
+		break;
+	}
+	errno = saved;
+}
+
+/* The power goes out at this call: the caller stops, and so does every
+ * thread of its process (SIGSTOP); mockrun SIGKILLs the whole tree. */
+void ms_hook_power_cut(const void *caller)
+{
+	if (jfd >= 0) {
+		/* where: the caller's object and offset, as events have them */
+		static struct ms_event e;
+		struct ms_pw_rec r = { .kind = MS_PW_CUT };
+
+		ms_hook_caller(caller, &e);
+		e.caller[MS_EV_CALLER - 1] = e.sym[MS_EV_SYM - 1] = '\0';
+		r.off = (int64_t)e.caller_off;
+		put(&r, e.caller[0] ? e.caller : "?", e.sym[0] ? e.sym : NULL, NULL, 0);
+	}
+	for (;;)
+		syscall(SYS_kill, syscall(SYS_getpid), SIGSTOP);
+}
