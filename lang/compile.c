@@ -26,6 +26,9 @@ static const struct ms_stmt_kind stmt_kinds[] = {
 	{ K("will_call_real"), ST_RULE, MS_R_REAL, 1, 0, 1, "will_call_real(FN [, COUNT] [, ...])" },
 	{ K("will_hold"), ST_RULE, MS_R_HOLD, 1, 0, 1, "will_hold(FN, name=\"NAME\" [, COUNT] [, ...])" },
 	{ K("will_signal"), ST_RULE, MS_R_SIGNAL, 1, 1, 2, "will_signal(FN, SIG [, COUNT] [, ...])" },
+	/* a turn taken as will_call_real's, at which the power goes out
+	 * (MS_RF_POWER) before the call runs */
+	{ K("power_loss"), ST_RULE, MS_R_REAL, 1, 0, 1, "power_loss(FN [, COUNT], paths=\"GLOB\" [, mode=MODE] [, ...])" },
 #define X(name, kind, n, args)                                                              \
 	{ K(name), ST_EXPECT, kind, 1, n, n, name "(FN, PARAM" args ")" },                      \
 	{ K(name "_count"), ST_EXPECT, kind, 0, n + 1, n + 1, name "_count(FN, PARAM" args ", COUNT)" },
@@ -174,6 +177,42 @@ static int key_is(const struct ms_arg *a, const char *key)
 	return !a->deref && a->key_n == strlen(key) && memcmp(a->key, key, a->key_n) == 0;
 }
 
+static int is_power(const struct ms_compiling *c)
+{
+	return strcmp(c->sk->name, "power_loss") == 0;
+}
+
+/* power_loss()'s paths= and mode= (DESIGN.md section 7.3) */
+static int compile_power_option(struct ms_parser *ps, struct ms_compiling *c, const struct ms_arg *a)
+{
+	static const char *const modes[] = { "drop", "torn", "reorder" };
+
+	if (key_is(a, "paths")) {
+		if (a->v.kind != V_STR || a->v.len == 0)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+					  "paths= needs a non-empty glob string (\"db/*\"), not %s",
+					  ms_val_kind_name(a->v.kind));
+		c->r.value_str = a->v.str;
+		return 0;
+	}
+	if (key_is(a, "mode")) {
+		for (int64_t k = 0; a->v.kind == V_IDENT && k < 3; k++)
+			if (a->v.name_n == strlen(modes[k]) && memcmp(a->v.name, modes[k], a->v.name_n) == 0) {
+				c->r.value = k;
+				return 0;
+			}
+		if (a->v.kind == V_IDENT)
+			return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+					  "unknown mode '%.*s': power_loss's mode= is drop, torn or reorder",
+					  (int)a->v.name_n, a->v.name);
+		return ms_fail_at(&ps->lx, a->v.line, a->v.col,
+				  "mode= is drop, torn or reorder, not %s", ms_val_kind_name(a->v.kind));
+	}
+	return ms_fail_at(&ps->lx, a->line, a->col,
+			  "power_loss takes no '%.*s=' (paths=, mode=, in=, from= and when())",
+			  (int)a->key_n, a->key);
+}
+
 /* in= and from=, which every statement takes: into the header. */
 static int compile_scope(struct ms_parser *ps, struct ms_compiling *c, const struct ms_arg *a)
 {
@@ -302,6 +341,8 @@ static int compile_keyed(struct ms_parser *ps, struct ms_compiling *c, const str
 		return ms_fail_at(&ps->lx, a->line, a->col,
 				  "%.*s takes no '%.*s=' (only the options in=, from= and at=)",
 				  (int)st->name.n, st->name.s, (int)a->key_n, a->key);
+	if (is_power(c))
+		return compile_power_option(ps, c, a);
 	if (c->sk->kind == MS_R_HOLD || c->sk->kind == MS_R_SIGNAL)
 		return compile_stop_option(ps, c, a);
 	if (key_is(a, "errno") || key_is(a, "probability") || key_is(a, "delay"))
@@ -328,7 +369,8 @@ static int compile_args(struct ms_parser *ps, struct ms_compiling *c)
 		const struct ms_val *v = &st->args[i].v;
 
 		if (v->kind == V_IDENT && !(c->sk->type == ST_EXPECT && !st->args[i].key &&
-					    (i == 1 || (i == 2 && c->sk->kind == MS_X_CHECK))))
+					    (i == 1 || (i == 2 && c->sk->kind == MS_X_CHECK))) &&
+		    !(is_power(c) && key_is(&st->args[i], "mode")))
 			return ms_unknown_name(ps, v);
 		for (unsigned k = 0; v->kind == V_STRUCT && k < v->nfields; k++)
 			if (v->fields[k].v->kind == V_IDENT)
@@ -675,6 +717,13 @@ static int compile_rule(struct ms_parser *ps, struct ms_compiling *c, uint32_t o
 		r = c->npos == 1 ? ms_parse_count(ps, &c->pos[0]->v, 1, &c->r.stmt.count) : 0;
 	if (r || (c->sk->kind <= MS_R_FAIL && reply_implied_outs(ps, c)))
 		return -1;
+	if (is_power(c)) {
+		if (!c->r.value_str)
+			return ms_fail_tok(&ps->lx, &c->st->name,
+					   "power_loss needs paths=\"GLOB\": the files and directories "
+					   "the power cut rolls back (%s)", c->sk->usage);
+		c->r.flags |= MS_RF_POWER;
+	}
 	c->r.outs_first = outs_first;
 	c->r.nouts = spec->nouts - outs_first;
 	return ms_append(ps, (void **)&spec->rules, &spec->nrules, &spec->cap_rules, &c->r,

@@ -38,6 +38,9 @@ static const char *pdir;	/* the power directory (pool) */
 static const char *globs[MAX_GLOBS];
 static unsigned nglobs;
 static uint32_t kept_n;
+/* the power_loss rules: once one is used up, the power is out */
+static uint32_t prules[MAX_GLOBS];
+static unsigned nprules;
 
 /* The functions tracked, by catalog id. */
 static const uint8_t power_fns[MS_FN_COUNT] = {
@@ -80,8 +83,10 @@ void ms_power_open(const struct ms_chan_hdr *h, const char *pool, const struct m
 	memcpy(path, pdir, n);
 	memcpy(path + n, "/" MS_PW_JOURNAL, sizeof("/" MS_PW_JOURNAL));
 	for (uint32_t i = 0; i < h->nrules && nglobs < MAX_GLOBS; i++)
-		if ((rules[i].flags & MS_RF_POWER) && rules[i].value_str)
+		if ((rules[i].flags & MS_RF_POWER) && rules[i].value_str) {
 			globs[nglobs++] = pool + rules[i].value_str;
+			prules[nprules++] = i;
+		}
 	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
 		ms_diag("warning: power_loss: cannot open the journal; this process's changes "
@@ -372,7 +377,7 @@ static void note_remove(int dirfd, const char *p, int dir)
 	put(&r, path, kept[0] ? kept : NULL, NULL, 0);
 }
 
-static void note_rename(int ofd, const char *op, int nfd, const char *np)
+static void note_rename(int ofd, const char *op, int nfd, const char *np, unsigned flags)
 {
 	char o[MS_PW_PATH_MAX], n[MS_PW_PATH_MAX], kept[64];
 	struct stat od, nd, st;
@@ -380,6 +385,12 @@ static void note_rename(int ofd, const char *op, int nfd, const char *np)
 
 	if (abs_path(ofd, op, o, sizeof(o), &od) < 0 || abs_path(nfd, np, n, sizeof(n), &nd) < 0 ||
 	    !(tracked(o) || tracked(n)))
+		return;
+	/* what will fail changes nothing: no source, or RENAME_NOREPLACE
+	 * onto a name there (mv tries that first); RENAME_EXCHANGE is not
+	 * tracked */
+	if (syscall(SYS_newfstatat, AT_FDCWD, o, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    ((flags & 1u) && syscall(SYS_newfstatat, AT_FDCWD, n, &st, AT_SYMLINK_NOFOLLOW) == 0))
 		return;
 	r.dev = od.st_dev;
 	r.ino = od.st_ino;
@@ -423,12 +434,27 @@ static void note_stdio(FILE *fp, uint64_t more)
 		note_write(fp->_fileno, -1, pend + more);
 }
 
+/* Whether the power went out (in another process, maybe): then this one
+ * changes nothing more either, and waits for mockrun's SIGKILL. */
+static void out_already(void)
+{
+	for (unsigned i = 0; i < nprules; i++) {
+		const struct ms_rule *r = &ms_d.rules[prules[i]];
+
+		if (r->stmt.count > 0 &&
+		    __atomic_load_n(&ms_d.rst[prules[i]].consumed, __ATOMIC_ACQUIRE) >= (uint32_t)r->stmt.count)
+			for (;;)
+				syscall(SYS_kill, syscall(SYS_getpid), SIGSTOP);
+	}
+}
+
 void ms_power_note(unsigned id, const uint64_t *a)
 {
 	int saved = errno;
 
 	if (jfd < 0)
 		return;
+	out_already();
 	switch (id) {
 	case MS_ID_write:
 		note_write((int)a[0], -1, a[2]);
@@ -487,11 +513,12 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		break;
 	}
 	case MS_ID_rename:
-		note_rename(AT_FDCWD, (const char *)(uintptr_t)a[0], AT_FDCWD, (const char *)(uintptr_t)a[1]);
+		note_rename(AT_FDCWD, (const char *)(uintptr_t)a[0], AT_FDCWD, (const char *)(uintptr_t)a[1], 0);
 		break;
 	case MS_ID_renameat:
 	case MS_ID_renameat2:
-		note_rename((int)a[0], (const char *)(uintptr_t)a[1], (int)a[2], (const char *)(uintptr_t)a[3]);
+		note_rename((int)a[0], (const char *)(uintptr_t)a[1], (int)a[2], (const char *)(uintptr_t)a[3],
+			    id == MS_ID_renameat2 ? (unsigned)a[4] : 0);
 		break;
 	case MS_ID_link:
 	case MS_ID_symlink:

@@ -637,6 +637,8 @@ void rp_describe_status(const struct ms_report_in *s, char *buf, size_t n)
 			 r->exit_status);
 	else if (r->timed_out)
 		snprintf(buf, n, "timed out and was killed%s%s", sig ? " by SIG" : "", sig ? sig : "");
+	else if (s->power && !strncmp(s->power, "the power went out", 18))
+		snprintf(buf, n, "lost its power (power_loss)");
 	else if (r->signal)
 		snprintf(buf, n, "was killed by SIG%s", sig ? sig : "?");
 	else

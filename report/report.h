@@ -57,6 +57,8 @@ struct ms_report_in {
 				 * audit allows a copy torn between its counts) */
 	char **unattached;	/* "name[pid]": orphans the driver reaped that never attached */
 	size_t nunattached, unattached_more;
+	const char *power;	/* power_loss(): where the power went out and what
+				 * was rolled back, or NULL */
 	char **still_running;	/* "name[pid]" at a timeout */
 	size_t nstill_running;
 	ms_report_symbolizer symbolize;	/* NULL: sites are shown raw */

@@ -354,6 +354,10 @@ void rp_report_json(struct ms_report_in *s, FILE *out)
 		fputs("null", out);
 	if (s->running)
 		fputs(",\"running\":true", out);
+	if (s->power) {
+		fputs(",\"power_loss\":", out);
+		ms_json_text(out, s->power);
+	}
 	fprintf(out, ",\"exited\":%s,\"exit_status\":%d,\"signal\":%d,\"timed_out\":%s,"
 		     "\"exec_errno\":%d,\"seconds\":%.3f,\"failure_count\":%u,\"processes\":",
 		res->exited ? "true" : "false", res->exit_status, res->signal,
@@ -544,6 +548,11 @@ void rp_report_junit(struct ms_report_in *s, FILE *out)
 	fprintf(out, "\" name=\"");
 	ms_xml_text(out, s->program);
 	fprintf(out, " %s\" time=\"%.3f\">", status, s->result.seconds);
+	if (s->power) {
+		fprintf(out, "<system-out>");
+		ms_xml_text(out, s->power);
+		fprintf(out, "</system-out>");
+	}
 	if (s->tampered) {
 		char text[240];
 

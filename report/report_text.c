@@ -54,6 +54,8 @@ void rp_report_text(struct ms_report_in *s, FILE *out)
 		fprintf(out, "mockshim: %s %s; %u process%s attached%s%s%s\n", rp_safe(s->program), status,
 			live(s)->attached, live(s)->attached == 1 ? "" : "es", live(s)->attached ? " (" : "", procs,
 			live(s)->attached ? ")" : "");
+		if (s->power)
+			fprintf(out, "mockshim: %s\n", rp_safe(s->power));
 		if (live(s)->attached == 0 && n > 0 && !s->result.exec_errno)
 			fprintf(out, "mockshim: warning: no process attached: the program may be "
 				     "static or setuid, or it cleared LD_PRELOAD\n");

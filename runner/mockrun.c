@@ -55,7 +55,8 @@ static void usage(FILE *out)
 	      "      --list-tests          list the tests, run nothing\n"
 	      "      --timeout SECS        kill the process tree after SECS (exit 124)\n"
 	      "      --error-exitcode N    exit status when a check fails (default 123)\n"
-	      "      --seed N              the draws of probability= (default: random, printed)\n"
+	      "      --seed N              the draws of probability= and of power_loss's\n"
+	      "                            mode=torn|reorder (default: random, printed)\n"
 	      "      --on-fail MODE        continue (default): the call goes on and the run\n"
 	      "                            fails at the end; abort: SIGABRT in the program at\n"
 	      "                            the first failed check (for a core dump or debugger)\n"
@@ -102,6 +103,8 @@ static void usage(FILE *out)
 	      "by signal N (a will_signal kill point too).  With -t: 0 all passed, 1 a\n"
 	      "test failed, 125 an error.  A report or file that cannot be written is\n"
 	      "125, whatever the verdict.\n"
+	      "power_loss(FN, paths=\"db/*\"): the power goes out before FN's call, the tree\n"
+	      "dies, the files under db/ go back to their durable state (exit 0 then).\n"
 	      "Example: mockrun -e 'will_fail(read, EIO)' cat /etc/hostname\n",
 	      out);
 }

@@ -603,6 +603,7 @@ struct run {
 	int64_t stuck_look;	/* the next look at the tree's states */
 	int stuck_hup;		/* SIGHUP and SIGCONT sent once: next, SIGKILL */
 	int forwarded;		/* the terminating signal passed on, or 0 */
+	int power_cut;		/* a power_loss() took its turn: the tree killed */
 };
 
 /* The run's program, its start time, and the shim it preloads. */
@@ -644,6 +645,10 @@ static int open_channel(struct mockshim_session *s, struct run *r, char *const e
 	struct stat sb[2];
 	int rc;
 
+	/* before the counts: its strings stay for every run */
+	rc = ms_power_prepare(s);
+	if (rc < 0)
+		return rc;
 	ms_session_spec_counts(&s->spec, s->base);
 	s->nctl = 0;
 	s->stop_req = 0;
@@ -1133,7 +1138,16 @@ static void watch(struct mockshim_session *s, struct run *r)
 			{ .fd = r->pidfd, .events = POLLIN },
 		};
 		size_t npfd = WATCH_FDS;
-		int gone = reap(s, r);
+		int gone;
+
+		/* power_loss(): its caller stopped itself before the call; the
+		 * whole tree dies at once, before anything is reaped */
+		if (!r->power_cut && s->power_dir && ms_power_reached(s)) {
+			r->power_cut = 1;
+			kill_tree(r->child, SIGKILL);
+			r->kill_at = now_ms() + KILL_GRACE_MS;
+		}
+		gone = reap(s, r);
 		int64_t t = now_ms(), wait_ms, w, w2 = -1;
 
 		/* (after a timeout or a signal, the kill is under way) */
@@ -1185,7 +1199,14 @@ static int finish(struct mockshim_session *s, struct run *r, const struct timesp
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	s->result.seconds = (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 	s->result.exec_errno = r->exec_err;
-	if (!r->exec_err && WIFEXITED(r->status)) {
+	/* every process is gone: the files go back to what survives */
+	if (s->power_dir)
+		ms_power_rollback(s, r->power_cut);
+	if (r->power_cut) {
+		/* the statement's use, not the program's failure */
+		s->result.exited = 1;
+		s->result.exit_status = 0;
+	} else if (!r->exec_err && WIFEXITED(r->status)) {
 		s->result.exited = 1;
 		s->result.exit_status = WEXITSTATUS(r->status);
 	} else if (!r->exec_err && WIFSIGNALED(r->status)) {
@@ -1229,6 +1250,7 @@ static int finish(struct mockshim_session *s, struct run *r, const struct timesp
  * reads (the spec's copy, the state's audited copy). */
 static void end_run(struct mockshim_session *s, struct run *r)
 {
+	ms_power_cleanup(s);
 	ms_sup_stop(r->sup);
 	give_back(r, 0);
 	for (int i = 0; i < 3; i++)

@@ -525,6 +525,7 @@ struct ms_report_in ms_session_report_in(const struct mockshim_session *s)
 		.nunattached = s->nunattached,
 		.unattached_more = s->unattached_more,
 		.still_running = s->still_running,
+		.power = s->power_note,
 		.nstill_running = s->nstill_running,
 		.symbolize = s->symbolize,
 		.symbolize_ctx = s->symbolize_ctx,

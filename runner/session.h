@@ -87,6 +87,11 @@ struct mockshim_session {
 	ms_report_symbolizer symbolize;
 	ms_report_symbolizer symbolize_pc;	/* for a crash's faulting instruction */
 	void *symbolize_ctx;
+	/* power_loss() (power.c): the run's power directory, the paths=
+	 * made absolute once, what the rollback did (the report's) */
+	char *power_dir;
+	int power_abs;
+	char *power_note;
 };
 
 /* at="NAME" is resolved by fn (lang.h: ms_at_resolver) with ctx in what
@@ -111,6 +116,12 @@ int ms_session_set_at_program(struct mockshim_session *s, const char *path);
 int ms_session_add_site_skip(struct mockshim_session *s, const char *glob);
 /* --sites: a sites table of cap slots in the state (0: none). */
 void ms_session_set_sites(struct mockshim_session *s, uint32_t cap);
+
+/* power_loss() (power.c) */
+int ms_power_prepare(struct mockshim_session *s);
+int ms_power_reached(const struct mockshim_session *s);
+void ms_power_rollback(struct mockshim_session *s, int cut);
+void ms_power_cleanup(struct mockshim_session *s);
 
 /* Statements added to the running program (ctl -e, or
  * mockshim_session_add() from another thread), named src (NULL:
