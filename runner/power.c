@@ -45,10 +45,15 @@ int ms_power_prepare(struct mockshim_session *s)
 		any |= power_rule(&s->spec.rules[i]);
 	if (!any)
 		return 0;
-	/* paths= relative to mockrun's working directory, once */
+	/* paths= relative to the program's working directory (mockrun's,
+	 * or a test's), once */
 	if (!s->power_abs) {
-		if (!getcwd(cwd, sizeof(cwd)))
+		if (s->cwd && s->cwd[0] == '/')
+			snprintf(cwd, sizeof(cwd), "%s", s->cwd);
+		else if (!getcwd(cwd, sizeof(cwd)))
 			return -errno;
+		else if (s->cwd)
+			snprintf(cwd + strlen(cwd), sizeof(cwd) - strlen(cwd), "/%s", s->cwd);
 		for (uint32_t i = 0; i < s->spec.nrules; i++) {
 			struct ms_rule *r = &s->spec.rules[i];
 			const char *g;
@@ -707,6 +712,11 @@ out:
 	free(j.inos);
 	if (j.pfd >= 0)
 		close(j.pfd);
+}
+
+int ms_power_was_cut(const struct mockshim_session *s)
+{
+	return s->power_note && strncmp(s->power_note, "the power went out", 18) == 0;
 }
 
 /* The power directory and everything in it (the journal, kept files). */

@@ -122,6 +122,8 @@ int ms_power_prepare(struct mockshim_session *s);
 int ms_power_reached(const struct mockshim_session *s);
 void ms_power_rollback(struct mockshim_session *s, int cut);
 void ms_power_cleanup(struct mockshim_session *s);
+/* whether the last run's power went out (a power_loss took its turn) */
+int ms_power_was_cut(const struct mockshim_session *s);
 
 /* Statements added to the running program (ctl -e, or
  * mockshim_session_add() from another thread), named src (NULL:

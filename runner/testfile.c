@@ -167,6 +167,8 @@ static void run_test(const struct file *f, const struct block *t, const char *su
 	}
 	if (t->nsteps && t->nsubs) {
 		failed |= ms_tf_run_steps(f, t, dir, suite_dir, o, out, &details);
+	} else if (t->nruns > 1 || t->runs[0].expect_power) {
+		failed |= ms_tf_run_multi(f, t, dir, suite_dir, o, out, &details);
 	} else {
 		s = ms_tf_run_one(f, t, &t->runs[0], dir, suite_dir, o, NULL, &res, &details);
 		failed |= !s || ms_tf_check_run(f, t, dir, s, &res, out, &details);

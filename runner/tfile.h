@@ -39,6 +39,15 @@ struct check {
 struct run {
 	char **argv;
 	uint32_t line;
+	/* a test of several runs (each a step): the statements written
+	 * since the run before, the expectations written after it */
+	char *stmts;
+	int expect_exit;	/* -1: not given */
+	int expect_signal;	/* 0: not given */
+	int expect_exit_not;	/* -1: not given */
+	int expect_no_signal;
+	uint32_t expect_line;
+	uint32_t expect_power;	/* expect_power_loss(): its line, 0: none */
 };
 
 /* What a control block does to its background, in order: mockrun ctl's
@@ -69,6 +78,7 @@ struct block {
 	char *name;
 	uint32_t line;
 	char *stmts;		/* the file with all but this block's statements blanked */
+	char *pending;		/* a test: the same, since its last run (struct run's) */
 	int nstmts;
 	struct run *runs;
 	size_t nruns;
@@ -226,6 +236,10 @@ struct mockshim_session *ms_tf_run_one(const struct file *f, const struct block 
 int ms_tf_check_run(const struct file *f, const struct block *t, const char *dir, struct mockshim_session *s,
 		    const struct mockshim_result *r, struct result *out, struct strbuf *details);
 void ms_tf_add_report(struct strbuf *details, struct mockshim_session *s);
+/* A test of several runs: each a step, in order (tfile_run.c). */
+int ms_tf_run_multi(const struct file *f, const struct block *t, const char *dir,
+		    const char *suite_dir, const struct testfile_opts *o, struct result *out,
+		    struct strbuf *details);
 /* s's text report with every statement and its uses (malloc'd), or NULL. */
 char *ms_tf_report_text(struct mockshim_session *s);
 void ms_tf_describe_exit(struct strbuf *b, const struct mockshim_result *r);

@@ -232,7 +232,7 @@ static int lex_int_arg(struct lexer *lx, const char *p, int signal_names, int *o
 enum directive {
 	D_RUN, D_STDIN, D_ENV, D_CWD, D_EXPECT_EXIT, D_EXPECT_SIGNAL, D_EXPECT_STDOUT,
 	D_EXPECT_STDOUT_HAS, D_EXPECT_STDERR, D_EXPECT_STDERR_HAS, D_EXPECT_FILE_HAS,
-	D_STDIN_FILE, D_EXPECT_EXIT_NOT, D_EXPECT_NO_SIGNAL, D_TIMEOUT,
+	D_STDIN_FILE, D_EXPECT_EXIT_NOT, D_EXPECT_NO_SIGNAL, D_TIMEOUT, D_EXPECT_POWER,
 };
 
 static const char *const directives[] = {
@@ -251,6 +251,7 @@ static const char *const directives[] = {
 	[D_EXPECT_EXIT_NOT] = "expect_exit_not",
 	[D_EXPECT_NO_SIGNAL] = "expect_no_signal",
 	[D_TIMEOUT] = "timeout",
+	[D_EXPECT_POWER] = "expect_power_loss",
 };
 
 static int directive_of(const char *p, const char *e, size_t *n)
@@ -284,16 +285,34 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 	}
 	switch (d) {
 	case D_RUN: {
-		struct run r = { NULL, lx->line };
+		struct run r = { .argv = NULL, .line = lx->line };
 
 		if (b == &lx->f->global)
 			return lex_error(lx, lx->p, "run belongs in a test or fixture block");
-		if ((b->kind == B_TEST || b->kind == B_BACKGROUND) && b->nruns)
+		if ((b->kind == B_BACKGROUND || (b->kind == B_TEST && b->nsubs)) && b->nruns)
 			return lex_error(lx, lx->p, "a %s has one run (declared at line %u)",
-					 b->kind == B_TEST ? "test" : "run_background block", b->runs[0].line);
+					 b->kind == B_TEST ? "test with run_background" : "run_background block",
+					 b->runs[0].line);
 		if (lex_words(lx, args, &r.argv))
 			return -1;
+		r.expect_exit = -1;
+		r.expect_exit_not = -1;
+		if (b->kind == B_TEST) {
+			/* the statements above it are its own */
+			r.stmts = b->pending;
+			b->pending = NULL;
+		}
 		PUSH(b->runs, b->nruns, r);
+		return 0;
+	}
+	case D_EXPECT_POWER: {
+		const char *q = skip_ws(args, lx->end);
+
+		if (b->kind != B_TEST || !b->nruns)
+			return lex_error(lx, lx->p, "expect_power_loss() checks the run above it, in a test");
+		if (q >= lx->end || *q != '(' || (q = skip_ws(q + 1, lx->end)) >= lx->end || *q != ')')
+			return lex_error(lx, args, "expect_power_loss takes no argument: expect_power_loss()");
+		b->runs[b->nruns - 1].expect_power = lx->line;
 		return 0;
 	}
 	case D_STDIN:
@@ -339,6 +358,10 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 			return lex_error(lx, args, "expected '()'");
 		b->expect_no_signal = 1;
 		b->expect_line = lx->line;
+		if (b->kind == B_TEST && b->nruns) {
+			b->runs[b->nruns - 1].expect_no_signal = 1;
+			b->runs[b->nruns - 1].expect_line = lx->line;
+		}
 		return 0;
 	case D_TIMEOUT: {
 		int secs;
@@ -358,6 +381,10 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		if (lex_int_arg(lx, args, 0, &b->expect_exit_not))
 			return -1;
 		b->expect_line = lx->line;
+		if (b->kind == B_TEST && b->nruns) {
+			b->runs[b->nruns - 1].expect_exit_not = b->expect_exit_not;
+			b->runs[b->nruns - 1].expect_line = lx->line;
+		}
 		return 0;
 	case D_EXPECT_EXIT:
 	case D_EXPECT_SIGNAL:
@@ -369,6 +396,15 @@ static int parse_directive(struct lexer *lx, struct block *b, int d, const char 
 		if (d == D_EXPECT_SIGNAL && b->expect_signal == 0)
 			return lex_error(lx, args, "signal 0 is no signal");
 		b->expect_line = lx->line;
+		if (b->kind == B_TEST && b->nruns) {
+			struct run *r = &b->runs[b->nruns - 1];
+
+			if (d == D_EXPECT_EXIT)
+				r->expect_exit = b->expect_exit;
+			else
+				r->expect_signal = b->expect_signal;
+			r->expect_line = lx->line;
+		}
 		return 0;
 	default:
 		if (b == &lx->f->global)
@@ -477,6 +513,8 @@ static void keep_line(struct file *f, struct block *b, uint32_t line, const char
 		return;
 	}
 	keep_into(f, &b->stmts, ls, le);
+	if (b->kind == B_TEST)
+		keep_into(f, &b->pending, ls, le);
 	b->nstmts++;
 }
 
@@ -555,6 +593,12 @@ static int parse_sub(struct lexer *lx, struct block *t, struct block **sub, int 
 		else
 			lex_error(lx, q, "run_background %s was stopped at line %u", name,
 				  t->subs[bg].stopped);
+		free(name);
+		return -1;
+	}
+	if (t->nruns > 1) {
+		lex_error(lx, q, "a test of several runs has no run_background (runs at lines %u and %u)",
+			  t->runs[0].line, t->runs[1].line);
 		free(name);
 		return -1;
 	}
@@ -827,6 +871,11 @@ static int parse_file(struct file *f, char *error, size_t cap)
 					  cur->name);
 				goto fail;
 			}
+			if (cur->kind == B_TEST && cur->nruns > 1 && cur->pending) {
+				lex_error(&lx, q, "test \"%s\" has statements after its last run: "
+						  "statements go above the run they are for", cur->name);
+				goto fail;
+			}
 			cur = NULL;
 		} else if (!cur && (strncmp(q, "test", 4) == 0 && (q[4] == ' ' || q[4] == '\t' || q[4] == '"'))) {
 			struct block nb;
@@ -924,7 +973,9 @@ static void free_block(struct block *b)
 	free(b->acts);
 	free(b->name);
 	free(b->stmts);
+	free(b->pending);
 	for (size_t i = 0; i < b->nruns; i++) {
+		free(b->runs[i].stmts);
 		for (char **w = b->runs[i].argv; w && *w; w++)
 			free(*w);
 		free(b->runs[i].argv);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "mockshim/driver.h"
+#include "session.h"
 #include "catalog/catalog.h"
 #include "report/report.h"
 #include "session.h"
@@ -525,4 +526,69 @@ int ms_tf_check_run(const struct file *f, const struct block *t, const char *dir
 		ms_tf_add_report(details, s);
 	}
 	return failed;
+}
+
+/*
+ * A test of several runs, in order, in one directory: run k with the
+ * file's statements and those written above it (since run k - 1), then
+ * the expectations written below it; the files it leaves are the next
+ * run's (after a power_loss: what survived, so the next run is the
+ * recovery).  The first step that fails stops the test, named.
+ */
+int ms_tf_run_multi(const struct file *f, const struct block *t, const char *dir,
+		    const char *suite_dir, const struct testfile_opts *o, struct result *out,
+		    struct strbuf *details)
+{
+	for (size_t k = 0; k < t->nruns; k++) {
+		const struct run *r = &t->runs[k];
+		uint32_t hi = k + 1 < t->nruns ? t->runs[k + 1].line : UINT32_MAX;
+		struct block step = *t;
+		struct check *checks = xrealloc(NULL, t->nchecks * sizeof(*checks));
+		struct mockshim_result res;
+		struct mockshim_session *s;
+		struct strbuf why = { NULL, 0 };
+		int failed;
+
+		step.stmts = r->stmts;
+		step.compiled = NULL;
+		step.runs = (struct run *)r;
+		step.nruns = 1;
+		step.expect_exit = r->expect_exit;
+		step.expect_signal = r->expect_signal;
+		step.expect_exit_not = r->expect_exit_not;
+		step.expect_no_signal = r->expect_no_signal;
+		step.expect_line = r->expect_line;
+		step.nchecks = 0;
+		for (size_t i = 0; i < t->nchecks; i++)
+			if (t->checks[i].line > r->line && t->checks[i].line < hi)
+				checks[step.nchecks++] = t->checks[i];
+		step.checks = checks;
+		free(out->out);
+		free(out->err);
+		out->out = out->err = NULL;
+		s = ms_tf_run_one(f, &step, r, dir, suite_dir, o, NULL, &res, &why);
+		failed = !s || ms_tf_check_run(f, &step, dir, s, &res, out, &why);
+		if (s && r->expect_power && !ms_power_was_cut(s)) {
+			sb_printf(&why, "%s:%u: expected the power to go out (a power_loss taking its "
+					"turn), but %s ", f->path, r->expect_power, r->argv[0]);
+			ms_tf_describe_exit(&why, &res);
+			sb_printf(&why, "\n");
+			failed = 1;
+		}
+		if (s && o->format == TESTFILE_HTML && k + 1 == t->nruns) {
+			free(out->report);
+			out->report = ms_tf_report_text(s);
+		}
+		if (s)
+			ms_tf_session_done(&step, s);
+		free(checks);
+		if (failed) {
+			sb_printf(details, "%s:%u: step %zu of %zu (run %s) failed\n%s", f->path, r->line,
+				  k + 1, t->nruns, r->argv[0], why.s ? why.s : "");
+			free(why.s);
+			return 1;
+		}
+		free(why.s);
+	}
+	return 0;
 }

@@ -43,12 +43,12 @@ for v in $(grep -rhoE 'getenv\("[A-Z_]+"\)|"(MOCKSHIM[A-Z_]*)=' "$SRC/runner" "$
 	case "$envsec" in *"$v"*) ;; *) problem "$v is not in ENVIRONMENT" ;; esac
 done; done_t
 
-t "test files: the directives, fixtures, one run, and the -t exit statuses"
+t "test files: the directives, fixtures, several runs, and the -t exit statuses"
 # the phrases as read, wherever a line ends: groff 1.23 (Debian 13)
 # breaks the lines elsewhere than groff 1.22 (Debian 12)
 flat=$(printf '%s\n' "$page" | tr -s ' \n' '  ')
 for w in expect_file_contains expect_stderr_contains expect_signal 'MOCKSHIM_SUITE_DIR' 'module "x.so"' \
-	'A test has one run' 'serial test "NAME" {' 'A serial test runs alone' setup_all teardown_all 'With -t: 0 when every test passed' 'TAP version 13'; do
+	'A test may have several run steps' 'expect_power_loss()' 'serial test "NAME" {' 'A serial test runs alone' setup_all teardown_all 'With -t: 0 when every test passed' 'TAP version 13'; do
 	case "$flat" in *"$w"*) ;; *) problem "no [$w]" ;; esac
 done; done_t
 

@@ -434,4 +434,61 @@ want_rc 0
 grep -q "the power went out at getppid()" "$T/r.xml" || problem "r.xml: $(cat "$T/r.xml")"
 done_t
 
+# ---- test files: several runs, the next one the recovery ----
+
+cat >"$T/kv.mock" <<'EOF'
+test "a put survives a power cut after its fsync, and the recovery reads it" {
+	power_loss(getppid, paths="db/*", in="python3")
+	run sh -c 'mkdir db && echo v > db/k && sync db/k db && python3 -c "import os; os.getppid()"'
+	expect_power_loss()
+	run cat db/k
+	expect_stdout("v\n")
+}
+
+test "an unsynced rename is lost: the recovery run reads the old value" {
+	run sh -c 'mkdir db && echo old > db/k && sync db/k db'
+	expect_stdout("")
+	power_loss(getppid, paths="db/*", in="python3")
+	run sh -c 'echo new > db/k.tmp && mv db/k.tmp db/k && python3 -c "import os; os.getppid()"'
+	expect_power_loss()
+	run cat db/k
+	expect_stdout("old\n")
+}
+EOF
+t "test files: several runs per test, the run after a power cut is the recovery"
+run "$M" -t "$T/kv.mock"
+want_rc 0; want_out_has "ok 1 - "; want_out_has "ok 2 - "; want_out_lacks "not ok"
+want_clean
+done_t
+
+cat >"$T/bad.mock" <<'EOF'
+test "the put was not synced, yet the test expects it" {
+	power_loss(getppid, paths="db/*", in="python3")
+	run sh -c 'mkdir db && echo v > db/k && python3 -c "import os; os.getppid()"'
+	expect_power_loss()
+	run cat db/k
+	expect_stdout("v\n")
+	run true
+}
+
+test "expect_power_loss when the power stayed on" {
+	run true
+	expect_power_loss()
+}
+EOF
+t "test files: the failing step is named and stops the test; expect_power_loss fails when no cut"
+run "$M" -t "$T/bad.mock"
+want_rc 1
+want_out_has "bad.mock:5: step 2 of 3 (run cat) failed"
+want_out_has 'expected stdout to be "v\n", got ""'
+want_out_lacks "step 3 of 3"
+want_out_has "bad.mock:12: expected the power to go out"
+done_t
+
+t "test files: statements after the last of several runs are an error (125)"
+printf 'test "t" {\n\trun true\n\trun true\n\twill_fail(read, EIO)\n}\n' >"$T/late.mock"
+run "$M" -t "$T/late.mock"
+want_rc 125; want_err_has "has statements after its last run"
+done_t
+
 finish
