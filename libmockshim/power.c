@@ -20,6 +20,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -51,7 +52,7 @@ static const uint8_t power_fns[MS_FN_COUNT] = {
 	[MS_ID_unlinkat] = 1, [MS_ID_mkdir] = 1, [MS_ID_mkdirat] = 1, [MS_ID_rmdir] = 1,
 	[MS_ID_fsync] = 1, [MS_ID_fdatasync] = 1, [MS_ID_sync] = 1, [MS_ID_syncfs] = 1,
 	[MS_ID_fallocate] = 1, [MS_ID_copy_file_range] = 1, [MS_ID_sendfile] = 1,
-	[MS_ID_fflush] = 1, [MS_ID_fclose] = 1, [MS_ID_fwrite] = 1,
+	[MS_ID_fflush] = 1, [MS_ID_fclose] = 1, [MS_ID_fwrite] = 1, [MS_ID_mmap] = 1,
 };
 
 int ms_power_fn(unsigned id)
@@ -556,6 +557,14 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		put(&r, NULL, NULL, NULL, 0);
 		break;
 	}
+	case MS_ID_mmap:
+		/* a shared writable mapping changes the file with no call: its
+		 * whole range's old bytes now (O(mapping), not O(bytes
+		 * written)); msync is not in the catalog: only fsync, sync and
+		 * syncfs make the mapping's changes durable */
+		if ((a[3] & MAP_SHARED) && (a[2] & PROT_WRITE) && (int)a[4] >= 0)
+			note_write((int)a[4], (int64_t)a[5], a[1]);
+		break;
 	case MS_ID_fflush:
 	case MS_ID_fclose:
 		note_stdio((FILE *)(uintptr_t)a[0], 0);

@@ -171,6 +171,27 @@ os.getppid()"
 want_rc 0; want_file db/data $'old\nnew'
 done_t
 
+t "a shared writable mapping: its changes lost without fsync (msync is not seen), kept with it"
+for how in none msync fsync; do
+	fresh
+	cut "$PRE
+import mmap
+fd = os.open('db/data', os.O_RDWR)
+m = mmap.mmap(fd, 0)
+m[0:3] = b'NEW'
+if '$how' == 'msync':
+    m.flush()
+if '$how' == 'fsync':
+    os.fsync(fd)
+os.getppid()"
+	want_rc 0
+	case $how in
+	fsync) want_file db/data NEW ;;
+	*) want_file db/data old ;;
+	esac
+done
+done_t
+
 t "sync() makes everything before it durable"
 fresh
 cut "$PRE
