@@ -55,6 +55,25 @@ static const uint8_t power_fns[MS_FN_COUNT] = {
 	[MS_ID_fflush] = 1, [MS_ID_fclose] = 1, [MS_ID_fwrite] = 1, [MS_ID_mmap] = 1,
 };
 
+/* glibc's list of open streams (weak: absent elsewhere) */
+extern FILE *_IO_list_all __attribute__((weak));
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso) __attribute__((weak));
+static void note_stdio(FILE *fp, uint64_t more);
+
+/*
+ * exit() flushes every stream after the atexit handlers, inside libc,
+ * where no call is seen: this handler, registered at attach (before the
+ * program's own), notes each stream's pending buffer just before.
+ */
+static void streams_at_exit(void *arg)
+{
+	(void)arg;
+	if (&_IO_list_all == NULL || ms_guard)
+		return;
+	for (FILE *fp = _IO_list_all; fp; fp = fp->_chain)
+		note_stdio(fp, 0);
+}
+
 int ms_power_fn(unsigned id)
 {
 	return id < MS_FN_COUNT && power_fns[id];
@@ -75,7 +94,7 @@ void ms_power_open(const struct ms_chan_hdr *h, const char *pool, const struct m
 	size_t n;
 	int fd;
 
-	if (!h->power_dir)
+	if (!h->power_dir || jfd >= 0)
 		return;
 	pdir = pool + h->power_dir;
 	n = slen(pdir);
@@ -104,6 +123,8 @@ void ms_power_open(const struct ms_chan_hdr *h, const char *pool, const struct m
 		}
 	}
 	jfd = fd;
+	if (__cxa_atexit)
+		__cxa_atexit(streams_at_exit, NULL, NULL);
 	__atomic_store_n(&ms_power_on, 1, __ATOMIC_RELAXED);
 }
 

@@ -264,6 +264,26 @@ done
 want_clean
 done_t
 
+t "stdio: a buffer exit() flushes (fprintf, no fclose) is seen, lost"
+fresh
+cat >"$T/atexit.c" <<'EOF'
+#include <stdio.h>
+int main(void)
+{
+	FILE *f = fopen("db/data", "a");
+	fprintf(f, "new\n");
+	return 0;
+}
+EOF
+# -fno-builtin: fprintf stays fprintf (not an fwrite the shim sees)
+if cc -fno-builtin -o "$T/atexit" "$T/atexit.c" 2>/dev/null; then
+	inw "$M" -e 'power_loss(getppid, paths="db/*", in="python3")' sh -c "$T/atexit && python3 -c 'import os; os.getppid()'"
+	want_rc 0; want_err_has "rolled back 1 file (4 bytes)"; want_file db/data old
+	done_t
+else
+	skip_t "$tname" "no C compiler"
+fi
+
 # ---- torn and reorder ----
 
 # ten appends of 1000 bytes, 'a' to 'j', to an empty durable file
