@@ -485,12 +485,20 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		note_write((int)a[0], (int64_t)a[3], a[2]);
 		break;
 	case MS_ID_writev: {
-		const struct iovec *v = (const struct iovec *)(uintptr_t)a[1];
+		/* the vector copied with process_vm_readv: a bad pointer is
+		 * the real writev's EFAULT, never a crash in the shim */
+		struct iovec v[64], l, r;
 		uint64_t n = 0;
+		int cnt = (int)a[2] < 0 ? 0 : (int)a[2] > 64 ? 64 : (int)a[2];
+		ssize_t got;
 
-		for (int i = 0; v && i < (int)a[2] && i < 1024; i++)
+		l = (struct iovec){ v, (size_t)cnt * sizeof(v[0]) };
+		r = (struct iovec){ (void *)(uintptr_t)a[1], l.iov_len };
+		got = cnt ? syscall(SYS_process_vm_readv, syscall(SYS_getpid), &l, 1L, &r, 1L, 0L) : 0;
+		for (int i = 0; got > 0 && i < (int)((size_t)got / sizeof(v[0])); i++)
 			n += v[i].iov_len;
-		note_write((int)a[0], -1, n);
+		if (got > 0 || !cnt)
+			note_write((int)a[0], -1, n);
 		break;
 	}
 	case MS_ID_fallocate:
@@ -498,9 +506,13 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		note_write((int)a[0], (int64_t)a[2], a[3]);
 		break;
 	case MS_ID_copy_file_range: {
-		const int64_t *po = (const int64_t *)(uintptr_t)a[3];
+		/* *off_out, read as writev's vector is */
+		int64_t off = -1;
+		struct iovec l = { &off, sizeof(off) }, r = { (void *)(uintptr_t)a[3], sizeof(off) };
 
-		note_write((int)a[2], po ? *po : -1, a[4]);
+		if (!a[3] || syscall(SYS_process_vm_readv, syscall(SYS_getpid), &l, 1L, &r, 1L, 0L) ==
+				     (ssize_t)sizeof(off))
+			note_write((int)a[2], off, a[4]);
 		break;
 	}
 	case MS_ID_sendfile:

@@ -192,6 +192,30 @@ os.getppid()"
 done
 done_t
 
+t "writev: tracked; a bad vector is the real call's EFAULT, not a crash"
+fresh
+cut "$PRE
+import ctypes
+fd = os.open('db/data', os.O_WRONLY | os.O_APPEND)
+os.writev(fd, [b'ab', b'cd\n'])
+libc = ctypes.CDLL(None, use_errno=True)
+r = libc.writev(fd, ctypes.c_void_p(8), 2)
+print(r, ctypes.get_errno())
+os.getppid()"
+want_rc 0; want_out "-1 14"; want_err_has "rolled back 1 file (5 bytes)"; want_file db/data old
+done_t
+
+t "copy_file_range into a tracked file at an offset: lost"
+fresh
+printf 'src\n' >"$W/src"
+cut "$PRE
+a = os.open('src', os.O_RDONLY)
+b = os.open('db/data', os.O_WRONLY)
+os.copy_file_range(a, b, 4, 0, 4)
+os.getppid()"
+want_rc 0; want_err_has "rolled back 1 file (4 bytes)"; want_file db/data old
+done_t
+
 t "sync() makes everything before it durable"
 fresh
 cut "$PRE
