@@ -179,19 +179,27 @@ static int load(struct jr *j)
 	size_t off = 0, cap = 0;
 	int fd;
 
+	/* the program may have put anything there: a FIFO (an open that
+	 * waits for a writer for ever without O_NONBLOCK), a directory */
 	snprintf(path, sizeof(path), "%s/" MS_PW_JOURNAL, j->s->power_dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		if (fd >= 0)
 			close(fd);
 		return -1;
 	}
 	j->buf = malloc((size_t)st.st_size + 1);
-	if (!j->buf || read(fd, j->buf, (size_t)st.st_size) != st.st_size) {
-		close(fd);
-		return -1;
+	while (j->buf && off < (size_t)st.st_size) {
+		ssize_t k = read(fd, j->buf + off, (size_t)st.st_size - off);
+
+		if (k <= 0)
+			break;
+		off += (size_t)k;
 	}
 	close(fd);
+	if (!j->buf || off != (size_t)st.st_size)
+		return -1;
+	off = 0;
 	while (off + sizeof(struct ms_pw_rec) <= (size_t)st.st_size) {
 		struct rec x = { 0 };
 		uint64_t need;

@@ -447,6 +447,33 @@ os.getppid()"
 want_rc 0; want_file elsewhere/data else; want_file db2/data $'old\nnew'; want_err_has "refused"
 done_t
 
+# JOURNAL: the power directory's journal, found through the shim's
+# descriptor (a program of mockrun's user can write there)
+JOURNAL="
+def journal():
+    for fd in os.listdir('/proc/self/fd'):
+        try:
+            t = os.readlink('/proc/self/fd/' + fd)
+        except OSError:
+            continue
+        if t.endswith('/journal'):
+            return t
+"
+
+t "a FIFO in place of the journal: mockrun does not hang, nothing is rolled back"
+fresh
+printf '%s\n' "$PRE$JOURNAL
+j = journal()
+put('db/data', 'new\n', 'a')
+os.unlink(j)
+os.mkfifo(j)
+os.getppid()" >"$T/prog.py"
+# (a hang is killed: 137)
+inw timeout -s KILL 60 "$M" -e "$DEF" python3 "$T/prog.py"
+want_rc 0; want_err_has "its journal could not be read"; want_clean
+rm -rf "${TMPDIR:?}"/mockrun-power-*
+done_t
+
 # ---- statements ----
 
 t "a power_loss never reached is a leftover (123)"
