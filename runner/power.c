@@ -727,24 +727,44 @@ int ms_power_was_cut(const struct mockshim_session *s)
 	return s->power_note && strncmp(s->power_note, "the power went out", 18) == 0;
 }
 
+/* Everything in the directory dfd (closed): what the program put there
+ * too (it knows the power directory): directories, made unwritable
+ * ones, links never followed; depth bounds the recursion. */
+static void remove_in(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+
+	if (!d) {
+		close(dfd);
+		return;
+	}
+	fchmod(dfd, 0700);
+	while ((de = readdir(d))) {
+		int sub;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    unlinkat(dfd, de->d_name, 0) == 0 || depth <= 0)
+			continue;
+		sub = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			continue;
+		remove_in(sub, depth - 1);
+		unlinkat(dfd, de->d_name, AT_REMOVEDIR);
+	}
+	closedir(d);
+}
+
 /* The power directory and everything in it (the journal, kept files). */
 void ms_power_cleanup(struct mockshim_session *s)
 {
-	DIR *d;
-	struct dirent *de;
 	int fd;
 
 	if (!s->power_dir)
 		return;
 	fd = open(s->power_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	while (d && (de = readdir(d)))
-		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-			unlinkat(fd, de->d_name, 0);
-	if (d)
-		closedir(d);
-	else if (fd >= 0)
-		close(fd);
+	if (fd >= 0)
+		remove_in(fd, 64);
 	rmdir(s->power_dir);
 	free(s->power_dir);
 	s->power_dir = NULL;

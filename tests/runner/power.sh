@@ -474,6 +474,20 @@ want_rc 0; want_err_has "its journal could not be read"; want_clean
 rm -rf "${TMPDIR:?}"/mockrun-power-*
 done_t
 
+t "directories the program made in the power directory are removed too"
+fresh
+cut "$PRE$JOURNAL
+d = os.path.dirname(journal())
+os.makedirs(d + '/sub/deeper')
+put(d + '/sub/deeper/x', 'x')
+os.symlink('/', d + '/sub/root')
+os.chmod(d + '/sub', 0o500)
+put('db/data', 'new\n', 'a')
+os.getppid()"
+want_rc 0; want_file db/data old; want_clean
+chmod -R u+rwx "$TMPDIR" 2>/dev/null; rm -rf "${TMPDIR:?}"/mockrun-power-*
+done_t
+
 # ---- statements ----
 
 t "a power_loss never reached is a leftover (123)"
