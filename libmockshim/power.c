@@ -390,6 +390,8 @@ static void note_remove(int dirfd, const char *p, int dir)
 	r.dev = dst.st_dev;
 	r.ino = dst.st_ino;
 	r.size = (int64_t)st.st_mode;
+	r.dev2 = st.st_dev;
+	r.ino2 = st.st_ino;
 	kept[0] = '\0';
 	if (!dir) {
 		keep(path, kept);

@@ -46,7 +46,8 @@ enum ms_pw_kind {
 	MS_PW_MKDIR,		/* path made, a directory */
 	MS_PW_REMOVE,		/* path removed (unlink); kept: "k<pid>.<n>" in
 				 * path2, or empty when it could not be kept */
-	MS_PW_RMDIR,		/* path removed, an empty directory */
+	MS_PW_RMDIR,		/* path removed, an empty directory; dev2, ino2:
+				 * the directory's own */
 	MS_PW_RENAME,		/* path renamed to path2; n: 1 when path2 existed
 				 * and was kept as the link whose name is data */
 	MS_PW_CUT,		/* the power went out at this process's call */
@@ -60,7 +61,7 @@ struct ms_pw_rec {
 	uint32_t path_len, path2_len, data_len;
 	uint64_t dev, ino;	/* the file (data records, SYNC) or the directory
 				 * holding path (name records) */
-	uint64_t dev2, ino2;	/* name records: the directory holding path2 */
+	uint64_t dev2, ino2;	/* RENAME: the directory holding path2 */
 	int64_t off;
 	uint64_t n;
 	int64_t size;

@@ -145,6 +145,9 @@ struct jr {
 	uint64_t bytes;
 	uint64_t *inos;		/* files counted */
 	size_t ninos;
+	/* directories made again (rmdir undone): their inode then, now */
+	struct { uint64_t dev, ino, ndev, nino; } *moved;
+	size_t nmoved;
 	int32_t cut_pid;
 };
 
@@ -361,6 +364,39 @@ static void undo_data(struct jr *j, size_t i)
 	close(fd);
 }
 
+/* Whether the directory open at d is the one the journal names (dev,
+ * ino), or the one made again in its place by the rollback: a directory
+ * the program swapped in since (from outside paths=) is not. */
+static int same_dir(const struct jr *j, int d, uint64_t dev, uint64_t ino)
+{
+	struct stat st;
+
+	if (fstat(d, &st) != 0)
+		return 0;
+	for (size_t k = j->nmoved; k-- > 0;)
+		if (j->moved[k].dev == dev && j->moved[k].ino == ino) {
+			dev = j->moved[k].ndev;
+			ino = j->moved[k].nino;
+			break;
+		}
+	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
+}
+
+static void remade_dir(struct jr *j, const struct rec *x, int d, const char *name)
+{
+	struct stat st;
+	void *m;
+
+	if (fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	    !(m = realloc(j->moved, (j->nmoved + 1) * sizeof(*j->moved))))
+		return;
+	j->moved = m;
+	j->moved[j->nmoved].dev = x->h.dev2;
+	j->moved[j->nmoved].ino = x->h.ino2;
+	j->moved[j->nmoved].ndev = (uint64_t)st.st_dev;
+	j->moved[j->nmoved++].nino = (uint64_t)st.st_ino;
+}
+
 static void undo_name(struct jr *j, struct rec *x)
 {
 	const char *name, *name2;
@@ -372,6 +408,10 @@ static void undo_name(struct jr *j, struct rec *x)
 		return;
 	}
 	d = open_parent(x->path, &name);
+	if (d >= 0 && !same_dir(j, d, x->h.dev, x->h.ino)) {
+		close(d);
+		d = -1;
+	}
 	if (d < 0) {
 		j->refused++;
 		return;
@@ -387,8 +427,10 @@ static void undo_name(struct jr *j, struct rec *x)
 			j->names_made++;
 		break;
 	case MS_PW_RMDIR:
-		if (mkdirat(d, name, (mode_t)(x->h.size & 07777)) == 0)
+		if (mkdirat(d, name, (mode_t)(x->h.size & 07777)) == 0) {
 			j->names_back++;
+			remade_dir(j, x, d, name);
+		}
 		break;
 	case MS_PW_REMOVE:
 		if (!(x->h.flags & MS_PW_F_KEPT) || strchr(x->path2, '/') || x->path2[0] != 'k') {
@@ -404,7 +446,7 @@ static void undo_name(struct jr *j, struct rec *x)
 		break;
 	case MS_PW_RENAME:
 		d2 = open_parent(x->path2, &name2);
-		if (d2 < 0 || renameat(d2, name2, d, name) != 0) {
+		if (d2 < 0 || !same_dir(j, d2, x->h.dev2, x->h.ino2) || renameat(d2, name2, d, name) != 0) {
 			j->refused++;
 			break;
 		}
@@ -718,6 +760,7 @@ out:
 	free(j.r);
 	free(j.buf);
 	free(j.inos);
+	free(j.moved);
 	if (j.pfd >= 0)
 		close(j.pfd);
 }
