@@ -132,6 +132,10 @@ struct rec {
 	const unsigned char *data;
 	int durable, keep;	/* keep: survives the cut (torn, reorder) */
 	int64_t cut;		/* torn: the bytes from here are lost */
+	size_t head;		/* the op's first record: itself, or for a
+				 * continuation the last first record of its
+				 * process and file before it (other processes'
+				 * and threads' records fall in between) */
 };
 
 struct jr {
@@ -217,6 +221,14 @@ static int load(struct jr *j)
 		x.path2 = dupn(j->buf + off + sizeof(x.h) + x.h.path_len, x.h.path2_len);
 		x.data = j->buf + off + sizeof(x.h) + x.h.path_len + x.h.path2_len;
 		x.cut = -1;
+		x.head = j->n;
+		if (x.h.flags & MS_PW_F_CONT)
+			for (size_t k = j->n; k-- > 0 && j->n - k <= 65536;)
+				if (!(j->r[k].h.flags & MS_PW_F_CONT) && j->r[k].h.pid == x.h.pid &&
+				    j->r[k].h.dev == x.h.dev && j->r[k].h.ino == x.h.ino) {
+					x.head = k;
+					break;
+				}
 		if (x.h.kind == MS_PW_CUT && !j->cut_pid)
 			j->cut_pid = x.h.pid;
 		if (j->n == cap) {
@@ -308,12 +320,10 @@ static int open_ino(struct jr *j, const struct rec *x, const char *path)
 	return fd;
 }
 
-/* the path a data record's file had: its own, or its op's first */
+/* the path a data record's file had: its op's first's */
 static const char *rec_path(const struct jr *j, size_t i)
 {
-	while (i > 0 && !j->r[i].h.path_len && (j->r[i].h.flags & MS_PW_F_CONT))
-		i--;
-	return j->r[i].path;
+	return j->r[j->r[i].head].path;
 }
 
 static void count_file(struct jr *j, uint64_t ino)
@@ -514,8 +524,7 @@ static void mark_durable(struct jr *j)
 	}
 	/* an op's continuations go with it */
 	for (size_t i = 1; i < j->n; i++)
-		if (j->r[i].h.flags & MS_PW_F_CONT)
-			j->r[i].durable = j->r[i - 1].durable;
+		j->r[i].durable = j->r[j->r[i].head].durable;
 }
 
 /* torn and reorder: which lost ops survive after all */
@@ -530,16 +539,13 @@ static void choose(struct jr *j, int mode, uint64_t seed)
 	if (!nops)
 		return;
 	if (mode == MS_PW_REORDER) {
-		int keep = 0;
-
 		for (size_t i = 0; i < j->n; i++) {
 			struct rec *x = &j->r[i];
 
 			if (x->durable || !is_data(x))
 				continue;
-			if (!(x->h.flags & MS_PW_F_CONT))
-				keep = x->h.kind == MS_PW_WRITE && (mix(&rng) & 1);
-			x->keep = keep;
+			x->keep = x->head == i ? x->h.kind == MS_PW_WRITE && (mix(&rng) & 1)
+					       : j->r[x->head].keep;
 		}
 		return;
 	}
@@ -558,12 +564,19 @@ static void choose(struct jr *j, int mode, uint64_t seed)
 
 			if (x->durable)
 				continue;
+			if (x->head != i) {
+				/* a continuation: as its op */
+				x->keep = j->r[x->head].keep;
+				x->cut = j->r[x->head].cut;
+				continue;
+			}
 			if (first) {
 				if (opi == k && x->h.kind == MS_PW_WRITE) {
 					int64_t lo = (x->h.off + 511) / 512 * 512, end = x->h.off;
 
-					for (size_t m = i; m < j->n && (m == i || (j->r[m].h.flags & MS_PW_F_CONT)); m++)
-						end = j->r[m].h.off + (int64_t)j->r[m].h.n;
+					for (size_t m = i; m < j->n; m++)
+						if (j->r[m].head == i)
+							end = j->r[m].h.off + (int64_t)j->r[m].h.n;
 					cut = lo >= end ? x->h.off
 						       : lo + (int64_t)(mix(&rng) % (uint64_t)((end - lo) / 512 + 1)) * 512;
 					if (cut > end)
@@ -573,7 +586,7 @@ static void choose(struct jr *j, int mode, uint64_t seed)
 					phase = 2;
 				}
 				opi++;
-			} else if (phase == 1 && !(x->h.flags & MS_PW_F_CONT)) {
+			} else if (phase == 1) {
 				phase = 2;
 			}
 			if (phase == 0) {

@@ -380,6 +380,40 @@ os.getppid()"
 want_rc 0; want_file db/data old; want_err_has "rolled back 1 file (13 bytes)"
 done_t
 
+t "a big overwrite while another thread writes and fsyncs another file: all of it lost"
+fresh
+python3 -c "
+for i in range(8):
+    open('$W/db/big%d' % i, 'wb').write(b'o' * (1 << 20))"
+cut "$PRE
+import threading
+stop = False
+def syncer():
+    fd = os.open('db/y', os.O_WRONLY | os.O_CREAT, 0o644)
+    os.fsync(fd)
+    while not stop:
+        os.write(fd, b'y')
+        os.fsync(fd)
+t = threading.Thread(target=syncer)
+t.start()
+# (the records of a write over 64 KiB of old bytes come in pieces: the
+# other thread's fall between them)
+for i in range(8):
+    fd = os.open('db/big%d' % i, os.O_WRONLY)
+    os.pwrite(fd, b'n' * (1 << 20), 0)
+    os.close(fd)
+stop = True
+t.join()
+os.getppid()"
+want_rc 0
+python3 -c "
+import sys
+for i in range(8):
+    if open('$W/db/big%d' % i, 'rb').read() != b'o' * (1 << 20):
+        sys.exit('db/big%d keeps new bytes' % i)" 2>"$T/big.err" || problem "$(cat "$T/big.err")"
+want_clean
+done_t
+
 t "a child writing after the parent's fsync: the parent's kept, the child's lost"
 fresh
 cut "$PRE
