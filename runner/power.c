@@ -366,7 +366,12 @@ static void undo_data(struct jr *j, size_t i)
 
 		if (have > from && pwrite(fd, x->data + (from - x->h.off), (size_t)(have - from), from) < 0)
 			j->refused++;
-		if (end > x->h.size && ftruncate(fd, x->h.size > from ? x->h.size : from) != 0)
+		/* the size before, or (torn) the end of the part that
+		 * survives: never the start of a write past the end, which
+		 * would keep the hole it made */
+		int64_t size = x->cut > x->h.off && from > x->h.size ? from : x->h.size;
+
+		if (end > x->h.size && ftruncate(fd, size) != 0)
 			j->refused++;
 		j->bytes += (uint64_t)(end - from);
 		count_file(j, x->h.ino);

@@ -309,6 +309,25 @@ else
 	skip_t "$tname" "no C compiler"
 fi
 
+t "writes past the end (holes) not synced: the file goes back to its durable size"
+fresh
+cut "$PRE
+fd = os.open('db/data', os.O_WRONLY)
+os.pwrite(fd, b'z', 10)
+os.fsync(fd)
+os.pwrite(fd, b'q', 20)
+os.pwrite(fd, b'r', 100000)
+os.close(fd)
+os.getppid()"
+want_rc 0
+python3 -c "
+import sys
+d = open('$W/db/data', 'rb').read()
+if d != b'old\\n' + bytes(6) + b'z':
+    sys.exit('db/data holds %r' % d[:40] + ' (%d bytes)' % len(d))" 2>"$T/hole.err" || problem "$(cat "$T/hole.err")"
+want_clean
+done_t
+
 # ---- torn and reorder ----
 
 # ten appends of 1000 bytes, 'a' to 'j', to an empty durable file
