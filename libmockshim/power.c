@@ -34,6 +34,11 @@
 
 int ms_power_on;
 static int jfd = -1;
+/* the journal's path and inode: a program that closes its descriptors
+ * (a daemon's way) may close jfd and get its number for a file of its
+ * own; the journal is then opened again, never written into that */
+static char jpath[MS_PW_PATH_MAX + 16];
+static uint64_t jdev, jino;
 static const char *pdir;	/* the power directory (pool) */
 #define MAX_GLOBS 16
 static const char *globs[MAX_GLOBS];
@@ -88,9 +93,55 @@ static size_t slen(const char *s)
 	return n;
 }
 
+/* The journal opened, out of the way of a program that closes its
+ * descriptors from 3: a descriptor, or -1. */
+static int journal_open(void)
+{
+	struct stat st;
+	int fd = (int)syscall(SYS_openat, AT_FDCWD, jpath, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd >= 0 && fd < 500) {
+		int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 500L);
+
+		if (hi >= 0) {
+			syscall(SYS_close, fd);
+			fd = hi;
+		}
+	}
+	if (fd >= 0 && (syscall(SYS_fstat, fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		syscall(SYS_close, fd);
+		fd = -1;
+	}
+	if (fd >= 0 && !jdev && !jino) {
+		jdev = st.st_dev;
+		jino = st.st_ino;
+	}
+	return fd;
+}
+
+/* jfd, still the journal, or the journal opened again: 1; 0 if not */
+static int journal_ok(void)
+{
+	struct stat st;
+	int fd = __atomic_load_n(&jfd, __ATOMIC_RELAXED);
+
+	if (fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && (uint64_t)st.st_dev == jdev &&
+	    (uint64_t)st.st_ino == jino)
+		return 1;
+	/* (jfd's number is not closed: it may be the program's now) */
+	fd = journal_open();
+	if (fd < 0)
+		return 0;
+	if (syscall(SYS_fstat, fd, &st) != 0 || (uint64_t)st.st_dev != jdev || (uint64_t)st.st_ino != jino) {
+		syscall(SYS_close, fd);
+		return 0;
+	}
+	__atomic_store_n(&jfd, fd, __ATOMIC_RELAXED);
+	return 1;
+}
+
 void ms_power_open(const struct ms_chan_hdr *h, const char *pool, const struct ms_rule *rules)
 {
-	char path[MS_PW_PATH_MAX + 16];
 	size_t n;
 	int fd;
 
@@ -98,29 +149,20 @@ void ms_power_open(const struct ms_chan_hdr *h, const char *pool, const struct m
 		return;
 	pdir = pool + h->power_dir;
 	n = slen(pdir);
-	if (n + sizeof("/" MS_PW_JOURNAL) > sizeof(path))
+	if (n + sizeof("/" MS_PW_JOURNAL) > sizeof(jpath))
 		return;
-	memcpy(path, pdir, n);
-	memcpy(path + n, "/" MS_PW_JOURNAL, sizeof("/" MS_PW_JOURNAL));
+	memcpy(jpath, pdir, n);
+	memcpy(jpath + n, "/" MS_PW_JOURNAL, sizeof("/" MS_PW_JOURNAL));
 	for (uint32_t i = 0; i < h->nrules && nglobs < MAX_GLOBS; i++)
 		if ((rules[i].flags & MS_RF_POWER) && rules[i].value_str) {
 			globs[nglobs++] = pool + rules[i].value_str;
 			prules[nprules++] = i;
 		}
-	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_APPEND | O_CLOEXEC);
+	fd = journal_open();
 	if (fd < 0) {
 		ms_diag("warning: power_loss: cannot open the journal; this process's changes "
 			"are not tracked", NULL);
 		return;
-	}
-	/* out of the way of a program that closes its descriptors from 3 */
-	if (fd < 500) {
-		int hi = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 500L);
-
-		if (hi >= 0) {
-			syscall(SYS_close, fd);
-			fd = hi;
-		}
 	}
 	jfd = fd;
 	if (__cxa_atexit)
@@ -216,7 +258,8 @@ static void put(struct ms_pw_rec *r, const char *p1, const char *p2, const void 
 		v[n++] = (struct iovec){ (void *)(uintptr_t)p2, r->path2_len };
 	if (dlen)
 		v[n++] = (struct iovec){ (void *)(uintptr_t)data, dlen };
-	syscall(SYS_writev, jfd, v, n);
+	if (journal_ok())
+		syscall(SYS_writev, __atomic_load_n(&jfd, __ATOMIC_RELAXED), v, n);
 }
 
 #define CHUNK 65536

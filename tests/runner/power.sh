@@ -433,6 +433,19 @@ for i in range(8):
 want_clean
 done_t
 
+t "a process that closed every descriptor (a daemon's way): its changes are still rolled back, and none goes into its files"
+fresh
+printf 'other\n' >"$W/db/other"
+cut "$PRE
+os.closerange(3, 65536)
+# the shim's descriptor number now the program's, open for writing
+fds = [os.open('db/other', os.O_RDWR) for i in range(600)]
+put('db/data', 'new\n', 'a')
+os.getppid()"
+want_rc 0; want_err_has "rolled back 1 file (4 bytes)"; want_file db/data old; want_file db/other other
+want_clean
+done_t
+
 t "a child writing after the parent's fsync: the parent's kept, the child's lost"
 fresh
 cut "$PRE
