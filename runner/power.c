@@ -153,6 +153,7 @@ struct jr {
 	struct { uint64_t dev, ino, ndev, nino; } *moved;
 	size_t nmoved;
 	int32_t cut_pid;
+	size_t damaged;		/* the journal's bytes believed, when short of its size */
 };
 
 static int allowed(const struct jr *j, const char *path)
@@ -241,6 +242,8 @@ static int load(struct jr *j)
 		j->r[j->n++] = x;
 		off += need;
 	}
+	if (off < (size_t)st.st_size)
+		j->damaged = off ? off : 1;
 	return 0;
 }
 
@@ -741,6 +744,17 @@ void ms_power_rollback(struct mockshim_session *s, int cut)
 	if (load(&j) != 0 || j.pfd < 0) {
 		s->power_note = strdup("the power went out, but its journal could not be read: "
 				       "nothing was rolled back");
+		goto out;
+	}
+	if (j.damaged) {
+		/* a record torn (a full disk) or forged: the changes after it
+		 * are unknown, and undoing only those before would make a
+		 * state neither the program nor a power cut could */
+		if (asprintf(&s->power_note,
+			     "the power went out, but its journal is damaged at byte %zu (written by "
+			     "the program, or its disk full): nothing was rolled back",
+			     j.damaged == 1 ? (size_t)0 : j.damaged) < 0)
+			s->power_note = NULL;
 		goto out;
 	}
 	mark_durable(&j);

@@ -584,6 +584,17 @@ os.getppid()"
 want_rc 0; want_file db/sub/x kept; want_err_lacks "refused"; want_clean
 done_t
 
+t "a journal damaged by the program: nothing is rolled back, and the report says why"
+fresh
+cut "$PRE$JOURNAL
+put('db/data', 'new\n', 'a')
+with open(journal(), 'ab') as j:
+    j.write(b'garbage')
+put('db/data', 'more\n', 'a')
+os.getppid()"
+want_rc 0; want_err_has "its journal is damaged at byte"; want_file db/data $'old\nnew\nmore'; want_clean
+done_t
+
 # ---- statements ----
 
 t "a power_loss never reached is a leftover (123)"
