@@ -500,37 +500,78 @@ static int is_data(const struct rec *x)
 	return x->h.kind == MS_PW_WRITE || x->h.kind == MS_PW_TRUNC;
 }
 
-/* durable: a later SYNC of its inode (data) or directory (names), or sync() */
+/* The inodes a SYNC named, an open-addressed set. */
+struct synced {
+	uint64_t (*k)[2];
+	size_t cap, n;
+};
+
+static uint64_t ino_hash(uint64_t dev, uint64_t ino)
+{
+	uint64_t z = dev * 0x9e3779b97f4a7c15u ^ ino;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	return z ^ (z >> 31);
+}
+
+static int synced_has(const struct synced *s, uint64_t dev, uint64_t ino)
+{
+	if (!s->cap)
+		return 0;
+	for (size_t h = ino_hash(dev, ino) & (s->cap - 1);; h = (h + 1) & (s->cap - 1)) {
+		if (!s->k[h][0] && !s->k[h][1])
+			return 0;
+		if (s->k[h][0] == dev + 1 && s->k[h][1] == ino)
+			return 1;
+	}
+}
+
+/* (dev + 1: the empty slot is 0, 0) */
+static void synced_add(struct synced *s, uint64_t dev, uint64_t ino)
+{
+	if (synced_has(s, dev, ino))
+		return;
+	if (2 * (s->n + 1) > s->cap) {
+		struct synced t = { calloc(s->cap ? 2 * s->cap : 64, sizeof(*t.k)), s->cap ? 2 * s->cap : 64, 0 };
+
+		if (!t.k)
+			return;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->k[i][0] || s->k[i][1])
+				synced_add(&t, s->k[i][0] - 1, s->k[i][1]);
+		free(s->k);
+		*s = t;
+	}
+	for (size_t h = ino_hash(dev, ino) & (s->cap - 1);; h = (h + 1) & (s->cap - 1))
+		if (!s->k[h][0] && !s->k[h][1]) {
+			s->k[h][0] = dev + 1;
+			s->k[h][1] = ino;
+			s->n++;
+			return;
+		}
+}
+
+/* durable: a later SYNC of its inode (data) or directory (names), or
+ * sync(); one pass from the end, O(records) */
 static void mark_durable(struct jr *j)
 {
-	size_t all = 0;
+	struct synced later = { 0 };
+	int all = 0;
 
-	for (size_t i = j->n; i-- > 0;)
-		if (j->r[i].h.kind == MS_PW_SYNC_ALL) {
-			all = i;
-			break;
-		}
-	for (size_t i = 0; i < j->n; i++) {
+	for (size_t i = j->n; i-- > 0;) {
 		struct rec *x = &j->r[i];
-		int d1 = 0, d2 = x->h.kind != MS_PW_RENAME;
 
-		if (i < all) {
-			x->durable = 1;
+		if (x->h.kind == MS_PW_SYNC_ALL)
+			all = 1;
+		if (x->h.kind == MS_PW_SYNC) {
+			synced_add(&later, x->h.dev, x->h.ino);
 			continue;
 		}
-		for (size_t k = i + 1; k < j->n && !(d1 && d2); k++) {
-			const struct rec *y = &j->r[k];
-
-			if (y->h.kind != MS_PW_SYNC)
-				continue;
-			if (y->h.dev == x->h.dev && y->h.ino == x->h.ino)
-				d1 = 1;
-			if (x->h.kind == MS_PW_RENAME && y->h.dev == x->h.dev2 && y->h.ino == x->h.ino2)
-				d2 = 1;
-		}
-		x->durable = d1 && d2;
+		x->durable = all || (synced_has(&later, x->h.dev, x->h.ino) &&
+				     (x->h.kind != MS_PW_RENAME || synced_has(&later, x->h.dev2, x->h.ino2)));
 	}
-	/* an op's continuations go with it */
+	free(later.k);
+/* an op's continuations go with it */
 	for (size_t i = 1; i < j->n; i++)
 		j->r[i].durable = j->r[j->r[i].head].durable;
 }
