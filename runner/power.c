@@ -35,6 +35,36 @@ static int power_rule(const struct ms_rule *r)
 	return r->kind == MS_R_REAL && (r->flags & MS_RF_POWER);
 }
 
+/* An absolute path's "." and ".." and "//" taken away, in place: the
+ * shim compares paths= with the paths the kernel gives (no ".."). */
+static void lexical(char *p)
+{
+	char *out = p + 1, *in = p + 1;
+
+	while (*in) {
+		char *e = strchr(in, '/');
+		size_t n = e ? (size_t)(e - in) : strlen(in);
+
+		if (n == 0 || (n == 1 && in[0] == '.')) {
+			/* nothing */
+		} else if (n == 2 && in[0] == '.' && in[1] == '.') {
+			if (out > p + 1) {
+				out--;
+				while (out > p + 1 && out[-1] != '/')
+					out--;
+			}
+		} else {
+			memmove(out, in, n);
+			out += n;
+			*out++ = '/';
+		}
+		in += n + (e != NULL);
+	}
+	if (out > p + 1)
+		out--;
+	*out = '\0';
+}
+
 int ms_power_prepare(struct mockshim_session *s)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -62,12 +92,10 @@ int ms_power_prepare(struct mockshim_session *s)
 			if (!power_rule(r))
 				continue;
 			g = s->spec.pool + r->value_str;
-			while (g[0] == '.' && g[1] == '/')
-				g += 2;
-			if (g[0] == '/')
-				continue;
-			if (asprintf(&abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", g) < 0)
+			if (g[0] == '/' ? !(abs = strdup(g))
+					: asprintf(&abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", g) < 0)
 				return -ENOMEM;
+			lexical(abs);
 			r->value_str = ms_spec_str(&s->spec, abs, strlen(abs));
 			free(abs);
 			if (!r->value_str)

@@ -597,6 +597,18 @@ done_t
 
 # ---- statements ----
 
+t "paths= with .. (a directory beside the working directory) is tracked and rolled back"
+fresh
+mkdir -p "$W/sub"
+printf '%s\n' "$PRE
+put('../db/data', 'new\n', 'a')
+os.getppid()" >"$T/prog.py"
+cd "$W/sub" || exit 1
+run "$M" -e 'power_loss(getppid, paths="../db/*")' python3 "$T/prog.py"
+cd - >/dev/null || exit 1
+want_rc 0; want_err_has "rolled back 1 file (4 bytes)"; want_file db/data old; want_clean
+done_t
+
 t "a power_loss never reached is a leftover (123)"
 fresh
 cut "$PRE
