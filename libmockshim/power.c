@@ -393,8 +393,50 @@ static void note_create(int dirfd, const char *p, uint16_t kind)
 	put(&r, path, NULL, NULL, 0);
 }
 
-/* The file at path kept as a link "k<pid>.<n>" beside the journal:
- * its name in out, or "" */
+/* The file at path copied to dst (another file system than the power
+ * directory's: no link there): a regular file's bytes (O(its size)), a
+ * symbolic link's target.  0, or -1. */
+static int keep_copy(const char *path, const char *dst)
+{
+	char buf[MS_PW_PATH_MAX];
+	struct stat st;
+	int src, out, ok = 0;
+	ssize_t k;
+
+	if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		k = syscall(SYS_readlinkat, AT_FDCWD, path, buf, sizeof(buf) - 1);
+		if (k <= 0)
+			return -1;
+		buf[k] = '\0';
+		return syscall(SYS_symlinkat, buf, AT_FDCWD, dst) == 0 ? 0 : -1;
+	}
+	if (!S_ISREG(st.st_mode))
+		return -1;
+	src = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (src < 0)
+		return -1;
+	out = (int)syscall(SYS_openat, AT_FDCWD, dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			   (long)((st.st_mode & 07777) | 0600));
+	if (out >= 0) {
+		ok = 1;
+		while ((k = syscall(SYS_sendfile, out, src, NULL, 1L << 30)) != 0)
+			if (k < 0) {
+				ok = 0;
+				break;
+			}
+		syscall(SYS_close, out);
+		if (!ok)
+			syscall(SYS_unlinkat, AT_FDCWD, dst, 0);
+	}
+	syscall(SYS_close, src);
+	return ok ? 0 : -1;
+}
+
+/* The file at path kept as a link "k<pid>.<n>" beside the journal, or
+ * a copy when the power directory is on another file system: its name
+ * in out, or "" */
 static void keep(const char *path, char *out)
 {
 	char dst[MS_PW_PATH_MAX + 64];
@@ -413,7 +455,8 @@ static void keep(const char *path, char *out)
 	dst[n] = '/';
 	memcpy(dst + n + 1, t.buf, t.n);
 	dst[n + 1 + t.n] = '\0';
-	if (syscall(SYS_linkat, AT_FDCWD, path, AT_FDCWD, dst, 0) != 0)
+	if (syscall(SYS_linkat, AT_FDCWD, path, AT_FDCWD, dst, 0) != 0 &&
+	    (errno != EXDEV || keep_copy(path, dst) != 0))
 		return;
 	memcpy(out, t.buf, t.n);
 	out[t.n] = '\0';
@@ -465,6 +508,8 @@ static void note_rename(int ofd, const char *op, int nfd, const char *np, unsign
 	r.ino2 = nd.st_ino;
 	kept[0] = '\0';
 	if (syscall(SYS_newfstatat, AT_FDCWD, n, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode)) {
+		r.size = (int64_t)st.st_dev;
+		r.off = (int64_t)st.st_ino;
 		keep(n, kept);
 		if (kept[0]) {
 			r.flags |= MS_PW_F_KEPT;

@@ -45,11 +45,15 @@ enum ms_pw_kind {
 				 * ino: its directory's */
 	MS_PW_MKDIR,		/* path made, a directory */
 	MS_PW_REMOVE,		/* path removed (unlink); kept: "k<pid>.<n>" in
-				 * path2, or empty when it could not be kept */
+				 * path2 (a link, or a copy when the power
+				 * directory is on another file system), or
+				 * empty when it could not be kept; dev2, ino2:
+				 * the file's own */
 	MS_PW_RMDIR,		/* path removed, an empty directory; dev2, ino2:
 				 * the directory's own */
 	MS_PW_RENAME,		/* path renamed to path2; n: 1 when path2 existed
-				 * and was kept as the link whose name is data */
+				 * and was kept as the link (or copy) whose name
+				 * is data; size, off: that file's dev, ino */
 	MS_PW_CUT,		/* the power went out at this process's call */
 };
 

@@ -309,6 +309,18 @@ static int open_parent(const char *path, const char **name)
 	return fd;
 }
 
+/* (dev, ino) of a file or directory the rollback made again in place of
+ * a removed one (a copy, an rmdir undone): the new one's */
+static void remapped(const struct jr *j, uint64_t *dev, uint64_t *ino)
+{
+	for (size_t k = j->nmoved; k-- > 0;)
+		if (j->moved[k].dev == *dev && j->moved[k].ino == *ino) {
+			*dev = j->moved[k].ndev;
+			*ino = j->moved[k].nino;
+			return;
+		}
+}
+
 /* The file of (dev, ino), at path or beside it, open for writing. */
 static int open_ino(struct jr *j, const struct rec *x, const char *path)
 {
@@ -317,15 +329,17 @@ static int open_ino(struct jr *j, const struct rec *x, const char *path)
 	int d, fd;
 	DIR *dir;
 	struct dirent *de;
+	uint64_t dev = x->h.dev, ino = x->h.ino;
 
 	if (!allowed(j, path))
 		return -1;
+	remapped(j, &dev, &ino);
 	d = open_parent(path, &name);
 	if (d < 0)
 		return -1;
 	fd = openat(d, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == x->h.dev &&
-	    st.st_ino == x->h.ino) {
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_dev == dev &&
+	    st.st_ino == ino) {
 		close(d);
 		return fd;
 	}
@@ -337,8 +351,8 @@ static int open_ino(struct jr *j, const struct rec *x, const char *path)
 	while (dir && (de = readdir(dir))) {
 		char full[PATH_MAX];
 
-		if (de->d_ino != x->h.ino || fstatat(d, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || st.st_dev != x->h.dev)
+		if (de->d_ino != ino || fstatat(d, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || st.st_dev != dev)
 			continue;
 		snprintf(full, sizeof(full), "%.*s/%s", (int)(name - path - 1), path, de->d_name);
 		if (allowed(j, full))
@@ -419,16 +433,11 @@ static int same_dir(const struct jr *j, int d, uint64_t dev, uint64_t ino)
 
 	if (fstat(d, &st) != 0)
 		return 0;
-	for (size_t k = j->nmoved; k-- > 0;)
-		if (j->moved[k].dev == dev && j->moved[k].ino == ino) {
-			dev = j->moved[k].ndev;
-			ino = j->moved[k].nino;
-			break;
-		}
+	remapped(j, &dev, &ino);
 	return (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino;
 }
 
-static void remade_dir(struct jr *j, const struct rec *x, int d, const char *name)
+static void remade(struct jr *j, uint64_t odev, uint64_t oino, int d, const char *name)
 {
 	struct stat st;
 	void *m;
@@ -437,10 +446,61 @@ static void remade_dir(struct jr *j, const struct rec *x, int d, const char *nam
 	    !(m = realloc(j->moved, (j->nmoved + 1) * sizeof(*j->moved))))
 		return;
 	j->moved = m;
-	j->moved[j->nmoved].dev = x->h.dev2;
-	j->moved[j->nmoved].ino = x->h.ino2;
+	j->moved[j->nmoved].dev = odev;
+	j->moved[j->nmoved].ino = oino;
 	j->moved[j->nmoved].ndev = (uint64_t)st.st_dev;
 	j->moved[j->nmoved++].nino = (uint64_t)st.st_ino;
+}
+
+/* The kept file "k..." back at (d, name): linked, or where the power
+ * directory is on another file system, made again from its copy (a
+ * new inode, which the records before take for the old one).  0, -1. */
+static int restore(struct jr *j, const char *kept, int d, const char *name, uint64_t odev,
+		   uint64_t oino)
+{
+	struct stat st;
+	char buf[65536];
+	int src, out, ok = 1;
+	ssize_t k;
+
+	if (linkat(j->pfd, kept, d, name, 0) == 0)
+		return 0;
+	if (errno != EXDEV || fstatat(j->pfd, kept, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return -1;
+	if (S_ISLNK(st.st_mode)) {
+		k = readlinkat(j->pfd, kept, buf, sizeof(buf) - 1);
+		if (k <= 0)
+			return -1;
+		buf[k] = '\0';
+		if (symlinkat(buf, d, name) != 0)
+			return -1;
+		remade(j, odev, oino, d, name);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return -1;
+	src = openat(j->pfd, kept, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (src < 0)
+		return -1;
+	out = openat(d, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 07777);
+	if (out < 0) {
+		close(src);
+		return -1;
+	}
+	while ((k = read(src, buf, sizeof(buf))) != 0) {
+		if (k < 0 || write(out, buf, (size_t)k) != k) {
+			ok = 0;
+			break;
+		}
+	}
+	close(src);
+	close(out);
+	if (!ok) {
+		unlinkat(d, name, 0);
+		return -1;
+	}
+	remade(j, odev, oino, d, name);
+	return 0;
 }
 
 static void undo_name(struct jr *j, struct rec *x)
@@ -475,7 +535,7 @@ static void undo_name(struct jr *j, struct rec *x)
 	case MS_PW_RMDIR:
 		if (mkdirat(d, name, (mode_t)(x->h.size & 07777)) == 0) {
 			j->names_back++;
-			remade_dir(j, x, d, name);
+			remade(j, x->h.dev2, x->h.ino2, d, name);
 		}
 		break;
 	case MS_PW_REMOVE:
@@ -485,7 +545,7 @@ static void undo_name(struct jr *j, struct rec *x)
 		}
 		if (fstatat(d, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
 			unlinkat(d, name, 0);
-		if (linkat(j->pfd, x->path2, d, name, 0) == 0)
+		if (restore(j, x->path2, d, name, x->h.dev2, x->h.ino2) == 0)
 			j->names_back++;
 		else
 			j->lost++;
@@ -502,7 +562,8 @@ static void undo_name(struct jr *j, struct rec *x)
 
 			memcpy(kept, x->data, x->h.data_len);
 			kept[x->h.data_len] = '\0';
-			if (kept[0] == 'k' && !strchr(kept, '/') && linkat(j->pfd, kept, d2, name2, 0) == 0)
+			if (kept[0] == 'k' && !strchr(kept, '/') &&
+			    restore(j, kept, d2, name2, (uint64_t)x->h.size, (uint64_t)x->h.off) == 0)
 				j->names_back++;
 		}
 		break;

@@ -328,6 +328,38 @@ if d != b'old\\n' + bytes(6) + b'z':
 want_clean
 done_t
 
+# $TMPDIR on another file system than paths= (a tmpfs /tmp, the files on
+# disk): a removed or replaced file cannot be kept as a hard link there
+OTHER=
+for d in /dev/shm /run/user/$(id -u) /tmp; do
+	if [ -d "$d" ] && [ -w "$d" ] && [ "$(stat -c %d "$d")" != "$(stat -c %d "$T")" ]; then
+		OTHER=$(mktemp -d "$d/mockshim-power.XXXXXX") && break
+	fi
+done
+if [ -n "$OTHER" ]; then
+	t "\$TMPDIR on another file system: a file renamed over and one removed come back whole"
+	fresh
+	printf 'gone\n' >"$W/db/gone"
+	ln -s data "$W/db/sym"
+	printf '%s\n' "$PRE
+put('db/t', 'new\n')
+os.rename('db/t', 'db/data')
+# written before it is removed: undone into the file made again
+fd = os.open('db/gone', os.O_WRONLY)
+os.write(fd, b'GONE')
+os.unlink('db/gone')
+os.unlink('db/sym')
+os.getppid()" >"$T/prog.py"
+	TMPDIR=$OTHER inw "$M" -e "$DEF" python3 "$T/prog.py"
+	want_rc 0; want_file db/data old; want_file db/gone gone; want_gone db/t; want_err_lacks "refused"
+	[ "$(readlink "$W/db/sym")" = data ] || problem "db/sym is not the link back"
+	[ -z "$(ls -A "$OTHER")" ] || problem "left in $OTHER: $(ls -A "$OTHER")"
+	rm -rf "$OTHER"
+	done_t
+else
+	skip_t "\$TMPDIR on another file system" "no writable directory on another file system"
+fi
+
 # ---- torn and reorder ----
 
 # ten appends of 1000 bytes, 'a' to 'j', to an empty durable file
