@@ -351,17 +351,17 @@ static void note_write(int fd, int64_t off, uint64_t n)
 	}
 }
 
-/* the file at fd (or the tracked path) truncated to len */
-static void note_trunc(int fd, const char *p, int64_t len)
+/* the file at fd (or at (dirfd, p), through symbolic links as the call
+ * goes unless nofollow: O_PATH, which opens nothing for real, and the
+ * path it resolves to is what paths= is matched with) truncated to len */
+static void note_trunc(int fd, int dirfd, const char *p, int64_t len, int nofollow)
 {
 	char path[MS_PW_PATH_MAX];
 	struct stat st;
 	int own = -1;
 
 	if (fd < 0) {
-		if (abs_path(AT_FDCWD, p, path, sizeof(path), NULL) < 0 || !tracked(path))
-			return;
-		own = fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		own = fd = (int)syscall(SYS_openat, dirfd, p, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
 		if (fd < 0)
 			return;
 	}
@@ -609,10 +609,11 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		note_write((int)a[0], -1, a[3]);
 		break;
 	case MS_ID_ftruncate:
-		note_trunc((int)a[0], NULL, (int64_t)a[1]);
+		note_trunc((int)a[0], AT_FDCWD, NULL, (int64_t)a[1], 0);
 		break;
 	case MS_ID_truncate:
-		note_trunc(-1, (const char *)(uintptr_t)a[0], (int64_t)a[1]);
+		if (a[0])
+			note_trunc(-1, AT_FDCWD, (const char *)(uintptr_t)a[0], (int64_t)a[1], 0);
 		break;
 	case MS_ID_open:
 	case MS_ID_openat:
@@ -625,15 +626,8 @@ void ms_power_note(unsigned id, const uint64_t *a)
 			break;
 		if (flags & O_CREAT)
 			note_create(dirfd, p, MS_PW_CREATE);
-		if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY) {
-			char path[MS_PW_PATH_MAX];
-			struct stat st;
-
-			if (abs_path(dirfd, p, path, sizeof(path), NULL) >= 0 && tracked(path) &&
-			    syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISREG(st.st_mode))
-				note_trunc(-1, path, 0);
-		}
+		if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
+			note_trunc(-1, dirfd, p, 0, (flags & O_NOFOLLOW) != 0);
 		break;
 	}
 	case MS_ID_rename:

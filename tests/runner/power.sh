@@ -328,6 +328,20 @@ if d != b'old\\n' + bytes(6) + b'z':
 want_clean
 done_t
 
+t "O_TRUNC and truncate() through a symbolic link in paths=: the old bytes come back"
+fresh
+ln -s data "$W/db/cur"
+printf 'two\n' >"$W/db/two"
+ln -s two "$W/db/cur2"
+cut "$PRE
+fd = os.open('db/cur', os.O_WRONLY | os.O_TRUNC)
+os.write(fd, b'xy')
+os.close(fd)
+os.truncate('db/cur2', 1)
+os.getppid()"
+want_rc 0; want_file db/data old; want_file db/two two; want_clean
+done_t
+
 # $TMPDIR on another file system than paths= (a tmpfs /tmp, the files on
 # disk): a removed or replaced file cannot be kept as a hard link there
 OTHER=
