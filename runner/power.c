@@ -252,7 +252,7 @@ static int load(struct jr *j)
 		x.cut = -1;
 		x.head = j->n;
 		if (x.h.flags & MS_PW_F_CONT)
-			for (size_t k = j->n; k-- > 0 && j->n - k <= 65536;)
+			for (size_t k = j->n; k-- > 0 && j->n - k <= 4096;)
 				if (!(j->r[k].h.flags & MS_PW_F_CONT) && j->r[k].h.pid == x.h.pid &&
 				    j->r[k].h.dev == x.h.dev && j->r[k].h.ino == x.h.ino) {
 					x.head = k;
