@@ -378,16 +378,45 @@ static void note_trunc(int fd, int dirfd, const char *p, int64_t len, int nofoll
 }
 
 /* a name about to be made (kind MS_PW_CREATE or MKDIR) at (dirfd, p) */
-static void note_create(int dirfd, const char *p, uint16_t kind)
+/* (follow: open's O_CREAT without O_EXCL or O_NOFOLLOW, which makes a
+ * symbolic link's missing target: its name is the one made, as many
+ * links on as the kernel follows) */
+static void note_create(int dirfd, const char *p, uint16_t kind, int follow)
 {
-	char path[MS_PW_PATH_MAX];
+	char path[MS_PW_PATH_MAX], to[MS_PW_PATH_MAX];
 	struct stat dst, st;
 	struct ms_pw_rec r = { .kind = kind };
+	ssize_t k, n;
 
-	if (abs_path(dirfd, p, path, sizeof(path), &dst) < 0 || !tracked(path))
+	for (int links = 0;; links++) {
+		if (abs_path(dirfd, p, path, sizeof(path), &dst) < 0)
+			return;
+		if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			break;
+		/* there already: nothing is made, unless a link to a name
+		 * that is not */
+		if (!follow || !S_ISLNK(st.st_mode) || links >= 40 ||
+		    syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0)
+			return;
+		k = syscall(SYS_readlinkat, AT_FDCWD, path, to, sizeof(to) - 1);
+		if (k <= 0)
+			return;
+		to[k] = '\0';
+		if (to[0] != '/') {
+			/* relative to the link's directory */
+			n = (ssize_t)slen(path);
+			while (n > 0 && path[n - 1] != '/')
+				n--;
+			if ((size_t)(n + k) >= sizeof(path))
+				return;
+			memcpy(path + n, to, (size_t)k + 1);
+			memcpy(to, path, (size_t)(n + k) + 1);
+		}
+		dirfd = AT_FDCWD;
+		p = to;
+	}
+	if (!tracked(path))
 		return;
-	if (syscall(SYS_newfstatat, AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return; /* there already: nothing is made */
 	r.dev = dst.st_dev;
 	r.ino = dst.st_ino;
 	put(&r, path, NULL, NULL, 0);
@@ -625,7 +654,7 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		if (!p)
 			break;
 		if (flags & O_CREAT)
-			note_create(dirfd, p, MS_PW_CREATE);
+			note_create(dirfd, p, MS_PW_CREATE, !(flags & (O_EXCL | O_NOFOLLOW)));
 		if ((flags & O_TRUNC) && (flags & O_ACCMODE) != O_RDONLY)
 			note_trunc(-1, dirfd, p, 0, (flags & O_NOFOLLOW) != 0);
 		break;
@@ -640,13 +669,13 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		break;
 	case MS_ID_link:
 	case MS_ID_symlink:
-		note_create(AT_FDCWD, (const char *)(uintptr_t)a[1], MS_PW_CREATE);
+		note_create(AT_FDCWD, (const char *)(uintptr_t)a[1], MS_PW_CREATE, 0);
 		break;
 	case MS_ID_linkat:
-		note_create((int)a[2], (const char *)(uintptr_t)a[3], MS_PW_CREATE);
+		note_create((int)a[2], (const char *)(uintptr_t)a[3], MS_PW_CREATE, 0);
 		break;
 	case MS_ID_symlinkat:
-		note_create((int)a[1], (const char *)(uintptr_t)a[2], MS_PW_CREATE);
+		note_create((int)a[1], (const char *)(uintptr_t)a[2], MS_PW_CREATE, 0);
 		break;
 	case MS_ID_unlink:
 		note_remove(AT_FDCWD, (const char *)(uintptr_t)a[0], 0);
@@ -658,10 +687,10 @@ void ms_power_note(unsigned id, const uint64_t *a)
 		note_remove(AT_FDCWD, (const char *)(uintptr_t)a[0], 1);
 		break;
 	case MS_ID_mkdir:
-		note_create(AT_FDCWD, (const char *)(uintptr_t)a[0], MS_PW_MKDIR);
+		note_create(AT_FDCWD, (const char *)(uintptr_t)a[0], MS_PW_MKDIR, 0);
 		break;
 	case MS_ID_mkdirat:
-		note_create((int)a[0], (const char *)(uintptr_t)a[1], MS_PW_MKDIR);
+		note_create((int)a[0], (const char *)(uintptr_t)a[1], MS_PW_MKDIR, 0);
 		break;
 	case MS_ID_fsync:
 	case MS_ID_fdatasync:

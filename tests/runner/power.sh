@@ -342,6 +342,15 @@ os.getppid()"
 want_rc 0; want_file db/data old; want_file db/two two; want_clean
 done_t
 
+t "O_CREAT through a symbolic link to a name not there: the name made is gone after the cut"
+fresh
+ln -s new "$W/db/cur"
+cut "$PRE
+put('db/cur', 'x')
+os.getppid()"
+want_rc 0; want_gone db/new; want_file db/data old; want_clean
+done_t
+
 # $TMPDIR on another file system than paths= (a tmpfs /tmp, the files on
 # disk): a removed or replaced file cannot be kept as a hard link there
 OTHER=
