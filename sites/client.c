@@ -138,7 +138,7 @@ static void gone(struct ms_sym *s, const char *why)
 	snprintf(s->err, sizeof(s->err), "%s: %s", s->helper ? s->helper : MS_SYM_HELPER, why);
 }
 
-static int send_line(struct ms_sym *s, const char *fmt, ...)
+static __attribute__((format(printf, 2, 3))) int send_line(struct ms_sym *s, const char *fmt, ...)
 {
 	char line[4096];
 	va_list ap;

@@ -60,6 +60,27 @@ static const char *base_of(const char *path)
 
 /* ---- sym: one site ---- */
 
+/* The line of addr found by the compile units' own ranges: libdw before
+ * 0.189 finds a unit only through .debug_aranges, which clang does not
+ * emit (gcc does).  Its file, and *lineno; NULL when none holds addr. */
+static const char *line_by_cu(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno)
+{
+	Dwarf_Die *cu = NULL;
+	Dwarf_Addr bias;
+
+	while ((cu = dwfl_module_nextcu(mod, cu, &bias))) {
+		Dwarf_Line *l;
+
+		if (dwarf_haspc(cu, addr - bias) <= 0)
+			continue;
+		l = dwarf_getsrc_die(cu, addr - bias);
+		if (!l || dwarf_lineno(l, lineno) != 0)
+			return NULL;
+		return dwarf_linesrc(l, NULL, NULL);
+	}
+	return NULL;
+}
+
 /* pc: off is the instruction itself (a crash's), not a return address */
 static void do_sym(const char *arg, int pc)
 {
@@ -87,6 +108,8 @@ static void do_sym(const char *arg, int pc)
 	line = dwfl_module_getsrc(mod, off);
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	else
+		file = line_by_cu(mod, off, &lineno);
 	if (!name && !file) {
 		puts("-");
 		return;
