@@ -56,11 +56,14 @@ static void lexical(char *p)
 		} else {
 			memmove(out, in, n);
 			out += n;
-			*out++ = '/';
+			/* (the last component has no '/' after it: its
+			 * string's end is not to be written over) */
+			if (e)
+				*out++ = '/';
 		}
 		in += n + (e != NULL);
 	}
-	if (out > p + 1)
+	if (out > p + 1 && out[-1] == '/')
 		out--;
 	*out = '\0';
 }
