@@ -23,8 +23,16 @@
 #include <string.h>
 #include <unistd.h>
 
+/* gcc: noipa (never folded into another function, -fipa-icf, nor
+ * inlined); clang has no noipa and folds no identical functions at -O2 */
+#if defined(__clang__)
+#define MS_NOIPA __attribute__((noinline))
+#else
+#define MS_NOIPA __attribute__((noipa))
+#endif
+
 /* noipa: two functions, never folded into one (-fipa-icf) nor inlined */
-__attribute__((noipa)) static void *first_site(size_t n)
+MS_NOIPA static void *first_site(size_t n)
 {
 	void *p = malloc(n);
 
@@ -32,7 +40,7 @@ __attribute__((noipa)) static void *first_site(size_t n)
 	return p;
 }
 
-__attribute__((noipa)) static void *second_site(size_t n)
+MS_NOIPA static void *second_site(size_t n)
 {
 	char *p = malloc(n);
 
@@ -43,13 +51,13 @@ __attribute__((noipa)) static void *second_site(size_t n)
 }
 
 /* the crash site: the store through what malloc returned */
-__attribute__((noipa)) static void unchecked_store(char *p)
+MS_NOIPA static void unchecked_store(char *p)
 {
 	p[8] = 'x';
 	__asm__ volatile("" ::: "memory");
 }
 
-__attribute__((noipa)) static void in_abort(void)
+MS_NOIPA static void in_abort(void)
 {
 	abort();
 }
@@ -67,6 +75,25 @@ static void own_handler(int sig)
 #ifdef WRAPPED
 void *wrap_alloc(size_t n);
 #endif
+
+/* strdup from two call sites, never merged into one nor unrolled into
+ * more (clang makes one call of two in a function's branches, and six of
+ * a loop's) */
+MS_NOIPA static char *dup_odd(void)
+{
+	char *s = strdup("odd");
+
+	__asm__ volatile("" ::: "memory"); /* no tail call: this frame stays */
+	return s;
+}
+
+MS_NOIPA static char *dup_even(void)
+{
+	char *s = strdup("even");
+
+	__asm__ volatile("" ::: "memory"); /* no tail call: this frame stays */
+	return s;
+}
 
 int main(int argc, char **argv)
 {
@@ -111,12 +138,8 @@ int main(int argc, char **argv)
 #endif
 	if (!strcmp(mode, "alternate")) {
 		for (int i = 0; i < 6; i++) {
-			char *s;
+			char *s = i % 2 ? dup_odd() : dup_even();
 
-			if (i % 2)
-				s = strdup("odd");
-			else
-				s = strdup("even");
 			__asm__ volatile("" ::: "memory");
 			free(s);
 		}
