@@ -32,18 +32,20 @@ marked_line() {
 # marked SITE(NAME) in BINARY (built with -g): OBJ+0xRET, the return
 # address being the instruction after the call
 mark_site() {
-	python3 - "$1" "$(marked_line "$2")" <<'PY'
+	python3 - "$1" "$(marked_line "$2")" "${2%%-*}" <<'PY'
 import os, re, subprocess, sys
-binary, line = sys.argv[1], sys.argv[2]
+binary, line, fn = sys.argv[1], sys.argv[2], sys.argv[3]
 lines = subprocess.run(["objdump", "-d", "-l", "--no-show-raw-insn", binary],
                        capture_output=True, text=True, check=True).stdout.splitlines()
 cur = None
+# the call of the marked function on the marked line (a line may call
+# others first: clang calls strlen before write there)
 for i, l in enumerate(lines):
     m = re.match(r"^\S.*planted\.c:(\d+)", l)
     if m:
         cur = m.group(1)
         continue
-    if cur == line and re.match(r"^\s+[0-9a-f]+:\s+call", l):
+    if cur == line and re.match(r"^\s+[0-9a-f]+:\s+call\s+[0-9a-f]+ <" + re.escape(fn) + r"[@>]", l):
         for n in lines[i + 1:]:
             m = re.match(r"^\s+([0-9a-f]+):", n)
             if m:
