@@ -121,6 +121,8 @@ int ms_explore_main(int argc, char **argv)
 	double t0 = ex_now();
 	int rc;
 
+	if (argc >= 1 && strcmp(argv[0], "minimize") == 0)
+		return ex_minimize_main(argc, argv);
 	if (!getcwd(cwd, sizeof(cwd)))
 		return ex_error("getcwd: %s", strerror(errno));
 	x.startdir = ex_strdup(cwd);

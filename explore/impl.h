@@ -107,6 +107,7 @@ struct ex {
 };
 
 /* util.c */
+extern const char *ex_name;
 void *ex_xrealloc(void *p, size_t n);
 char *ex_strdup(const char *s);
 char *ex_strndup(const char *s, size_t n);
@@ -135,6 +136,8 @@ int ex_site_cmp(const char *a, const char *b);
 int ex_clean(struct ex *x);
 int ex_run_all(struct ex *x, volatile int *interrupted);
 char *ex_statement(const struct ex *x, const char *fn, const char *site, const char *err);
+int ex_run_once(const struct ex *x, const char *rundir, const char *stmt, int trace, char **report, char **err,
+		size_t *errlen);
 
 /* store.c */
 int ex_meta_write(const struct ex *x);
@@ -148,5 +151,9 @@ void ex_sort_results(struct ex *x);
 /* write.c */
 void ex_findings(struct ex *x);
 int ex_write_all(struct ex *x);
+void ex_put_quoted(FILE *f, const char *s, int keep_dir);
+
+/* minimize.c: mockrun minimize (DESIGN.md 7.6) */
+int ex_minimize_main(int argc, char **argv);
 
 #endif

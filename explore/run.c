@@ -112,13 +112,13 @@ static pid_t spawn(const struct ex *x, const char *rundir, const char *cwd, cons
 		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
 			_exit(125);
 		if (chdir(cwd)) {
-			dprintf(2, "mockrun explore: %s: %s\n", cwd, strerror(errno));
+			dprintf(2, "%s: %s: %s\n", ex_name, cwd, strerror(errno));
 			_exit(125);
 		}
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		execv(x->mockrun, av);
-		dprintf(2, "mockrun explore: %s: %s\n", x->mockrun, strerror(errno));
+		dprintf(2, "%s: %s: %s\n", ex_name, x->mockrun, strerror(errno));
 		_exit(125);
 	}
 	free(report);
@@ -736,4 +736,27 @@ int ex_run_all(struct ex *x, volatile int *interrupted)
 	free(tr);
 	free(done_ids);
 	return rc;
+}
+
+/* one run in rundir from startdir, waited for: its JSON report and stderr
+ * (for minimize); 0, or 125 with the error said */
+int ex_run_once(const struct ex *x, const char *rundir, const char *stmt, int trace, char **report, char **err,
+		size_t *errlen)
+{
+	struct outcome_in in = { 0 };
+	int st;
+	pid_t pid;
+
+	ex_mkdirs(rundir);
+	pid = spawn(x, rundir, x->startdir, stmt, trace);
+	if (pid < 0 || wait_pid(pid, &st))
+		return ex_error("cannot run %s: %s", x->mockrun, strerror(errno));
+	if (read_run(x, rundir, x->startdir, st, &in)) {
+		free_in(&in);
+		return EX_EXIT_ERROR;
+	}
+	*report = in.report;
+	*err = in.err ? in.err : ex_strdup("");
+	*errlen = in.err ? in.errlen : 0;
+	return 0;
 }

@@ -52,12 +52,15 @@ char *ex_printf(const char *fmt, ...)
 	return s;
 }
 
+/* what errors are said by: "mockrun explore", or minimize's name */
+const char *ex_name = "mockrun explore";
+
 /* "mockrun explore: ...\n" on stderr; the exit status of an error */
 int ex_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("mockrun explore: ", stderr);
+	fprintf(stderr, "%s: ", ex_name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

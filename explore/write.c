@@ -110,7 +110,7 @@ static char *what_happened(const struct ex *x, const struct ex_result *r)
 /* ---- the test files ---- */
 
 /* a word of a test file's run (or a string of a directive) in double quotes */
-static void put_quoted(FILE *f, const char *s, int keep_dir)
+void ex_put_quoted(FILE *f, const char *s, int keep_dir)
 {
 	fputc('"', f);
 	if (keep_dir) {
@@ -169,13 +169,13 @@ static int write_test(const struct ex *x, const struct ex_finding *fd, size_t nu
 	for (size_t i = 0; i < x->nsrcs; i++)
 		if (x->srcs[i].kind == 'm') {
 			fprintf(f, "module ");
-			put_quoted(f, x->srcs[i].text, 0);
+			ex_put_quoted(f, x->srcs[i].text, 0);
 			fputc('\n', f);
 		}
 	if (x->workdir) {
 		rel = ex_relpath(x->outdir, x->workdir);
 		fprintf(f, "setup {\n\trun cp -a ");
-		put_quoted(f, rel, 1);
+		ex_put_quoted(f, rel, 1);
 		fprintf(f, "/. .\n}\n");
 		free(rel);
 	}
@@ -187,7 +187,7 @@ static int write_test(const struct ex *x, const struct ex_finding *fd, size_t nu
 	if (!x->workdir) {
 		rel = ex_relpath(x->outdir, x->startdir);
 		fprintf(f, "\tcwd(");
-		put_quoted(f, rel, 0);
+		ex_put_quoted(f, rel, 0);
 		fprintf(f, ")\n");
 		free(rel);
 	}
@@ -220,15 +220,15 @@ static int write_test(const struct ex *x, const struct ex_finding *fd, size_t nu
 
 		/* the program beside the test file, wherever its copy runs */
 		rel = ex_relpath(x->outdir, abs);
-		put_quoted(f, x->argv[0][0] == '/' ? abs : rel, x->argv[0][0] != '/');
+		ex_put_quoted(f, x->argv[0][0] == '/' ? abs : rel, x->argv[0][0] != '/');
 		free(rel);
 		free(abs);
 	} else {
-		put_quoted(f, x->argv[0], 0);
+		ex_put_quoted(f, x->argv[0], 0);
 	}
 	for (int i = 1; i < x->argc; i++) {
 		fputc(' ', f);
-		put_quoted(f, x->argv[i], 0);
+		ex_put_quoted(f, x->argv[i], 0);
 	}
 	fputc('\n', f);
 	switch (r->outcome) {

@@ -35,6 +35,7 @@ static void usage(FILE *out)
 	      "       mockrun ctl SOCKET ACTION...   (mockrun ctl --help)\n"
 	      "       mockrun sites FILE... [OPTIONS] (mockrun sites --help)\n"
 	      "       mockrun explore [OPTIONS] [--] PROGRAM [ARGS...]   (mockrun explore --help)\n"
+	      "       mockrun minimize -o FILE [OPTIONS] [--] PROGRAM [ARGS...]   (mockrun minimize --help)\n"
 	      "Runs PROGRAM with libmockshim.so preloaded and the given statements armed,\n"
 	      "waits for it and every process it starts, and reports.\n"
 	      "\n"
@@ -1133,6 +1134,9 @@ int main(int argc, char **argv)
 		return ms_sites_main(argc - 1, argv + 1);
 	/* mockrun explore ...; a program named explore runs as mockrun -- explore */
 	if (argc >= 2 && strcmp(argv[1], "explore") == 0)
+		return run_explore(argv + 1);
+	/* mockrun minimize ...: in mockrun-explore too (explore/minimize.c) */
+	if (argc >= 2 && strcmp(argv[1], "minimize") == 0)
 		return run_explore(argv + 1);
 	/* a fixed threshold, set before the first malloc: large blocks (a
 	 * spec's arrays, the channel's copy, the state's) stay mmap'd zero
