@@ -173,6 +173,8 @@ fi
 t "fake_time on a Go program: the run and --check say that Go reads the clock from the vDSO, and what works"
 if ! command -v go >/dev/null || ! command -v cc >/dev/null; then
 	skip_t "$tname" "go or a C compiler is not installed (Debian: golang-go, gcc)"
+elif [ "${SANITIZE:-none}" != none ]; then
+	skip_t "$tname" "the sanitizer shim cannot load in uninstrumented dynamic programs"
 else
 	# cgo makes it a dynamic program: the shim loads, and still no clock is read
 	mkdir -p godyn && cat > godyn/main.go <<'GO'
