@@ -19,6 +19,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: mockrun explore [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       mockrun explore --merge DIR... -o DIR\n"
+	      "       mockrun explore --power-loss SPEC --check CMD --workdir DIR -- PROGRAM [ARGS...]\n"
 	      "Fails each call site of the chosen functions in a run of its own, one\n"
 	      "error at a time, and reports the runs that crash, hang or swallow the error.\n"
 	      "\n"

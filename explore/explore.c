@@ -123,6 +123,9 @@ int ms_explore_main(int argc, char **argv)
 
 	if (argc >= 1 && strcmp(argv[0], "minimize") == 0)
 		return ex_minimize_main(argc, argv);
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (strncmp(argv[i], "--power-loss", 12) == 0)
+			return ex_power_main(argc, argv);
 	if (!getcwd(cwd, sizeof(cwd)))
 		return ex_error("getcwd: %s", strerror(errno));
 	x.startdir = ex_strdup(cwd);

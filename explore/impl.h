@@ -156,4 +156,7 @@ void ex_put_quoted(FILE *f, const char *s, int keep_dir);
 /* minimize.c: mockrun minimize (DESIGN.md 7.6) */
 int ex_minimize_main(int argc, char **argv);
 
+/* power.c: mockrun explore --power-loss (DESIGN.md 7.3, its end) */
+int ex_power_main(int argc, char **argv);
+
 #endif
