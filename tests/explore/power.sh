@@ -41,6 +41,8 @@ for p in rename nodirsync append; do
 	want_rc 1
 	[ "$(nfind $p)" -ge 1 ] || problem "no finding: $(ls "$T/$p")"
 	grep -q '"method": "power-loss"' "$T/$p/explore.json" || problem "explore.json: $(cat "$T/$p/explore.json")"
+	python3 "$TESTS_DIR/check_json.py" "$TESTS_DIR/../doc/explore.schema.json" "$T/$p/explore.json" \
+		>"$T/schema.out" 2>&1 || problem "explore.json against doc/explore.schema.json: $(cat "$T/schema.out")"
 	grep -q 'power-' "$T/$p/index.html" || problem "index.html lists no finding"
 	f=$(ls "$T/$p" | grep -m1 '^[0-9]\{4\}-power-.*\.mock$')
 	grep -q 'expect_power_loss()' "$T/$p/$f" || problem "$f: no expect_power_loss()"
