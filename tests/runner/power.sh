@@ -201,7 +201,7 @@ fd = os.open('db/data', os.O_WRONLY | os.O_APPEND)
 os.writev(fd, [b'ab', b'cd\n'])
 libc = ctypes.CDLL(None, use_errno=True)
 r = libc.writev(fd, ctypes.c_void_p(8), 2)
-print(r, ctypes.get_errno())
+print(r, ctypes.get_errno(), flush=True)
 os.getppid()"
 want_rc 0; want_out "-1 14"; want_err_has "rolled back 1 file (5 bytes)"; want_file db/data old
 done_t
