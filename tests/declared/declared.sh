@@ -319,7 +319,7 @@ for prog in decl_lazy decl_nopie; do
 	[ -n "$site" ] || problem "$prog: no decl_add line with its site: $err"
 	if [ -n "$site" ] && command -v objdump >/dev/null; then
 		objdump -d --no-show-raw-insn "$(command -v "$prog")" | grep -B1 -E "^ *${site#0x}:" | head -1 |
-			grep -qE '(call|bl) +[0-9a-f]+ <decl_add@plt>' ||
+			grep -qE '(call|bl)[[:space:]]+[0-9a-f]+ <decl_add@plt>' ||
 			problem "$prog+$site does not follow a call of decl_add@plt"
 	fi
 done

@@ -45,7 +45,7 @@ for i, l in enumerate(lines):
     if m:
         cur = m.group(1)
         continue
-    if cur == line and re.match(r"^\s+[0-9a-f]+:\s+call\s+[0-9a-f]+ <" + re.escape(fn) + r"[@>]", l):
+    if cur == line and re.match(r"^\s+[0-9a-f]+:\s+(?:call|bl)\s+[0-9a-f]+ <" + re.escape(fn) + r"[@>]", l):
         for n in lines[i + 1:]:
             m = re.match(r"^\s+([0-9a-f]+):", n)
             if m:

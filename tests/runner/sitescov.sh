@@ -17,7 +17,7 @@ called_before() {
 		[[ $line =~ ^\ *([0-9a-f]+): ]] || continue
 		a=$(( 16#${BASH_REMATCH[1]} ))
 		if [ "$a" -eq "$want" ]; then
-			sed -nE 's/.*call +[0-9a-f]+ <([^>]+)>.*/\1/p' <<<"$prev"
+			sed -nE 's/.*(call|bl)[[:space:]]+[0-9a-f]+ <([^>]+)>.*/\2/p' <<<"$prev"
 			return
 		fi
 		prev=$line
