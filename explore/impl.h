@@ -152,6 +152,8 @@ void ex_sort_results(struct ex *x);
 void ex_findings(struct ex *x);
 int ex_write_all(struct ex *x);
 void ex_put_quoted(FILE *f, const char *s, int keep_dir);
+void ex_put_reproduce(FILE *f, const struct ex *x, const char *who, const char *outdir,
+		      const char *file);
 
 /* minimize.c: mockrun minimize (DESIGN.md 7.6) */
 int ex_minimize_main(int argc, char **argv);

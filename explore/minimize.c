@@ -525,18 +525,7 @@ static int write_file(struct mz *m, const size_t *sel, size_t n, int argc, char 
 		m->nfaults, m->runs, desc);
 	fprintf(f, "# It fails while the program %s, and passes once it handles the fault%s.\n",
 		m->want.sig ? "is killed" : m->want.timed_out ? "hangs" : "fails that way", n == 1 ? "" : "s");
-	rel = ex_relpath(x->startdir, m->outdir);
-	fprintf(f, "# Run it from the directory minimize started in: mockrun");
-	for (size_t i = 0; i < x->nskips; i++)
-		fprintf(f, " --site-skip '%s'", x->skips[i]);
-	fprintf(f, " -t %s/%s\n", rel, m->outbase);
-	free(rel);
-	for (size_t i = 0; i < x->nsrcs; i++)
-		if (x->srcs[i].kind == 'm') {
-			fprintf(f, "module ");
-			ex_put_quoted(f, x->srcs[i].text, 0);
-			fputc('\n', f);
-		}
+	ex_put_reproduce(f, x, "minimize", m->outdir, m->outbase);
 	fprintf(f, "test \"minimized: %s\" {\n", desc[0] == 'e' ? "exit status" : desc);
 	if (x->timeout > 0)
 		fprintf(f, "\ttimeout(%.0f)\n", x->timeout < 1 ? 1 : x->timeout + 0.5);

@@ -110,6 +110,27 @@ static char *what_happened(const struct ex *x, const struct ex_result *r)
 /* ---- the test files ---- */
 
 /* a word of a test file's run (or a string of a directive) in double quotes */
+/* A test file's "Run it from ..." comment (mockrun -t DIR/FILE, with the
+ * --site-skip globs of the run) and the handler modules it loads: what
+ * explore's findings and minimize's file share; who names the command. */
+void ex_put_reproduce(FILE *f, const struct ex *x, const char *who, const char *outdir,
+		      const char *file)
+{
+	char *rel = ex_relpath(x->startdir, outdir);
+
+	fprintf(f, "# Run it from the directory %s started in: mockrun", who);
+	for (size_t i = 0; i < x->nskips; i++)
+		fprintf(f, " --site-skip '%s'", x->skips[i]);
+	fprintf(f, " -t %s/%s\n", rel, file);
+	free(rel);
+	for (size_t i = 0; i < x->nsrcs; i++)
+		if (x->srcs[i].kind == 'm') {
+			fprintf(f, "module ");
+			ex_put_quoted(f, x->srcs[i].text, 0);
+			fputc('\n', f);
+		}
+}
+
 void ex_put_quoted(FILE *f, const char *s, int keep_dir)
 {
 	fputc('"', f);
@@ -160,18 +181,7 @@ static int write_test(const struct ex *x, const struct ex_finding *fd, size_t nu
 	}
 	fprintf(f, "# It fails while the program %s, and passes once it handles the error.\n",
 		r->outcome == EX_SILENT ? "hides the error" : r->outcome == EX_HANG ? "hangs" : "is killed");
-	rel = ex_relpath(x->startdir, x->outdir);
-	fprintf(f, "# Run it from the directory explore started in: mockrun");
-	for (size_t i = 0; i < x->nskips; i++)
-		fprintf(f, " --site-skip '%s'", x->skips[i]);
-	fprintf(f, " -t %s/%s\n", rel, fd->file);
-	free(rel);
-	for (size_t i = 0; i < x->nsrcs; i++)
-		if (x->srcs[i].kind == 'm') {
-			fprintf(f, "module ");
-			ex_put_quoted(f, x->srcs[i].text, 0);
-			fputc('\n', f);
-		}
+	ex_put_reproduce(f, x, "explore", x->outdir, fd->file);
 	if (x->workdir) {
 		rel = ex_relpath(x->outdir, x->workdir);
 		fprintf(f, "setup {\n\trun cp -a ");
